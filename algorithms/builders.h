@@ -1,0 +1,36 @@
+/* Schedule builders that more than one algorithm is made of.
+ *
+ * Each lives in the file of the algorithm it is (bcast_binomial.c holds the binomial broadcast)
+ * and is reused, not copied, by compositions such as allreduce/reduce_bcast and
+ * bcast/scatter_allgather. All take positions relative to `root` where they are rooted and
+ * append rounds to `s`; they return CS_ERR_NOMEM or CS_ERR_NOT_APPLICABLE on failure. */
+#ifndef CS_BUILDERS_H
+#define CS_BUILDERS_H
+
+#include "core/algo.h"
+#include "core/blocks.h"
+
+/* Binomial broadcast of (count, t) at `buf` from `root` (bcast_binomial.c). */
+int cs_build_bcast_binomial(cs_sched_t *s, cs_ref_t buf, int count, const cs_type_t *t, int root,
+                            int rank, int p) CS_MUST_CHECK;
+
+/* Binomial reduction of the call's send data into `acc` on every rank; on `root` the result
+ * (in rank order) ends in `acc`. Needs a commutative op unless root is 0 (reduce_binomial.c). */
+int cs_build_reduce_binomial(cs_sched_t *s, const cs_call_t *c, int root,
+                             cs_ref_t acc) CS_MUST_CHECK;
+
+/* Recursive-doubling allgather of layout `b` (block q belongs to position q, positions
+ * relative to `root`), any p; each position must hold its own block
+ * (allgather_recursive_doubling.c). */
+int cs_build_allgather_rd(cs_sched_t *s, const cs_blocks_t *b, int root, int rank,
+                          int p) CS_MUST_CHECK;
+
+/* Sets *b to the receive-buffer layout of an allgather or allgatherv call (uniform or indexed)
+ * and appends a round that copies the caller's send data into its own block
+ * (allgather_ring.c). */
+int cs_build_allgather_own(cs_sched_t *s, const cs_call_t *c, cs_blocks_t *b) CS_MUST_CHECK;
+
+/* Ring allgather of layout `b`; each rank must hold its own block (allgather_ring.c). */
+int cs_build_allgather_ring(cs_sched_t *s, const cs_blocks_t *b, int rank, int p) CS_MUST_CHECK;
+
+#endif

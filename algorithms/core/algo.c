@@ -1,0 +1,51 @@
+/* Applicability check, build and run of one algorithm (see algo.h). */
+#include "algo.h"
+
+#include "comm.h"
+#include "exec.h"
+
+int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) {
+    if (a->coll != call->coll) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    if ((a->reqs & CS_REQ_COMMUTATIVE) && !call->commutative) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    if ((a->reqs & CS_REQ_POW2) && (call->nprocs & (call->nprocs - 1)) != 0) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    return CS_OK;
+}
+
+int cs_algo_build(const cs_algo_t *a, const cs_call_t *call, cs_sched_t *s) {
+    int rc = CS_OK;
+    CS_REQUIRE(a->build != NULL, CS_ERR_NOT_APPLICABLE);
+    cs_sched_reset(s, call->op);
+    CS_CHECK(a->build(s, call));
+    CS_CHECK(cs_sched_round(s));
+out:
+    return rc;
+}
+
+int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) {
+    int rc = CS_OK;
+    cs_comm_t *ctx = NULL;
+    cs_exec_t e;
+    cs_mpi_transport_t tr;
+    CS_CHECK(cs_algo_applicable(a, call));
+    if (a->run != NULL) {
+        CS_CHECK(a->run(call));
+        goto out;
+    }
+    CS_CHECK(cs_comm_get(call->comm, &ctx));
+    CS_CHECK(cs_algo_build(a, call, &ctx->sched));
+    CS_CHECK(cs_comm_reserve(ctx, (size_t)ctx->sched.scratch_bytes, ctx->sched.max_comm));
+    tr.comm = ctx->comm;
+    tr.tag = CS_TAG;
+    tr.reqs = ctx->reqs;
+    cs_exec_start(&e, &ctx->sched, call->sendbuf, call->recvbuf, ctx->scratch,
+                  &cs_exec_mpi_transport, &tr);
+    CS_CHECK(cs_exec_run(&e));
+out:
+    return rc;
+}

@@ -1,0 +1,43 @@
+/* Algorithm descriptors.
+ *
+ * Every algorithm is a cs_algo_t that lives at the bottom of its own file
+ * (algorithms/<coll>/<coll>_<alg>.c) and is registered by one line in algorithms/registry.def.
+ * An algorithm is either a schedule builder (`build`: appends operations, never calls MPI
+ * point-to-point) or, for the MPI library's own collectives, a direct `run`.
+ *
+ * Requirements are declared in `reqs` and checked by cs_algo_applicable(); build() defends
+ * itself too and returns CS_ERR_NOT_APPLICABLE. An algorithm never switches to another one. */
+#ifndef CS_ALGO_H
+#define CS_ALGO_H
+
+#include "call.h"
+#include "sched.h"
+
+enum cs_req {
+    CS_REQ_COMMUTATIVE = 1u << 0, /* the reduction op must commute */
+    CS_REQ_POW2 = 1u << 1,        /* nprocs must be a power of two */
+};
+
+typedef struct cs_algo {
+    const char *name; /* "<coll>/<alg>": a database key, never renamed */
+    cs_coll_t coll;
+    const char *desc; /* one line */
+    unsigned reqs;    /* CS_REQ_* */
+    int (*build)(cs_sched_t *s, const cs_call_t *call);
+    int (*run)(const cs_call_t *call);
+} cs_algo_t;
+
+/* CS_OK when `a` can run `call`, CS_ERR_NOT_APPLICABLE otherwise (wrong collective, or a
+ * declared requirement does not hold). */
+int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) CS_MUST_CHECK;
+
+/* Resets `s`, runs a->build for `call` and closes the last round. The schedule is for the rank
+ * and size recorded in the call. */
+int cs_algo_build(const cs_algo_t *a, const cs_call_t *call, cs_sched_t *s) CS_MUST_CHECK;
+
+/* Runs algorithm `a` for `call`: checks applicability, builds the schedule into the
+ * communicator's cached storage and executes it on the private communicator, or calls a->run.
+ * CS_ERR_NOT_APPLICABLE without communicating when `a` does not apply. */
+int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) CS_MUST_CHECK;
+
+#endif

@@ -1,0 +1,306 @@
+/* Call construction and normalisation (see call.h for the rules). */
+#include "call.h"
+
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int rooted, reduction;
+} colls[CS_COLL_COUNT] = {
+#define CS_COLL(id, name, rooted, reduction) [CS_COLL_##id] = {name, rooted, reduction},
+#include "coll.def"
+#undef CS_COLL
+};
+
+const char *cs_coll_name(cs_coll_t coll) {
+    return (unsigned)coll < CS_COLL_COUNT ? colls[coll].name : NULL;
+}
+
+int cs_coll_from_name(const char *name, cs_coll_t *out) {
+    for (int i = 0; i < CS_COLL_COUNT; i++) {
+        if (strcmp(colls[i].name, name) == 0) {
+            *out = (cs_coll_t)i;
+            return CS_OK;
+        }
+    }
+    return CS_ERR_NOT_FOUND;
+}
+
+int cs_coll_is_rooted(cs_coll_t coll) {
+    return (unsigned)coll < CS_COLL_COUNT && colls[coll].rooted;
+}
+
+int cs_coll_is_reduction(cs_coll_t coll) {
+    return (unsigned)coll < CS_COLL_COUNT && colls[coll].reduction;
+}
+
+int cs_type_init(cs_type_t *out, MPI_Datatype type) {
+    int rc = CS_OK;
+    int size = 0;
+    memset(out, 0, sizeof(*out));
+    CS_REQUIRE(type != MPI_DATATYPE_NULL, CS_ERR_ARG);
+    out->type = type;
+    CS_MPI_CHECK(PMPI_Type_get_extent(type, &out->lb, &out->extent));
+    CS_MPI_CHECK(PMPI_Type_get_true_extent(type, &out->true_lb, &out->true_extent));
+    CS_MPI_CHECK(PMPI_Type_size(type, &size));
+    out->size = size;
+    out->dense =
+        out->size == out->extent && out->size == out->true_extent && out->lb == out->true_lb;
+out:
+    return rc;
+}
+
+/* Address of block `index` of `count` elements of `t` in `buf`. */
+static void *block_addr(const void *buf, MPI_Aint index_elems, const cs_type_t *t) {
+    return (char *)buf + index_elems * t->extent;
+}
+
+static int query_comm(cs_call_t *call, MPI_Comm comm) {
+    int rc = CS_OK;
+    call->comm = comm;
+    CS_REQUIRE(comm != MPI_COMM_NULL, CS_ERR_ARG);
+    CS_MPI_CHECK(PMPI_Comm_rank(comm, &call->rank));
+    CS_MPI_CHECK(PMPI_Comm_size(comm, &call->nprocs));
+out:
+    return rc;
+}
+
+/* Fills the raw fields shared by all constructors. */
+static void raw(cs_call_t *call, cs_coll_t coll, const void *sendbuf, int sendcount,
+                MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype) {
+    memset(call, 0, sizeof(*call));
+    call->coll = coll;
+    call->sendbuf = sendbuf;
+    call->sendcount = sendcount;
+    call->send.type = sendtype;
+    call->recvbuf = recvbuf;
+    call->recvcount = recvcount;
+    call->recv.type = recvtype;
+    call->op = MPI_OP_NULL;
+}
+
+int cs_call_bcast(cs_call_t *call, void *buf, int count, MPI_Datatype type, int root,
+                  MPI_Comm comm) {
+    int rc = CS_OK;
+    raw(call, CS_COLL_BCAST, buf, count, type, buf, count, type);
+    call->root = root;
+    CS_CHECK(query_comm(call, comm));
+    CS_CHECK(cs_call_normalize(call));
+out:
+    return rc;
+}
+
+int cs_call_gather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    int rc = CS_OK;
+    raw(call, CS_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    call->root = root;
+    CS_CHECK(query_comm(call, comm));
+    CS_CHECK(cs_call_normalize(call));
+out:
+    return rc;
+}
+
+int cs_call_scatter(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    int rc = CS_OK;
+    raw(call, CS_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    call->root = root;
+    CS_CHECK(query_comm(call, comm));
+    CS_CHECK(cs_call_normalize(call));
+out:
+    return rc;
+}
+
+int cs_call_reduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+    int rc = CS_OK;
+    raw(call, CS_COLL_REDUCE, sendbuf, count, type, recvbuf, count, type);
+    call->op = op;
+    call->root = root;
+    CS_CHECK(query_comm(call, comm));
+    CS_CHECK(cs_call_normalize(call));
+out:
+    return rc;
+}
+
+int cs_call_allreduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    int rc = CS_OK;
+    raw(call, CS_COLL_ALLREDUCE, sendbuf, count, type, recvbuf, count, type);
+    call->op = op;
+    CS_CHECK(query_comm(call, comm));
+    CS_CHECK(cs_call_normalize(call));
+out:
+    return rc;
+}
+
+int cs_call_allgather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = CS_OK;
+    raw(call, CS_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    CS_CHECK(query_comm(call, comm));
+    CS_CHECK(cs_call_normalize(call));
+out:
+    return rc;
+}
+
+int cs_call_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const int *recvcounts, const int *displs,
+                       MPI_Datatype recvtype, MPI_Comm comm) {
+    int rc = CS_OK;
+    raw(call, CS_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype);
+    call->recvcounts = recvcounts;
+    call->displs = displs;
+    CS_CHECK(query_comm(call, comm));
+    CS_CHECK(cs_call_normalize(call));
+out:
+    return rc;
+}
+
+/* bcast, reduce, allreduce: one count and one type on both sides. */
+static int normalize_single(cs_call_t *c) {
+    int rc = CS_OK;
+    CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
+    CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+    c->send = c->recv;
+    c->sendcount = c->recvcount;
+    if (cs_coll_is_reduction(c->coll)) {
+        int commutes = 0;
+        CS_REQUIRE(c->op != MPI_OP_NULL, CS_ERR_ARG);
+        CS_MPI_CHECK(PMPI_Op_commutative(c->op, &commutes));
+        c->commutative = commutes != 0;
+        if (c->sendbuf == MPI_IN_PLACE && (c->coll == CS_COLL_ALLREDUCE || c->rank == c->root)) {
+            c->in_place = 1;
+            c->sendbuf = c->recvbuf;
+        }
+    }
+    c->bytes = (size_t)c->recvcount * (size_t)c->recv.size;
+out:
+    return rc;
+}
+
+static int normalize_gather(cs_call_t *c) {
+    int rc = CS_OK;
+    if (c->rank == c->root) {
+        CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+        if (c->sendbuf == MPI_IN_PLACE) {
+            c->in_place = 1;
+            c->sendbuf = block_addr(c->recvbuf, (MPI_Aint)c->root * c->recvcount, &c->recv);
+            c->sendcount = c->recvcount;
+            c->send = c->recv;
+        } else {
+            CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
+            CS_CHECK(cs_type_init(&c->send, c->send.type));
+        }
+    } else {
+        CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->send, c->send.type));
+        c->recv = c->send;
+        c->recvcount = c->sendcount;
+        c->recvbuf = NULL;
+    }
+    c->bytes = (size_t)c->sendcount * (size_t)c->send.size;
+out:
+    return rc;
+}
+
+static int normalize_scatter(cs_call_t *c) {
+    int rc = CS_OK;
+    if (c->rank == c->root) {
+        CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->send, c->send.type));
+        if (c->recvbuf == MPI_IN_PLACE) {
+            c->in_place = 1;
+            c->recvbuf = block_addr(c->sendbuf, (MPI_Aint)c->root * c->sendcount, &c->send);
+            c->recvcount = c->sendcount;
+            c->recv = c->send;
+        } else {
+            CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
+            CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+        }
+    } else {
+        CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+        c->send = c->recv;
+        c->sendcount = c->recvcount;
+        c->sendbuf = NULL;
+    }
+    c->bytes = (size_t)c->recvcount * (size_t)c->recv.size;
+out:
+    return rc;
+}
+
+static int normalize_allgather(cs_call_t *c) {
+    int rc = CS_OK;
+    CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
+    CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+    if (c->sendbuf == MPI_IN_PLACE) {
+        c->in_place = 1;
+        c->sendbuf = block_addr(c->recvbuf, (MPI_Aint)c->rank * c->recvcount, &c->recv);
+        c->sendcount = c->recvcount;
+        c->send = c->recv;
+    } else {
+        CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->send, c->send.type));
+    }
+    c->bytes = (size_t)c->recvcount * (size_t)c->recv.size;
+out:
+    return rc;
+}
+
+static int normalize_allgatherv(cs_call_t *c) {
+    int rc = CS_OK;
+    size_t total = 0;
+    CS_REQUIRE(c->recvcounts != NULL && c->displs != NULL, CS_ERR_ARG);
+    for (int i = 0; i < c->nprocs; i++) {
+        CS_REQUIRE(c->recvcounts[i] >= 0, CS_ERR_ARG);
+        total += (size_t)c->recvcounts[i];
+    }
+    CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+    if (c->sendbuf == MPI_IN_PLACE) {
+        c->in_place = 1;
+        c->sendbuf = block_addr(c->recvbuf, c->displs[c->rank], &c->recv);
+        c->sendcount = c->recvcounts[c->rank];
+        c->send = c->recv;
+    } else {
+        CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->send, c->send.type));
+    }
+    c->bytes = total * (size_t)c->recv.size / (size_t)c->nprocs;
+out:
+    return rc;
+}
+
+int cs_call_normalize(cs_call_t *c) {
+    int rc = CS_OK;
+    CS_REQUIRE(c->nprocs >= 1 && c->rank >= 0 && c->rank < c->nprocs, CS_ERR_ARG);
+    CS_REQUIRE(!cs_coll_is_rooted(c->coll) || (c->root >= 0 && c->root < c->nprocs), CS_ERR_ARG);
+    c->in_place = 0;
+    c->commutative = 0;
+    switch (c->coll) {
+    case CS_COLL_BCAST:
+    case CS_COLL_REDUCE:
+    case CS_COLL_ALLREDUCE:
+        CS_CHECK(normalize_single(c));
+        break;
+    case CS_COLL_GATHER:
+        CS_CHECK(normalize_gather(c));
+        break;
+    case CS_COLL_SCATTER:
+        CS_CHECK(normalize_scatter(c));
+        break;
+    case CS_COLL_ALLGATHER:
+        CS_CHECK(normalize_allgather(c));
+        break;
+    case CS_COLL_ALLGATHERV:
+        CS_CHECK(normalize_allgatherv(c));
+        break;
+    default:
+        rc = CS_ERR_ARG;
+        break;
+    }
+out:
+    return rc;
+}

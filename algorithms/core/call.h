@@ -1,0 +1,101 @@
+/* A collective call, normalised once on entry.
+ *
+ * cs_call_t describes any collective collsel handles. The cs_call_<coll>() constructors take the
+ * MPI arguments, query rank and size of the communicator, and normalise:
+ *
+ *   - MPI_IN_PLACE is resolved so that no algorithm ever compares with it: the send side then
+ *     points at the caller's data inside the receive buffer (gather root, allgather, allgatherv,
+ *     reduce root, allreduce) or the receive side points into the send buffer (scatter root).
+ *     `in_place` records that the caller asked for it.
+ *   - Arguments that MPI declares insignificant are replaced by the significant side, so every
+ *     rank sees one "block" description: for gather/allgather/allgatherv `recv` (non-root gather
+ *     ranks get recvcount/recvtype := sendcount/sendtype), for scatter `send` (non-root ranks get
+ *     sendcount/sendtype := recvcount/recvtype). bcast, reduce and allreduce use one count and one
+ *     type, stored on both sides.
+ *   - Lower bound, extent, true lower bound, true extent and size of both types are queried
+ *     (cs_type_t) so builders can address blocks and size scratch buffers.
+ *   - `bytes` is the selection key, equal on every rank: bytes per process for rooted and
+ *     symmetric collectives, mean bytes per block for allgatherv.
+ *   - `commutative` records whether the reduction op commutes.
+ *
+ * cs_call_normalize() does the work without asking the communicator anything (rank and nprocs
+ * must already be set), so the schedule simulator can build calls for virtual ranks. */
+#ifndef CS_CALL_H
+#define CS_CALL_H
+
+#include "status.h"
+
+#include <mpi.h>
+#include <stddef.h>
+
+typedef enum cs_coll {
+#define CS_COLL(id, name, rooted, reduction) CS_COLL_##id,
+#include "coll.def"
+#undef CS_COLL
+    CS_COLL_COUNT
+} cs_coll_t;
+
+/* A datatype with the facts builders need. */
+typedef struct cs_type {
+    MPI_Datatype type;
+    MPI_Aint lb, extent;           /* from MPI_Type_get_extent */
+    MPI_Aint true_lb, true_extent; /* from MPI_Type_get_true_extent */
+    MPI_Aint size;                 /* bytes of data in one element */
+    int dense;                     /* one element is `size` contiguous bytes, extent == size */
+} cs_type_t;
+
+typedef struct cs_call {
+    cs_coll_t coll;
+    const void *sendbuf;
+    void *recvbuf;
+    int sendcount, recvcount;
+    cs_type_t send, recv;
+    const int *recvcounts, *displs; /* allgatherv only */
+    MPI_Op op;                      /* reduce, allreduce */
+    int root;                       /* rooted collectives; 0 otherwise */
+    MPI_Comm comm;
+    int rank, nprocs;
+    int in_place;
+    int commutative;
+    size_t bytes;
+} cs_call_t;
+
+/* Name of a collective ("allreduce"), or NULL for an invalid value. */
+const char *cs_coll_name(cs_coll_t coll);
+/* Looks a collective up by name; CS_ERR_NOT_FOUND if there is none. */
+int cs_coll_from_name(const char *name, cs_coll_t *out) CS_MUST_CHECK;
+/* 1 for bcast, gather, scatter, reduce. */
+int cs_coll_is_rooted(cs_coll_t coll);
+/* 1 for reduce, allreduce. */
+int cs_coll_is_reduction(cs_coll_t coll);
+
+/* Queries extents and size of `type` into `out`. CS_ERR_MPI on failure. */
+int cs_type_init(cs_type_t *out, MPI_Datatype type) CS_MUST_CHECK;
+
+/* Constructors: fill `call` from MPI arguments (same order as the MPI function), query rank and
+ * size of `comm`, then normalise. CS_ERR_ARG for a negative count, a root out of range or a
+ * null datatype where it is significant; CS_ERR_MPI if MPI fails. */
+int cs_call_bcast(cs_call_t *call, void *buf, int count, MPI_Datatype type, int root,
+                  MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_gather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                   MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_scatter(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                    MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_reduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_allreduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype type, MPI_Op op, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_allgather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const int *recvcounts, const int *displs,
+                       MPI_Datatype recvtype, MPI_Comm comm) CS_MUST_CHECK;
+
+/* Normalises a call whose MPI arguments, rank and nprocs are set (see above). The raw MPI
+ * arguments are as the caller gave them, including MPI_IN_PLACE. */
+int cs_call_normalize(cs_call_t *call) CS_MUST_CHECK;
+
+#endif

@@ -1,0 +1,57 @@
+/* The schedule executor: one implementation runs every schedule, blocking or step by step.
+ *
+ * cs_exec_t holds the state of one execution: the schedule, the base address of each slot and
+ * the round in progress. Communication goes through a transport, so the same executor runs over
+ * MPI (cs_exec_mpi_transport: PMPI_Isend/Irecv on a communicator) and over the simulator's
+ * in-process mailbox (tests/sim). Local operations (COPY, REDUCE) are the executor's own.
+ *
+ *   cs_exec_start()    binds a schedule and buffers; nothing runs yet.
+ *   cs_exec_progress() advances as far as possible without blocking: CS_OK once the schedule is
+ *                      complete, CS_INPROGRESS while it waits, a negative status on error.
+ *   cs_exec_run()      runs to completion, blocking in the transport's wait.
+ *
+ * The executor allocates nothing: the MPI transport's request array comes from its caller. */
+#ifndef CS_EXEC_H
+#define CS_EXEC_H
+
+#include "sched.h"
+
+typedef struct cs_transport {
+    /* Starts operation `op` (SEND or RECV) on memory `buf`; `index` counts the comm ops of the
+     * current round from 0. */
+    int (*start)(void *ctx, const cs_op_t *op, void *buf, int index);
+    /* Sets *done when the `n` operations started this round have all completed. */
+    int (*test)(void *ctx, int n, int *done);
+    /* Blocks until the `n` operations started this round have completed. */
+    int (*wait)(void *ctx, int n);
+} cs_transport_t;
+
+/* Context of the MPI transport. `reqs` must hold at least the schedule's max_comm requests. */
+typedef struct cs_mpi_transport {
+    MPI_Comm comm;
+    int tag;
+    MPI_Request *reqs;
+} cs_mpi_transport_t;
+
+extern const cs_transport_t cs_exec_mpi_transport;
+
+typedef struct cs_exec {
+    const cs_sched_t *sched;
+    void *base[CS_SLOT_COUNT];
+    const cs_transport_t *tr;
+    void *tr_ctx;
+    int round;   /* round in progress */
+    int started; /* its communication has been started */
+    int ncomm;   /* number of comm ops started in it */
+} cs_exec_t;
+
+/* Binds `s` (which must outlive the execution) and the slot bases. */
+void cs_exec_start(cs_exec_t *e, const cs_sched_t *s, const void *sendbuf, void *recvbuf,
+                   void *scratch, const cs_transport_t *tr, void *tr_ctx);
+int cs_exec_progress(cs_exec_t *e) CS_MUST_CHECK;
+int cs_exec_run(cs_exec_t *e) CS_MUST_CHECK;
+
+/* Runs one COPY or REDUCE operation on resolved addresses. */
+int cs_exec_local(const cs_op_t *op, MPI_Op mpi_op, const void *src, void *dst) CS_MUST_CHECK;
+
+#endif

@@ -1,0 +1,18 @@
+/* Logging. The library prints nothing unless asked: the level comes from COLLSEL_VERBOSE
+ * (0 = silent, the default; 1 = warnings; 2 = information; 3 = debug) or cs_log_set_level().
+ * Messages go to stderr prefixed with "collsel: ". */
+#ifndef CS_LOG_H
+#define CS_LOG_H
+
+enum cs_log_level { CS_LOG_WARN = 1, CS_LOG_INFO = 2, CS_LOG_DEBUG = 3 };
+
+/* Current level; reads COLLSEL_VERBOSE on first use. A bad value is reported once and ignored. */
+int cs_log_level(void);
+
+/* Overrides the level (programs such as collsel-bench use this for --quiet/--verbose). */
+void cs_log_set_level(int level);
+
+/* Prints one line at `level` when the current level is at least `level`. */
+void cs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

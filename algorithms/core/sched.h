@@ -1,0 +1,110 @@
+/* Schedules: the one representation every point-to-point algorithm is written in.
+ *
+ * A builder appends operations to a cs_sched_t and closes rounds with cs_sched_round(). An
+ * operation names its buffer as a cs_ref_t {slot, offset}: the slot is the call's send buffer,
+ * receive buffer or the schedule's scratch area, the offset is in bytes from the slot's base
+ * address. Because a schedule never holds an address, the same schedule runs again with new
+ * buffers (persistent use, benchmark loops) and runs unchanged in the simulator.
+ *
+ * Round semantics (what the executor does with round r):
+ *   1. start every SEND and RECV of the round (nonblocking, in the order appended);
+ *   2. wait until all of them have completed;
+ *   3. run the round's COPY and REDUCE operations in the order appended.
+ * Local work that must happen before a send therefore goes in an earlier round; a round of local
+ * operations only costs no communication. Within a round a buffer that is sent must not be
+ * written by a receive of the same round.
+ *
+ * COPY copies (count, type) from one reference to (count, type) at another; the type signatures
+ * must match. A copy whose source and destination are the same memory is skipped at run time,
+ * which is how in-place calls (call.h) cost nothing extra. REDUCE computes
+ * inout = in op inout, like MPI_Reduce_local; cs_sched_reduce_ordered() picks the operands so
+ * that rank order holds for non-commutative ops.
+ *
+ * Scratch space is reserved at build time (cs_sched_scratch) with the type's lower bound and true
+ * extent honoured; the executor's caller provides at least `scratch_bytes` bytes, 16-byte aligned.
+ *
+ * Appending can fail only with CS_ERR_NOMEM. cs_sched_reset() keeps the arrays' capacity, so a
+ * schedule rebuilt in cached storage does not allocate. */
+#ifndef CS_SCHED_H
+#define CS_SCHED_H
+
+#include "call.h"
+#include "status.h"
+
+#include <mpi.h>
+
+typedef enum cs_slot { CS_SLOT_SEND, CS_SLOT_RECV, CS_SLOT_SCRATCH, CS_SLOT_COUNT } cs_slot_t;
+
+typedef struct cs_ref {
+    int slot;     /* cs_slot_t */
+    MPI_Aint off; /* bytes from the slot's base address */
+} cs_ref_t;
+
+typedef enum cs_op_kind { CS_OP_SEND, CS_OP_RECV, CS_OP_COPY, CS_OP_REDUCE } cs_op_kind_t;
+
+typedef struct cs_op {
+    cs_op_kind_t kind;
+    int peer;          /* SEND, RECV: rank in the schedule's communicator */
+    cs_ref_t buf;      /* SEND/RECV buffer; COPY/REDUCE source (in) */
+    int count;         /* elements at buf */
+    MPI_Datatype type; /* of buf */
+    cs_ref_t dst;      /* COPY destination, REDUCE inout */
+    int dst_count;     /* COPY: elements at dst */
+    MPI_Datatype dst_type;
+    MPI_Aint copy_bytes; /* COPY: > 0 when a plain memcpy of this many bytes does it */
+    MPI_Aint copy_lb;    /* COPY with copy_bytes: where the bytes start relative to the refs */
+} cs_op_t;
+
+typedef struct cs_sched {
+    cs_op_t *ops;
+    int nops, ops_cap;
+    int *round_end; /* ops of round r are [round_end[r-1], round_end[r]) */
+    int nrounds, rounds_cap;
+    int max_comm; /* most SEND+RECV in any round: the executor needs that many requests */
+    int round_comm;
+    MPI_Aint scratch_bytes;
+    MPI_Op op; /* reduction op of the call, MPI_OP_NULL otherwise */
+} cs_sched_t;
+
+/* Empties `s` for a new build, keeping capacity; `op` is the call's reduction op. */
+void cs_sched_reset(cs_sched_t *s, MPI_Op op);
+/* Frees the arrays of `s` (not `s` itself); `s` is then empty and may be reused. */
+void cs_sched_free(cs_sched_t *s);
+
+/* Reference into a slot. */
+static inline cs_ref_t cs_ref(cs_slot_t slot, MPI_Aint off) {
+    cs_ref_t r = {(int)slot, off};
+    return r;
+}
+/* Reference `elems` elements of `t` past `r`. */
+static inline cs_ref_t cs_ref_at(cs_ref_t r, MPI_Aint elems, const cs_type_t *t) {
+    r.off += elems * t->extent;
+    return r;
+}
+
+/* Reserves scratch room for `count` elements of `t`; *out addresses element 0. */
+int cs_sched_scratch(cs_sched_t *s, MPI_Aint count, const cs_type_t *t,
+                     cs_ref_t *out) CS_MUST_CHECK;
+
+int cs_sched_send(cs_sched_t *s, int peer, cs_ref_t buf, int count,
+                  const cs_type_t *t) CS_MUST_CHECK;
+int cs_sched_recv(cs_sched_t *s, int peer, cs_ref_t buf, int count,
+                  const cs_type_t *t) CS_MUST_CHECK;
+/* Copies (scount, st) at src to (dcount, dt) at dst; the signatures must match. */
+int cs_sched_copy(cs_sched_t *s, cs_ref_t src, int scount, const cs_type_t *st, cs_ref_t dst,
+                  int dcount, const cs_type_t *dt) CS_MUST_CHECK;
+/* inout = in op inout over `count` elements of `t`. */
+int cs_sched_reduce(cs_sched_t *s, cs_ref_t in, cs_ref_t inout, int count,
+                    const cs_type_t *t) CS_MUST_CHECK;
+/* mine = lower op higher, where `theirs` holds the data of lower ranks when theirs_is_lower and
+ * of higher ranks otherwise. `theirs` may be overwritten. Costs one extra copy only when the op
+ * does not commute and theirs is higher. */
+int cs_sched_reduce_ordered(cs_sched_t *s, cs_ref_t mine, cs_ref_t theirs, int theirs_is_lower,
+                            int commutative, int count, const cs_type_t *t) CS_MUST_CHECK;
+/* Closes the current round; does nothing if it is empty. */
+int cs_sched_round(cs_sched_t *s) CS_MUST_CHECK;
+
+/* Number of rounds that contain at least one SEND or RECV. */
+int cs_sched_comm_rounds(const cs_sched_t *s);
+
+#endif

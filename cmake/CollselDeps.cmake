@@ -1,0 +1,13 @@
+# Dependencies of collsel. All are Debian packages that scripts/deps installs:
+#   MPI     openmpi-bin libopenmpi-dev   (find_package(MPI))
+#   SQLite3 libsqlite3-dev               (find_package(SQLite3))
+#   hwloc   libhwloc-dev                 (pkg-config)
+#   Check   check                        (pkg-config, tests only)
+find_package(MPI REQUIRED COMPONENTS C)
+find_package(SQLite3 REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
+if(COLLSEL_TESTS)
+  pkg_check_modules(CHECK REQUIRED IMPORTED_TARGET check)
+endif()
+find_program(MPIEXEC_EXECUTABLE NAMES mpirun mpiexec)
