@@ -27,6 +27,20 @@ out:
     return rc;
 }
 
+static int same_type(const cs_type_t *a, const cs_type_t *b) {
+    return a->type == b->type && a->lb == b->lb && a->extent == b->extent &&
+           a->true_lb == b->true_lb && a->true_extent == b->true_extent && a->size == b->size;
+}
+
+/* 1 when a schedule built for `a` builds the same for `b`: everything a builder reads except the
+ * buffer addresses. Allgatherv calls are never cached (their counts are arrays). */
+static int same_shape(const cs_call_t *a, const cs_call_t *b) {
+    return a->coll == b->coll && a->coll != CS_COLL_ALLGATHERV && a->rank == b->rank &&
+           a->nprocs == b->nprocs && a->root == b->root && a->sendcount == b->sendcount &&
+           a->recvcount == b->recvcount && a->op == b->op && a->commutative == b->commutative &&
+           same_type(&a->send, &b->send) && same_type(&a->recv, &b->recv);
+}
+
 int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) {
     int rc = CS_OK;
     cs_comm_t *ctx = NULL;
@@ -38,7 +52,12 @@ int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) {
         goto out;
     }
     CS_CHECK(cs_comm_get(call->comm, &ctx));
-    CS_CHECK(cs_algo_build(a, call, &ctx->sched));
+    if (ctx->shape_algo != a || !same_shape(&ctx->shape, call)) {
+        ctx->shape_algo = NULL;
+        CS_CHECK(cs_algo_build(a, call, &ctx->sched));
+        ctx->shape_algo = a;
+        ctx->shape = *call;
+    }
     CS_CHECK(cs_comm_reserve(ctx, (size_t)ctx->sched.scratch_bytes, ctx->sched.max_comm));
     tr.comm = ctx->comm;
     tr.tag = CS_TAG;

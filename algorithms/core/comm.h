@@ -9,6 +9,7 @@
 #ifndef CS_COMM_H
 #define CS_COMM_H
 
+#include "call.h"
 #include "sched.h"
 #include "status.h"
 
@@ -20,7 +21,9 @@
 typedef struct cs_comm {
     MPI_Comm comm; /* private duplicate of the user communicator */
     int rank, nprocs;
-    cs_sched_t sched; /* storage for the schedule being run */
+    cs_sched_t sched;                 /* the schedule last built */
+    const struct cs_algo *shape_algo; /* algorithm and call shape `sched` was built for; */
+    struct cs_call shape;             /* NULL algorithm: nothing cached */
     void *scratch;
     size_t scratch_cap;
     MPI_Request *reqs;
