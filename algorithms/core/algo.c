@@ -41,9 +41,32 @@ static int same_shape(const cs_call_t *a, const cs_call_t *b) {
            same_type(&a->send, &b->send) && same_type(&a->recv, &b->recv);
 }
 
+/* Finds the schedule of `a` for `call` in the context's cache or builds it there. */
+static int cached_sched(cs_comm_t *ctx, const cs_algo_t *a, const cs_call_t *call,
+                        const cs_sched_t **out) {
+    int rc = CS_OK;
+    cs_comm_sched_t *entry;
+    for (int i = 0; i < CS_COMM_SCHEDS; i++) {
+        if (ctx->scheds[i].algo == a && same_shape(&ctx->scheds[i].shape, call)) {
+            *out = &ctx->scheds[i].sched;
+            return CS_OK;
+        }
+    }
+    entry = &ctx->scheds[ctx->next_sched];
+    ctx->next_sched = (ctx->next_sched + 1) % CS_COMM_SCHEDS;
+    entry->algo = NULL;
+    CS_CHECK(cs_algo_build(a, call, &entry->sched));
+    entry->algo = a;
+    entry->shape = *call;
+    *out = &entry->sched;
+out:
+    return rc;
+}
+
 int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) {
     int rc = CS_OK;
     cs_comm_t *ctx = NULL;
+    const cs_sched_t *sched = NULL;
     cs_exec_t e;
     cs_mpi_transport_t tr;
     CS_CHECK(cs_algo_applicable(a, call));
@@ -52,18 +75,13 @@ int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) {
         goto out;
     }
     CS_CHECK(cs_comm_get(call->comm, &ctx));
-    if (ctx->shape_algo != a || !same_shape(&ctx->shape, call)) {
-        ctx->shape_algo = NULL;
-        CS_CHECK(cs_algo_build(a, call, &ctx->sched));
-        ctx->shape_algo = a;
-        ctx->shape = *call;
-    }
-    CS_CHECK(cs_comm_reserve(ctx, (size_t)ctx->sched.scratch_bytes, ctx->sched.max_comm));
+    CS_CHECK(cached_sched(ctx, a, call, &sched));
+    CS_CHECK(cs_comm_reserve(ctx, (size_t)sched->scratch_bytes, sched->max_comm));
     tr.comm = ctx->comm;
     tr.tag = CS_TAG;
     tr.reqs = ctx->reqs;
-    cs_exec_start(&e, &ctx->sched, call->sendbuf, call->recvbuf, ctx->scratch,
-                  &cs_exec_mpi_transport, &tr);
+    cs_exec_start(&e, sched, call->sendbuf, call->recvbuf, ctx->scratch, &cs_exec_mpi_transport,
+                  &tr);
     CS_CHECK(cs_exec_run(&e));
 out:
     return rc;

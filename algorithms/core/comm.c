@@ -13,7 +13,9 @@ static void context_free(cs_comm_t *ctx) {
     if (ctx->comm != MPI_COMM_NULL) {
         PMPI_Comm_free(&ctx->comm);
     }
-    cs_sched_free(&ctx->sched);
+    for (int i = 0; i < CS_COMM_SCHEDS; i++) {
+        cs_sched_free(&ctx->scheds[i].sched);
+    }
     free(ctx->scratch);
     free(ctx->reqs);
     free(ctx);
@@ -44,7 +46,6 @@ int cs_comm_get(MPI_Comm user, cs_comm_t **out) {
     ctx = calloc(1, sizeof(*ctx));
     CS_REQUIRE(ctx != NULL, CS_ERR_NOMEM);
     ctx->comm = MPI_COMM_NULL;
-    ctx->sched.op = MPI_OP_NULL;
     CS_MPI_CHECK(PMPI_Comm_dup(user, &ctx->comm));
     CS_MPI_CHECK(PMPI_Comm_rank(ctx->comm, &ctx->rank));
     CS_MPI_CHECK(PMPI_Comm_size(ctx->comm, &ctx->nprocs));

@@ -18,12 +18,22 @@
 /* Tag of every schedule message on the private communicator. */
 #define CS_TAG 7411
 
+/* Schedules cached per communicator. An application that alternates a few collectives and
+ * sizes, and the tuning run that interleaves candidates, find their schedules built. */
+#define CS_COMM_SCHEDS 8
+
+/* A cached schedule and the algorithm and call shape it was built for (algo NULL: empty). */
+typedef struct cs_comm_sched {
+    const struct cs_algo *algo;
+    cs_call_t shape;
+    cs_sched_t sched;
+} cs_comm_sched_t;
+
 typedef struct cs_comm {
     MPI_Comm comm; /* private duplicate of the user communicator */
     int rank, nprocs;
-    cs_sched_t sched;                 /* the schedule last built */
-    const struct cs_algo *shape_algo; /* algorithm and call shape `sched` was built for; */
-    struct cs_call shape;             /* NULL algorithm: nothing cached */
+    cs_comm_sched_t scheds[CS_COMM_SCHEDS];
+    int next_sched; /* entry replaced next (round robin) */
     void *scratch;
     size_t scratch_cap;
     MPI_Request *reqs;
