@@ -2,7 +2,7 @@
  *
  * Reference: Hartmann et al., Table 1 (P2P_A for MPI_Bcast).
  * Cost: ceil(log2 p)(alpha + n beta) on the critical path. Rounds: up to 2 per rank (receive
- * from the parent, then send to all children at once); tree depth ceil(log2 p).
+ * from the parent, then send to all children at once); ceil(log2 p) steps from the root.
  * Requirements: none. Parameters: none.
  *
  *   p = 4, root 0 (positions = rank - root)   step 1      step 2

@@ -273,9 +273,27 @@ out:
     return rc;
 }
 
+/* 1 when the caller passed MPI_IN_PLACE where MPI does not allow it: any rank of a broadcast,
+ * a non-root of gather, scatter or reduce. */
+static int misplaced_in_place(const cs_call_t *c) {
+    int root = c->rank == c->root;
+    switch (c->coll) {
+    case CS_COLL_BCAST:
+        return c->recvbuf == MPI_IN_PLACE;
+    case CS_COLL_GATHER:
+    case CS_COLL_REDUCE:
+        return !root && c->sendbuf == MPI_IN_PLACE;
+    case CS_COLL_SCATTER:
+        return !root && c->recvbuf == MPI_IN_PLACE;
+    default:
+        return 0;
+    }
+}
+
 int cs_call_normalize(cs_call_t *c) {
     int rc = CS_OK;
     CS_REQUIRE(c->nprocs >= 1 && c->rank >= 0 && c->rank < c->nprocs, CS_ERR_ARG);
+    CS_REQUIRE(!misplaced_in_place(c), CS_ERR_ARG);
     CS_REQUIRE(!cs_coll_is_rooted(c->coll) || (c->root >= 0 && c->root < c->nprocs), CS_ERR_ARG);
     c->in_place = 0;
     c->commutative = 0;

@@ -17,6 +17,8 @@
  *   - `bytes` is the selection key, equal on every rank: bytes per process for rooted and
  *     symmetric collectives, mean bytes per block for allgatherv.
  *   - `commutative` records whether the reduction op commutes.
+ *   - MPI_IN_PLACE where MPI does not allow it (bcast, a non-root of gather, scatter, reduce)
+ *     is CS_ERR_ARG, so no algorithm ever receives it.
  *
  * cs_call_normalize() does the work without asking the communicator anything (rank and nprocs
  * must already be set), so the schedule simulator can build calls for virtual ranks. */

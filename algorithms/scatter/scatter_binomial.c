@@ -28,7 +28,7 @@ static int build(cs_sched_t *s, const cs_call_t *c) {
     cs_ref_t recv = cs_ref(CS_SLOT_RECV, 0);
     cs_ref_t base = cs_ref(CS_SLOT_SEND, 0);
     cs_blocks_t b;
-    if (nchildren == 0) {
+    if (parent >= 0 && nchildren == 0) { /* a leaf; with p = 1 the root only copies */
         CS_CHECK(cs_sched_recv(s, cs_topo_rank(parent, c->root, p), recv, c->recvcount, &c->recv));
         goto out;
     }

@@ -5,8 +5,10 @@
  *
  * Binomial tree (rooted at 0): the parent of v > 0 is v with its lowest set bit cleared; the
  * children of v are v + 2^k for every 2^k below v's lowest set bit (every 2^k for v = 0) with
- * v + 2^k < p. The subtree of v is the contiguous range [v, v + subtree(v)). Depth is
- * ceil(log2 p).
+ * v + 2^k < p. The subtree of v is the contiguous range [v, v + subtree(v)). The root has
+ * ceil(log2 p) children, so sending to children one at a time takes ceil(log2 p) steps; the
+ * height in edges (popcount of the deepest v) is ceil(log2 p) for a power of two, less
+ * otherwise (p = 5: 2).
  *
  * Recursive doubling for any p ("fold"): with p' = the largest power of two <= p and
  * r = p - p', the first 2r positions pair up; the even one of each pair (2i) hands its data to
@@ -31,7 +33,8 @@ int cs_topo_rank(int vrank, int root, int p);
 int cs_topo_binomial_parent(int v, int p);  /* -1 for v = 0 */
 int cs_topo_binomial_subtree(int v, int p); /* size of v's subtree */
 int cs_topo_binomial_nchildren(int v, int p);
-/* The i-th child of v, children in increasing order (smallest subtree first). */
+/* The i-th child of v: v + 2^i, children in increasing order. Child i's subtree has 2^i ranks,
+ * except that p may cut the last one short (p = 5, v = 0: subtrees 1, 2, 1). */
 int cs_topo_binomial_child(int v, int p, int i);
 
 /* Ring. */

@@ -1,0 +1,434 @@
+/* Unit tests for algorithms/topo: pure integer math, no MPI.
+ *
+ * Every property is checked for p = 1..MAX_P (and every root where a root matters), so the
+ * non-power-of-two cases that break collective algorithms (p = 3, 5, 7, 127, 129 ...) are
+ * covered, not only the easy ones. */
+#include "topo/topo.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_P 130
+
+/* Assertion for hot loops: Check records a mark point for every passing ck_assert (a write to
+ * a pipe in fork mode), which makes millions of them slow. */
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            ck_abort_msg(__VA_ARGS__);                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* Reference implementations, written the slow obvious way. */
+static int ref_pof2_floor(int n) {
+    int k = 1;
+    while (2 * k <= n) {
+        k *= 2;
+    }
+    return k;
+}
+
+static int ref_log2_ceil(int n) {
+    int k = 0;
+    while ((1 << k) < n) {
+        k++;
+    }
+    return k;
+}
+
+static int popcount(int v) {
+    int n = 0;
+    for (; v != 0; v &= v - 1) {
+        n++;
+    }
+    return n;
+}
+
+/* ---- powers of two ------------------------------------------------------------------------ */
+
+START_TEST(test_pof2_floor_values) {
+    ck_assert_int_eq(cs_topo_pof2_floor(1), 1);
+    ck_assert_int_eq(cs_topo_pof2_floor(2), 2);
+    ck_assert_int_eq(cs_topo_pof2_floor(3), 2);
+    ck_assert_int_eq(cs_topo_pof2_floor(4), 4);
+    ck_assert_int_eq(cs_topo_pof2_floor(7), 4);
+    ck_assert_int_eq(cs_topo_pof2_floor(129), 128);
+    ck_assert_int_eq(cs_topo_pof2_floor(1 << 30), 1 << 30);
+    ck_assert_int_eq(cs_topo_pof2_floor((1 << 30) + 5), 1 << 30);
+    for (int n = 1; n <= 4096; n++) {
+        ck_assert_int_eq(cs_topo_pof2_floor(n), ref_pof2_floor(n));
+    }
+}
+END_TEST
+
+START_TEST(test_log2_ceil_values) {
+    ck_assert_int_eq(cs_topo_log2_ceil(1), 0);
+    ck_assert_int_eq(cs_topo_log2_ceil(2), 1);
+    ck_assert_int_eq(cs_topo_log2_ceil(3), 2);
+    ck_assert_int_eq(cs_topo_log2_ceil(4), 2);
+    ck_assert_int_eq(cs_topo_log2_ceil(5), 3);
+    ck_assert_int_eq(cs_topo_log2_ceil(128), 7);
+    ck_assert_int_eq(cs_topo_log2_ceil(129), 8);
+    ck_assert_int_eq(cs_topo_log2_ceil(1 << 30), 30);
+    ck_assert_int_eq(cs_topo_log2_ceil((1 << 30) + 1), 31);
+    for (int n = 1; n <= 4096; n++) {
+        ck_assert_int_eq(cs_topo_log2_ceil(n), ref_log2_ceil(n));
+    }
+}
+END_TEST
+
+START_TEST(test_is_pof2_values) {
+    ck_assert_int_eq(cs_topo_is_pof2(1), 1);
+    ck_assert_int_eq(cs_topo_is_pof2(2), 1);
+    ck_assert_int_eq(cs_topo_is_pof2(3), 0);
+    ck_assert_int_eq(cs_topo_is_pof2(6), 0);
+    ck_assert_int_eq(cs_topo_is_pof2(1 << 30), 1);
+    for (int n = 1; n <= 4096; n++) {
+        ck_assert_int_eq(cs_topo_is_pof2(n), n == ref_pof2_floor(n));
+        ck_assert_int_eq(cs_topo_is_pof2(n), (1 << cs_topo_log2_ceil(n)) == n);
+    }
+}
+END_TEST
+
+/* ---- rotation ----------------------------------------------------------------------------- */
+
+/* Loop test over p: vrank is a bijection with the root at 0, and rank undoes it. */
+START_TEST(test_vrank_round_trip) {
+    int p = _i;
+    char seen[MAX_P];
+    for (int root = 0; root < p; root++) {
+        memset(seen, 0, sizeof(seen));
+        ck_assert_int_eq(cs_topo_vrank(root, root, p), 0);
+        ck_assert_int_eq(cs_topo_rank(0, root, p), root);
+        for (int rank = 0; rank < p; rank++) {
+            int v = cs_topo_vrank(rank, root, p);
+            EXPECT(v == (rank - root + p) % p, "p=%d root=%d: vrank(%d) = %d", p, root, rank, v);
+            EXPECT(!seen[v], "p=%d root=%d: vrank %d taken twice", p, root, v);
+            seen[v] = 1;
+            EXPECT(cs_topo_rank(v, root, p) == rank, "p=%d root=%d: rank(vrank(%d)) = %d", p, root,
+                   rank, cs_topo_rank(v, root, p));
+        }
+        for (int v = 0; v < p; v++) {
+            int rank = cs_topo_rank(v, root, p);
+            EXPECT(rank >= 0 && rank < p && cs_topo_vrank(rank, root, p) == v,
+                   "p=%d root=%d: vrank(rank(%d)) != %d", p, root, v, v);
+        }
+    }
+}
+END_TEST
+
+/* ---- binomial tree ------------------------------------------------------------------------ */
+
+/* Parents are lower, and the parent and child functions describe the same tree. */
+START_TEST(test_binomial_parent_child) {
+    int p = _i;
+    int nparent_of[MAX_P] = {0};
+    int nedges = 0;
+    ck_assert_int_eq(cs_topo_binomial_parent(0, p), -1);
+    for (int v = 1; v < p; v++) {
+        int parent = cs_topo_binomial_parent(v, p);
+        ck_assert_int_ge(parent, 0);
+        ck_assert_int_lt(parent, v);
+    }
+    for (int v = 0; v < p; v++) {
+        int n = cs_topo_binomial_nchildren(v, p);
+        int expect = 0;
+        for (int u = v + 1; u < p; u++) {
+            expect += cs_topo_binomial_parent(u, p) == v;
+        }
+        ck_assert_msg(n == expect, "p=%d v=%d: nchildren %d, %d ranks name v as parent", p, v, n,
+                      expect);
+        for (int i = 0; i < n; i++) {
+            int child = cs_topo_binomial_child(v, p, i);
+            ck_assert_int_gt(child, v);
+            ck_assert_int_lt(child, p);
+            if (i > 0) {
+                ck_assert_int_gt(child, cs_topo_binomial_child(v, p, i - 1));
+            }
+            /* Child i is v + 2^i with a subtree of 2^i, cut short by p for the last child (so
+             * the last subtree can be smaller than the one before it: p = 5, v = 0 has
+             * subtrees 1, 2, 1). */
+            ck_assert_int_eq(child, v + (1 << i));
+            ck_assert_int_eq(cs_topo_binomial_subtree(child, p),
+                             (1 << i) < p - child ? (1 << i) : p - child);
+            ck_assert_msg(cs_topo_binomial_parent(child, p) == v,
+                          "p=%d: child %d of %d has parent %d", p, child, v,
+                          cs_topo_binomial_parent(child, p));
+            nparent_of[child]++;
+            nedges++;
+        }
+    }
+    ck_assert_int_eq(nedges, p - 1);
+    ck_assert_int_eq(nparent_of[0], 0);
+    for (int v = 1; v < p; v++) {
+        ck_assert_int_eq(nparent_of[v], 1);
+    }
+}
+END_TEST
+
+/* Walking the children from 0 reaches every rank exactly once. */
+START_TEST(test_binomial_reach_once) {
+    int p = _i;
+    int visits[MAX_P] = {0};
+    int stack[MAX_P];
+    int top = 0;
+    int steps = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        int v = stack[--top];
+        visits[v]++;
+        ck_assert_int_le(++steps, p);
+        for (int i = 0; i < cs_topo_binomial_nchildren(v, p); i++) {
+            ck_assert_int_lt(top, MAX_P);
+            stack[top++] = cs_topo_binomial_child(v, p, i);
+        }
+    }
+    for (int v = 0; v < p; v++) {
+        ck_assert_msg(visits[v] == 1, "p=%d: rank %d reached %d times", p, v, visits[v]);
+    }
+}
+END_TEST
+
+/* subtree(v) = 1 + the children's subtrees; the children's ranges tile [v+1, v+subtree(v)). */
+START_TEST(test_binomial_subtrees) {
+    int p = _i;
+    ck_assert_int_eq(cs_topo_binomial_subtree(0, p), p);
+    for (int v = 0; v < p; v++) {
+        int size = cs_topo_binomial_subtree(v, p);
+        int next = v + 1; /* where the next child's range must start */
+        int sum = 1;
+        ck_assert_int_ge(size, 1);
+        ck_assert_int_le(v + size, p);
+        for (int i = 0; i < cs_topo_binomial_nchildren(v, p); i++) {
+            int child = cs_topo_binomial_child(v, p, i);
+            int csize = cs_topo_binomial_subtree(child, p);
+            ck_assert_msg(child == next, "p=%d v=%d: child %d starts at %d, expected %d", p, v, i,
+                          child, next);
+            sum += csize;
+            next = child + csize;
+        }
+        ck_assert_int_eq(sum, size);
+        ck_assert_int_eq(next, v + size);
+        /* The range is exactly the set of ranks that have v as an ancestor (or are v). */
+        for (int u = 0; u < p; u++) {
+            int a = u;
+            while (a > v) {
+                a = cs_topo_binomial_parent(a, p);
+            }
+            EXPECT((a == v) == (u >= v && u < v + size),
+                   "p=%d: rank %d in subtree range of %d = %s, ancestor = %s", p, u, v,
+                   u >= v && u < v + size ? "yes" : "no", a == v ? "yes" : "no");
+        }
+    }
+}
+END_TEST
+
+/* Depth. The root has ceil(log2 p) children. Sending to children one after another, largest
+ * subtree first (as MPICH does), the last rank receives at step ceil(log2 p). The height of the
+ * tree in edges is the popcount of the deepest rank: ceil(log2 p) for a power of two, one less
+ * otherwise (p = 5: rank 3 is two edges deep, not three). */
+START_TEST(test_binomial_depth) {
+    int p = _i;
+    int step[MAX_P];
+    int max_step = 0, height = 0, max_popcount = 0;
+    ck_assert_int_eq(cs_topo_binomial_nchildren(0, p), cs_topo_log2_ceil(p));
+    step[0] = 0;
+    for (int v = 0; v < p; v++) { /* parents come before children */
+        int n = cs_topo_binomial_nchildren(v, p);
+        for (int i = 0; i < n; i++) {
+            int child = cs_topo_binomial_child(v, p, i);
+            step[child] = step[v] + (n - i);
+            max_step = step[child] > max_step ? step[child] : max_step;
+        }
+    }
+    ck_assert_int_eq(max_step, cs_topo_log2_ceil(p));
+    for (int v = 0; v < p; v++) {
+        int d = 0;
+        for (int a = v; a != 0; a = cs_topo_binomial_parent(a, p)) {
+            d++;
+        }
+        ck_assert_int_eq(d, popcount(v));
+        height = d > height ? d : height;
+        max_popcount = popcount(v) > max_popcount ? popcount(v) : max_popcount;
+    }
+    ck_assert_int_eq(height, max_popcount);
+    /* Below a power of two 2^k every rank has fewer than k bits set, and 2^(k-1) - 1 < p has
+     * k - 1: the height is ceil(log2 p) - 1 unless p is a power of two. */
+    ck_assert_int_eq(height, cs_topo_log2_ceil(p) - (cs_topo_is_pof2(p) ? 0 : 1));
+}
+END_TEST
+
+/* ---- ring --------------------------------------------------------------------------------- */
+
+START_TEST(test_ring) {
+    int p = _i;
+    char seen[MAX_P] = {0};
+    int r = 0;
+    for (int rank = 0; rank < p; rank++) {
+        int left = cs_topo_ring_left(rank, p);
+        int right = cs_topo_ring_right(rank, p);
+        ck_assert_int_eq(right, (rank + 1) % p);
+        ck_assert_int_eq(left, (rank + p - 1) % p);
+        ck_assert_int_eq(cs_topo_ring_left(right, p), rank);
+        ck_assert_int_eq(cs_topo_ring_right(left, p), rank);
+    }
+    /* Going right p times visits every rank once and comes back. */
+    for (int i = 0; i < p; i++) {
+        ck_assert_int_eq(seen[r], 0);
+        seen[r] = 1;
+        r = cs_topo_ring_right(r, p);
+    }
+    ck_assert_int_eq(r, 0);
+}
+END_TEST
+
+/* ---- fold (recursive doubling for any p) -------------------------------------------------- */
+
+START_TEST(test_fold_mapping) {
+    int p = _i;
+    int pof2 = cs_topo_pof2_floor(p);
+    int r = cs_topo_fold_extra(p);
+    char used[MAX_P] = {0};
+    int nsitting = 0;
+    ck_assert_int_eq(r, p - pof2);
+    ck_assert_int_ge(r, 0);
+    ck_assert_int_lt(r, pof2);
+    /* Fold ranks map to distinct positions and back. */
+    for (int w = 0; w < pof2; w++) {
+        int pos = cs_topo_fold_pos(w, p);
+        ck_assert_int_ge(pos, 0);
+        ck_assert_int_lt(pos, p);
+        ck_assert_msg(!used[pos], "p=%d: position %d acts for two fold ranks", p, pos);
+        used[pos] = 1;
+        ck_assert_int_eq(cs_topo_fold_rank(pos, p), w);
+    }
+    /* The ranges [first(w), first(w+1)) partition [0, p) in order, each holding its actor. */
+    ck_assert_int_eq(cs_topo_fold_first(0, p), 0);
+    ck_assert_int_eq(cs_topo_fold_first(pof2, p), p);
+    for (int w = 0; w < pof2; w++) {
+        int lo = cs_topo_fold_first(w, p), hi = cs_topo_fold_first(w + 1, p);
+        ck_assert_int_lt(lo, hi);
+        ck_assert_int_le(hi - lo, 2);
+        ck_assert_int_eq(hi - lo, w < r ? 2 : 1);
+        ck_assert_int_ge(cs_topo_fold_pos(w, p), lo);
+        ck_assert_int_lt(cs_topo_fold_pos(w, p), hi);
+    }
+    /* Sitting out: exactly the even positions below 2r; each is in its partner's range. */
+    for (int pos = 0; pos < p; pos++) {
+        int w = cs_topo_fold_rank(pos, p);
+        int sits = pos < 2 * r && pos % 2 == 0;
+        ck_assert_msg((w == -1) == sits, "p=%d pos=%d: fold rank %d", p, pos, w);
+        if (sits) {
+            nsitting++;
+            ck_assert_int_eq(used[pos], 0);
+            w = cs_topo_fold_rank(pos + 1, p);
+        } else {
+            ck_assert_int_eq(used[pos], 1);
+        }
+        ck_assert_int_ge(w, 0);
+        ck_assert_int_lt(w, pof2);
+        ck_assert_int_ge(pos, cs_topo_fold_first(w, p));
+        ck_assert_int_lt(pos, cs_topo_fold_first(w + 1, p));
+    }
+    ck_assert_int_eq(nsitting, r);
+}
+END_TEST
+
+/* Recursive doubling on the fold ranks: fold rank w starts with the positions of its range; in
+ * step k it exchanges everything it has with w ^ 2^k. The two sides must be disjoint and
+ * adjacent (one contiguous message each way, as the builders send), and after log2(p') steps
+ * every fold rank holds every position exactly once. */
+START_TEST(test_fold_recursive_doubling_coverage) {
+    int p = _i;
+    int pof2 = cs_topo_pof2_floor(p);
+    int steps = 0;
+    static char have[MAX_P][MAX_P], next[MAX_P][MAX_P];
+    int lo[MAX_P], hi[MAX_P];
+    memset(have, 0, sizeof(have));
+    for (int w = 0; w < pof2; w++) {
+        lo[w] = cs_topo_fold_first(w, p);
+        hi[w] = cs_topo_fold_first(w + 1, p);
+        for (int pos = lo[w]; pos < hi[w]; pos++) {
+            have[w][pos] = 1;
+        }
+    }
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+        int nlo[MAX_P], nhi[MAX_P];
+        for (int w = 0; w < pof2; w++) {
+            int peer = w ^ mask;
+            int base = w & ~(2 * mask - 1);
+            for (int pos = 0; pos < p; pos++) {
+                EXPECT(!(have[w][pos] && have[peer][pos]),
+                       "p=%d step mask=%d: fold ranks %d and %d both hold position %d", p, mask, w,
+                       peer, pos);
+                next[w][pos] = have[w][pos] | have[peer][pos];
+            }
+            /* Contiguous: the lower side's range ends where the upper side's begins. */
+            if (w < peer) {
+                ck_assert_int_eq(hi[w], lo[peer]);
+                nlo[w] = lo[w];
+                nhi[w] = hi[peer];
+            } else {
+                ck_assert_int_eq(hi[peer], lo[w]);
+                nlo[w] = lo[peer];
+                nhi[w] = hi[w];
+            }
+            /* The builders compute the range as first(base) .. first(base + 2 mask). */
+            ck_assert_int_eq(nlo[w], cs_topo_fold_first(base, p));
+            ck_assert_int_eq(nhi[w], cs_topo_fold_first(base + 2 * mask, p));
+        }
+        memcpy(have, next, sizeof(have));
+        memcpy(lo, nlo, sizeof(int) * (size_t)pof2);
+        memcpy(hi, nhi, sizeof(int) * (size_t)pof2);
+        steps++;
+    }
+    ck_assert_int_eq(steps, cs_topo_log2_ceil(pof2));
+    for (int w = 0; w < pof2; w++) {
+        ck_assert_int_eq(lo[w], 0);
+        ck_assert_int_eq(hi[w], p);
+        for (int pos = 0; pos < p; pos++) {
+            EXPECT(have[w][pos], "p=%d: fold rank %d lacks position %d", p, w, pos);
+        }
+    }
+}
+END_TEST
+
+static Suite *topo_suite(void) {
+    Suite *s = suite_create("topo");
+    TCase *tc = tcase_create("pof2");
+    tcase_add_test(tc, test_pof2_floor_values);
+    tcase_add_test(tc, test_log2_ceil_values);
+    tcase_add_test(tc, test_is_pof2_values);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("rotation");
+    tcase_add_loop_test(tc, test_vrank_round_trip, 1, MAX_P + 1);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("binomial");
+    tcase_add_loop_test(tc, test_binomial_parent_child, 1, MAX_P + 1);
+    tcase_add_loop_test(tc, test_binomial_reach_once, 1, MAX_P + 1);
+    tcase_add_loop_test(tc, test_binomial_subtrees, 1, MAX_P + 1);
+    tcase_add_loop_test(tc, test_binomial_depth, 1, MAX_P + 1);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("ring");
+    tcase_add_loop_test(tc, test_ring, 1, MAX_P + 1);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("fold");
+    tcase_add_loop_test(tc, test_fold_mapping, 1, MAX_P + 1);
+    tcase_add_loop_test(tc, test_fold_recursive_doubling_coverage, 1, MAX_P + 1);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(topo_suite());
+    int failed;
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
