@@ -1,0 +1,1098 @@
+/* cs_sim: every registered schedule builder, run for all p virtual ranks inside one process.
+ *
+ * For each algorithm of cs_registry that has a `build` and each p in {1, 2, 3, 4, 5, 7, 8, 11,
+ * 16, 31, 32, 64} the test builds the call of every virtual rank (cs_call_normalize, as the
+ * constructors in core/call.c do), builds its schedule and runs all of them with the real
+ * executor over the simulator's mailbox (sim.h). Results are compared bit for bit with a serial
+ * reference: every byte of every send and receive buffer, including the bytes around it and the
+ * gaps inside derived datatypes (which must stay untouched), plus guard bytes around scratch.
+ *
+ * Data: MPI_INT; a 2x2 integer matrix (contiguous 4 ints) with a non-commutative product mod
+ * 1009; a derived type with a non-zero lower bound (2 ints at byte displacements 8 and 16,
+ * resized to lb 4, extent 20) for data movement and, with a non-commutative affine composition,
+ * for reductions; a dense type shifted by lb 8 (one int at byte 8: the executor's memcpy path);
+ * mixed send/receive types with equal signatures (hidx>int, int>hidx).
+ * Calls: all roots for p <= 8, roots {0, 1, p/2, p-1} above; MPI_IN_PLACE where MPI allows
+ * it; counts 0, 1, 2, p-1, p, p+1, 2p+1; allgatherv with irregular counts (zeros included) at
+ * non-monotone displacements with gaps. Insignificant buffers are
+ * NULL (gather and reduce non-roots' recvbuf, scatter non-roots' sendbuf).
+ *
+ * Self-tests first prove the checks can fail: hand-built schedules that deadlock, lose a send,
+ * mismatch sizes, race within a round or use a NULL buffer, and deliberately wrong algorithms
+ * (results in the wrong place, reduction in the wrong order) must all be reported.
+ *
+ * Runs as an MPI singleton (no mpirun); MPI provides datatypes, MPI_Pack/Unpack and
+ * MPI_Reduce_local only, never point-to-point between processes.
+ * Usage: cs_sim [-v] [-a <coll>/<alg>] [-p <nprocs>]: -v prints every failing case, -a runs one
+ * algorithm, -p one communicator size (any, not only those of the list).
+ * Prints one line per failing (algorithm, p), one line per algorithm and "N passed, N failed"
+ * (N counts self-tests and (algorithm, p) pairs); exits 1 on any failure. */
+#include "registry.h"
+#include "sim.h"
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MARGIN        32   /* untouchable bytes before and after every buffer */
+#define SENTINEL      0xA5 /* what bytes nobody may write hold */
+#define SCRATCH_GUARD 64
+#define SCRATCH_FILL  0x5A /* scratch starts as garbage, never zero */
+#define MODULUS       1009 /* matrix and affine ops work mod this; inputs stay below 1000 */
+#define WHY_BYTES     768
+
+static const int nprocs_list[] = {1, 2, 3, 4, 5, 7, 8, 11, 16, 31, 32, 64};
+#define NPROCS_COUNT ((int)(sizeof(nprocs_list) / sizeof(nprocs_list[0])))
+
+/* An element layout: which type, and where the ints of one element sit. */
+typedef struct kind {
+    const char *name;
+    MPI_Datatype type;
+    int ipe; /* ints per element */
+    MPI_Aint lb, extent;
+    MPI_Aint disp[4]; /* byte offset of int k from the element's address */
+} kind_t;
+
+enum { K_INT, K_MAT, K_HIDX, K_SHIFT, K_COUNT };
+static kind_t kinds[K_COUNT];
+
+enum { OP_NONE, OP_SUM, OP_MAT, OP_AFF };
+static MPI_Op op_mat = MPI_OP_NULL, op_aff = MPI_OP_NULL;
+
+/* One call of one collective, the same on every virtual rank. */
+typedef struct scase {
+    cs_coll_t coll;
+    int p, root, in_place;
+    const kind_t *sk, *rk; /* send and receive element layouts */
+    int count;             /* elements of the coarser layout per block; allgatherv: pattern */
+    int op;                /* OP_* */
+    int salt;
+} scase_t;
+
+/* A buffer with guard margins and the image its bytes must have at the end. */
+typedef struct buf {
+    unsigned char *mem, *want;
+    size_t bytes;
+    const kind_t *k;
+} buf_t;
+
+/* Everything a case needs for p ranks; reused across the cases of one (algorithm, p). */
+typedef struct world {
+    int p;
+    cs_sched_t *sched;
+    cs_call_t *call;
+    buf_t *send, *recv;
+    unsigned char **scratch;
+    int **in; /* in[j]: the ints rank j contributes */
+    int *nin;
+    int *res; /* reduction reference */
+    int *counts, *displs;
+    cs_sim_rank_t *ranks;
+} world_t;
+
+/* Per-run options. */
+static int verbose;
+
+/* ---- data and operations ------------------------------------------------------------------- */
+
+static int value(int rank, int idx, int salt) {
+    uint32_t x = (uint32_t)rank * 0x9E3779B1u + (uint32_t)idx * 0x85EBCA77u +
+                 (uint32_t)salt * 0xC2B2AE3Du + 1u;
+    x ^= x >> 15;
+    x *= 0x2C1B3C6Du;
+    x ^= x >> 12;
+    return (int)(x % 1000u);
+}
+
+/* Unsigned arithmetic so that garbage operands (a broken algorithm) cannot overflow. */
+static int mulmod(int a, int b) {
+    return (int)((uint64_t)(uint32_t)a * (uint32_t)b % MODULUS);
+}
+
+static int addmod(int a, int b) {
+    return (int)(((uint64_t)(uint32_t)a + (uint32_t)b) % MODULUS);
+}
+
+/* c = a * b for row-major 2x2 matrices. */
+static void mat_mul(const int *a, const int *b, int *c) {
+    int r[4];
+    r[0] = addmod(mulmod(a[0], b[0]), mulmod(a[1], b[2]));
+    r[1] = addmod(mulmod(a[0], b[1]), mulmod(a[1], b[3]));
+    r[2] = addmod(mulmod(a[2], b[0]), mulmod(a[3], b[2]));
+    r[3] = addmod(mulmod(a[2], b[1]), mulmod(a[3], b[3]));
+    memcpy(c, r, sizeof(r));
+}
+
+/* c = a o b for affine maps x -> m x + t stored as (m, t): (m1 m2, m1 t2 + t1). */
+static void aff_mul(const int *a, const int *b, int *c) {
+    int r[2];
+    r[0] = mulmod(a[0], b[0]);
+    r[1] = addmod(mulmod(a[0], b[1]), a[1]);
+    memcpy(c, r, sizeof(r));
+}
+
+/* MPI user op: inout = in * inout (in holds the lower ranks). */
+static void mat_op(void *in, void *inout, int *len, MPI_Datatype *dt) {
+    const int *a = in;
+    int *b = inout;
+    (void)dt;
+    for (int i = 0; i < *len; i++) {
+        mat_mul(a + 4 * i, b + 4 * i, b + 4 * i);
+    }
+}
+
+/* MPI user op on the hidx layout: inout = in o inout. */
+static void aff_op(void *in, void *inout, int *len, MPI_Datatype *dt) {
+    const kind_t *k = &kinds[K_HIDX];
+    (void)dt;
+    for (int i = 0; i < *len; i++) {
+        const char *x = (const char *)in + i * k->extent;
+        char *y = (char *)inout + i * k->extent;
+        int a[2], b[2];
+        memcpy(&a[0], x + k->disp[0], sizeof(int));
+        memcpy(&a[1], x + k->disp[1], sizeof(int));
+        memcpy(&b[0], y + k->disp[0], sizeof(int));
+        memcpy(&b[1], y + k->disp[1], sizeof(int));
+        aff_mul(a, b, b);
+        memcpy(y + k->disp[0], &b[0], sizeof(int));
+        memcpy(y + k->disp[1], &b[1], sizeof(int));
+    }
+}
+
+static int setup_types(void) {
+    int rc = CS_OK;
+    MPI_Datatype mat = MPI_DATATYPE_NULL, pair = MPI_DATATYPE_NULL, hidx = MPI_DATATYPE_NULL;
+    MPI_Datatype shift = MPI_DATATYPE_NULL;
+    int blocklens[2] = {1, 1};
+    MPI_Aint displs[2] = {8, 16};
+    MPI_Aint lb, extent;
+    CS_MPI_CHECK(MPI_Type_contiguous(4, MPI_INT, &mat));
+    CS_MPI_CHECK(MPI_Type_commit(&mat));
+    CS_MPI_CHECK(MPI_Type_create_hindexed(2, blocklens, displs, MPI_INT, &pair));
+    CS_MPI_CHECK(MPI_Type_create_resized(pair, 4, 20, &hidx));
+    CS_MPI_CHECK(MPI_Type_commit(&hidx));
+    CS_MPI_CHECK(MPI_Type_create_hindexed(1, blocklens, displs, MPI_INT, &shift));
+    CS_MPI_CHECK(MPI_Type_commit(&shift));
+    kinds[K_INT] = (kind_t){"int", MPI_INT, 1, 0, 4, {0}};
+    kinds[K_MAT] = (kind_t){"mat2x2", mat, 4, 0, 16, {0, 4, 8, 12}};
+    kinds[K_HIDX] = (kind_t){"hidx", hidx, 2, 4, 20, {8, 16}};
+    kinds[K_SHIFT] = (kind_t){"shift8", shift, 1, 8, 4, {8}};
+    for (int i = 0; i < K_COUNT; i++) {
+        CS_MPI_CHECK(MPI_Type_get_extent(kinds[i].type, &lb, &extent));
+        CS_REQUIRE(lb == kinds[i].lb && extent == kinds[i].extent, CS_ERR_INTERNAL);
+    }
+    CS_MPI_CHECK(MPI_Op_create(mat_op, 0, &op_mat));
+    CS_MPI_CHECK(MPI_Op_create(aff_op, 0, &op_aff));
+out:
+    if (pair != MPI_DATATYPE_NULL) {
+        MPI_Type_free(&pair);
+    }
+    return rc;
+}
+
+static void free_types(void) {
+    for (int i = K_MAT; i < K_COUNT; i++) {
+        if (kinds[i].name != NULL) {
+            MPI_Type_free(&kinds[i].type);
+        }
+    }
+    if (op_mat != MPI_OP_NULL) {
+        MPI_Op_free(&op_mat);
+    }
+    if (op_aff != MPI_OP_NULL) {
+        MPI_Op_free(&op_aff);
+    }
+}
+
+static MPI_Op mpi_op(int op) {
+    switch (op) {
+    case OP_SUM:
+        return MPI_SUM;
+    case OP_MAT:
+        return op_mat;
+    case OP_AFF:
+        return op_aff;
+    }
+    return MPI_OP_NULL;
+}
+
+/* ---- buffers ------------------------------------------------------------------------------- */
+
+static int buf_init(buf_t *b, const kind_t *k, MPI_Aint nelems) {
+    b->k = k;
+    b->bytes = 2 * MARGIN + (size_t)(nelems * k->extent);
+    b->mem = malloc(b->bytes);
+    b->want = malloc(b->bytes);
+    if (b->mem == NULL || b->want == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    memset(b->mem, SENTINEL, b->bytes);
+    memset(b->want, SENTINEL, b->bytes);
+    return CS_OK;
+}
+
+static void buf_free(buf_t *b) {
+    free(b->mem);
+    free(b->want);
+    memset(b, 0, sizeof(*b));
+}
+
+/* The address MPI gets: element 0's extent starts MARGIN bytes into the allocation. */
+static void *buf_ptr(const buf_t *b) {
+    return b->mem != NULL ? b->mem + MARGIN - b->k->lb : NULL;
+}
+
+/* Places ints vals[0..n) as elements from element `at` on: into the expected image, and into
+ * the buffer too when `input`. */
+static void buf_put(buf_t *b, MPI_Aint at, const int *vals, int n, int input) {
+    const kind_t *k = b->k;
+    for (int i = 0; i < n; i++) {
+        size_t off = (size_t)(MARGIN - k->lb + (at + i / k->ipe) * k->extent + k->disp[i % k->ipe]);
+        memcpy(b->want + off, &vals[i], sizeof(int));
+        if (input) {
+            memcpy(b->mem + off, &vals[i], sizeof(int));
+        }
+    }
+}
+
+/* Compares a buffer with its image; describes the first difference in `why`. */
+static int buf_check(const buf_t *b, const char *name, int rank, char *why, size_t cap) {
+    const kind_t *k = b->k;
+    size_t i = 0;
+    MPI_Aint rel, elem, at;
+    if (b->mem == NULL || memcmp(b->mem, b->want, b->bytes) == 0) {
+        return 0;
+    }
+    while (b->mem[i] == b->want[i]) {
+        i++;
+    }
+    if (i < MARGIN || i >= b->bytes - MARGIN) {
+        snprintf(why, cap, "rank %d %s: byte %ld %s the buffer was written", rank, name,
+                 i < MARGIN ? (long)(MARGIN - i) : (long)(i - (b->bytes - MARGIN)),
+                 i < MARGIN ? "before" : "after");
+        return 1;
+    }
+    rel = (MPI_Aint)(i - MARGIN);
+    elem = rel / k->extent;
+    at = rel % k->extent + k->lb; /* offset from the element's address */
+    for (int j = 0; j < k->ipe; j++) {
+        if (at >= k->disp[j] && at < k->disp[j] + (MPI_Aint)sizeof(int)) {
+            size_t off = (size_t)(MARGIN - k->lb + elem * k->extent + k->disp[j]);
+            int got, want;
+            memcpy(&got, b->mem + off, sizeof(int));
+            memcpy(&want, b->want + off, sizeof(int));
+            snprintf(why, cap, "rank %d %s: %s element %ld int %d is %d, want %d", rank, name,
+                     k->name, (long)elem, j, got, want);
+            return 1;
+        }
+    }
+    snprintf(why, cap, "rank %d %s: gap byte %ld of %s element %ld was written", rank, name,
+             (long)at, k->name, (long)elem);
+    return 1;
+}
+
+static int scratch_check(const unsigned char *mem, MPI_Aint bytes, int rank, char *why,
+                         size_t cap) {
+    for (size_t i = 0; i < SCRATCH_GUARD; i++) {
+        if (mem[SCRATCH_GUARD - 1 - i] != SCRATCH_FILL) {
+            snprintf(why, cap, "rank %d: byte %zu before the %ld-byte scratch was written", rank,
+                     i + 1, (long)bytes);
+            return 1;
+        }
+        if (mem[SCRATCH_GUARD + (size_t)bytes + i] != SCRATCH_FILL) {
+            snprintf(why, cap, "rank %d: byte %zu after the %ld-byte scratch was written", rank,
+                     i + 1, (long)bytes);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- one case ------------------------------------------------------------------------------ */
+
+static int world_init(world_t *w, int p) {
+    memset(w, 0, sizeof(*w));
+    w->p = p;
+    w->sched = calloc((size_t)p, sizeof(*w->sched));
+    w->call = calloc((size_t)p, sizeof(*w->call));
+    w->send = calloc((size_t)p, sizeof(*w->send));
+    w->recv = calloc((size_t)p, sizeof(*w->recv));
+    w->scratch = calloc((size_t)p, sizeof(*w->scratch));
+    w->in = calloc((size_t)p, sizeof(*w->in));
+    w->nin = calloc((size_t)p, sizeof(*w->nin));
+    w->counts = calloc((size_t)p, sizeof(*w->counts));
+    w->displs = calloc((size_t)p, sizeof(*w->displs));
+    w->ranks = calloc((size_t)p, sizeof(*w->ranks));
+    if (w->sched == NULL || w->call == NULL || w->send == NULL || w->recv == NULL ||
+        w->scratch == NULL || w->in == NULL || w->nin == NULL || w->counts == NULL ||
+        w->displs == NULL || w->ranks == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    for (int r = 0; r < p; r++) {
+        w->sched[r].op = MPI_OP_NULL;
+    }
+    return CS_OK;
+}
+
+/* Frees what one case allocated; the world stays usable. */
+static void world_clear(world_t *w) {
+    for (int r = 0; r < w->p; r++) {
+        buf_free(&w->send[r]);
+        buf_free(&w->recv[r]);
+        free(w->scratch[r]);
+        w->scratch[r] = NULL;
+        free(w->in[r]);
+        w->in[r] = NULL;
+    }
+    free(w->res);
+    w->res = NULL;
+}
+
+static void world_free(world_t *w) {
+    if (w->sched != NULL) {
+        world_clear(w);
+        for (int r = 0; r < w->p; r++) {
+            cs_sched_free(&w->sched[r]);
+        }
+    }
+    free(w->sched);
+    free(w->call);
+    free(w->send);
+    free(w->recv);
+    free(w->scratch);
+    free(w->in);
+    free(w->nin);
+    free(w->counts);
+    free(w->displs);
+    free(w->ranks);
+    memset(w, 0, sizeof(*w));
+}
+
+/* Blocks (in elements of the coarser layout) of rank j under allgatherv pattern `pat`. */
+static int pattern_blocks(int pat, int j, int p) {
+    switch (pat) {
+    case 0:
+        return (j * 5 + 3) % 4; /* 3 0 1 2 3 0 ... */
+    case 1:
+        return j == p - 1 ? p + 1 : 0; /* one rank has everything */
+    case 2:
+        return 0;
+    case 3:
+        return j % 3 == 1 ? 0 : j + 1; /* growing, with holes */
+    default:
+        return 1 + (j * 7) % (p + 2); /* none empty, some longer than p */
+    }
+}
+
+/* Allgatherv displacements: blocks of odd ranks ascending, then even ranks descending, each
+ * after a gap of 1-3 elements; empty blocks point anywhere inside. Returns the buffer length. */
+static int layout_displs(int p, const int *counts, int *displs) {
+    int at = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < p; i++) {
+            int j = pass == 0 ? i : p - 1 - i;
+            if (j % 2 != (pass == 0 ? 1 : 0)) {
+                continue;
+            }
+            if (counts[j] == 0) {
+                displs[j] = j % 3;
+                continue;
+            }
+            at += 1 + j % 3;
+            displs[j] = at;
+            at += counts[j];
+        }
+    }
+    return at + 1;
+}
+
+/* The reduction of in[0..p-1] in rank order into w->res (n ints). */
+static void reference_reduce(world_t *w, const scase_t *sc, int n) {
+    int p = sc->p;
+    memcpy(w->res, w->in[0], (size_t)n * sizeof(int));
+    for (int j = 1; j < p; j++) {
+        const int *x = w->in[j];
+        for (int i = 0; i < n;) {
+            if (sc->op == OP_SUM) {
+                w->res[i] += x[i];
+                i += 1;
+            } else if (sc->op == OP_MAT) {
+                mat_mul(&w->res[i], &x[i], &w->res[i]);
+                i += 4;
+            } else {
+                aff_mul(&w->res[i], &x[i], &w->res[i]);
+                i += 2;
+            }
+        }
+    }
+}
+
+static void call_raw(cs_call_t *c, const scase_t *sc, int rank, const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype) {
+    memset(c, 0, sizeof(*c));
+    c->coll = sc->coll;
+    c->sendbuf = sendbuf;
+    c->sendcount = sendcount;
+    c->send.type = sendtype;
+    c->recvbuf = recvbuf;
+    c->recvcount = recvcount;
+    c->recv.type = recvtype;
+    c->op = cs_coll_is_reduction(sc->coll) ? mpi_op(sc->op) : MPI_OP_NULL;
+    c->root = sc->root;
+    c->comm = MPI_COMM_NULL;
+    c->rank = rank;
+    c->nprocs = sc->p;
+}
+
+/* Fills inputs, buffers, expected images and the raw call of every rank. */
+static int setup(world_t *w, const scase_t *sc) {
+    int rc = CS_OK;
+    int p = sc->p;
+    const kind_t *sk = sc->sk, *rk = sc->rk;
+    int coarse = sk->ipe > rk->ipe ? sk->ipe : rk->ipe;
+    int n = sc->count * coarse; /* ints per block (uniform collectives) */
+    int scount = n / sk->ipe, rcount = n / rk->ipe;
+    int vlen = 0;
+    MPI_Datatype st = sk->type, rt = rk->type;
+    for (int j = 0; j < p; j++) {
+        int blocks = sc->coll == CS_COLL_ALLGATHERV ? pattern_blocks(sc->count, j, p) : sc->count;
+        w->nin[j] = blocks * coarse;
+        w->in[j] = malloc((size_t)(w->nin[j] > 0 ? w->nin[j] : 1) * sizeof(int));
+        CS_REQUIRE(w->in[j] != NULL, CS_ERR_NOMEM);
+        for (int i = 0; i < w->nin[j]; i++) {
+            w->in[j][i] = value(j, i, sc->salt);
+        }
+        w->counts[j] = w->nin[j] / rk->ipe;
+    }
+    if (sc->coll == CS_COLL_ALLGATHERV) {
+        vlen = layout_displs(p, w->counts, w->displs);
+    }
+    if (cs_coll_is_reduction(sc->coll)) {
+        w->res = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+        CS_REQUIRE(w->res != NULL, CS_ERR_NOMEM);
+        reference_reduce(w, sc, n);
+    }
+    for (int r = 0; r < p; r++) {
+        buf_t *s = &w->send[r], *v = &w->recv[r];
+        cs_call_t *c = &w->call[r];
+        int root = r == sc->root;
+        int ip = sc->in_place;
+        switch (sc->coll) {
+        case CS_COLL_BCAST:
+            CS_CHECK(buf_init(v, rk, rcount));
+            buf_put(v, 0, w->in[sc->root], n, root);
+            call_raw(c, sc, r, buf_ptr(v), rcount, rt, buf_ptr(v), rcount, rt);
+            break;
+        case CS_COLL_GATHER:
+            if (root) {
+                CS_CHECK(buf_init(v, rk, (MPI_Aint)p * rcount));
+                for (int j = 0; j < p; j++) {
+                    buf_put(v, (MPI_Aint)j * rcount, w->in[j], n, ip && j == r);
+                }
+            }
+            if (!root || !ip) {
+                CS_CHECK(buf_init(s, sk, scount));
+                buf_put(s, 0, w->in[r], n, 1);
+            }
+            if (!root) {
+                call_raw(c, sc, r, buf_ptr(s), scount, st, NULL, 0, MPI_DATATYPE_NULL);
+            } else if (ip) {
+                call_raw(c, sc, r, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf_ptr(v), rcount, rt);
+            } else {
+                call_raw(c, sc, r, buf_ptr(s), scount, st, buf_ptr(v), rcount, rt);
+            }
+            break;
+        case CS_COLL_SCATTER:
+            if (root) {
+                CS_CHECK(buf_init(s, sk, (MPI_Aint)p * scount));
+                for (int j = 0; j < p; j++) {
+                    buf_put(s, (MPI_Aint)j * scount, w->in[j], n, 1);
+                }
+            }
+            if (!root || !ip) {
+                CS_CHECK(buf_init(v, rk, rcount));
+                buf_put(v, 0, w->in[r], n, 0);
+            }
+            if (!root) {
+                call_raw(c, sc, r, NULL, 0, MPI_DATATYPE_NULL, buf_ptr(v), rcount, rt);
+            } else if (ip) {
+                call_raw(c, sc, r, buf_ptr(s), scount, st, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL);
+            } else {
+                call_raw(c, sc, r, buf_ptr(s), scount, st, buf_ptr(v), rcount, rt);
+            }
+            break;
+        case CS_COLL_REDUCE:
+        case CS_COLL_ALLREDUCE: {
+            int gets = root || sc->coll == CS_COLL_ALLREDUCE;
+            int inplace = gets && ip;
+            if (gets) {
+                CS_CHECK(buf_init(v, rk, rcount));
+                if (inplace) {
+                    buf_put(v, 0, w->in[r], n, 1);
+                }
+                buf_put(v, 0, w->res, n, 0);
+            }
+            if (!inplace) {
+                CS_CHECK(buf_init(s, sk, scount));
+                buf_put(s, 0, w->in[r], n, 1);
+            }
+            call_raw(c, sc, r, inplace ? MPI_IN_PLACE : buf_ptr(s), rcount, rt, buf_ptr(v), rcount,
+                     rt);
+            break;
+        }
+        case CS_COLL_ALLGATHER:
+            CS_CHECK(buf_init(v, rk, (MPI_Aint)p * rcount));
+            for (int j = 0; j < p; j++) {
+                buf_put(v, (MPI_Aint)j * rcount, w->in[j], n, ip && j == r);
+            }
+            if (ip) {
+                call_raw(c, sc, r, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf_ptr(v), rcount, rt);
+            } else {
+                CS_CHECK(buf_init(s, sk, scount));
+                buf_put(s, 0, w->in[r], n, 1);
+                call_raw(c, sc, r, buf_ptr(s), scount, st, buf_ptr(v), rcount, rt);
+            }
+            break;
+        case CS_COLL_ALLGATHERV:
+            CS_CHECK(buf_init(v, rk, vlen));
+            for (int j = 0; j < p; j++) {
+                buf_put(v, w->displs[j], w->in[j], w->nin[j], ip && j == r);
+            }
+            if (ip) {
+                call_raw(c, sc, r, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf_ptr(v), 0, rt);
+            } else {
+                CS_CHECK(buf_init(s, sk, w->nin[r] / sk->ipe));
+                buf_put(s, 0, w->in[r], w->nin[r], 1);
+                call_raw(c, sc, r, buf_ptr(s), w->nin[r] / sk->ipe, st, buf_ptr(v), 0, rt);
+            }
+            c->recvcounts = w->counts;
+            c->displs = w->displs;
+            break;
+        default:
+            rc = CS_ERR_INTERNAL;
+            goto out;
+        }
+    }
+out:
+    return rc;
+}
+
+static void describe(const scase_t *sc, char *out, size_t cap) {
+    char type[32];
+    if (sc->sk == sc->rk) {
+        snprintf(type, sizeof(type), "%s", sc->sk->name);
+    } else {
+        snprintf(type, sizeof(type), "%s>%s", sc->sk->name, sc->rk->name);
+    }
+    if (sc->coll == CS_COLL_ALLGATHERV) {
+        snprintf(out, cap, "p=%d counts=pattern%d type=%s in_place=%d", sc->p, sc->count, type,
+                 sc->in_place);
+    } else {
+        snprintf(out, cap, "p=%d root=%d count=%d type=%s%s in_place=%d", sc->p, sc->root,
+                 sc->count, type,
+                 sc->op == OP_SUM   ? "/sum"
+                 : sc->op == OP_MAT ? "/matmul"
+                 : sc->op == OP_AFF ? "/affine"
+                                    : "",
+                 sc->in_place);
+    }
+}
+
+enum { CASE_PASS, CASE_FAIL, CASE_SKIP };
+
+/* Runs case `sc` of algorithm `a`: CASE_PASS, CASE_FAIL (why in `why`) or CASE_SKIP when the
+ * algorithm declares it does not apply. Negative on a failure of the test itself. */
+static int run_case(const cs_algo_t *a, const scase_t *sc, world_t *w, char *why, size_t cap) {
+    int rc = CS_OK;
+    int p = sc->p;
+    int applicable = 0, refused = 0, result = CASE_PASS;
+    cs_sim_report_t rep;
+    why[0] = '\0';
+    CS_CHECK(setup(w, sc));
+    for (int r = 0; r < p; r++) {
+        int st = cs_call_normalize(&w->call[r]);
+        if (st != CS_OK) {
+            snprintf(why, cap, "rank %d: cs_call_normalize returned %s", r, cs_status_name(st));
+            result = CASE_FAIL;
+            goto out;
+        }
+        applicable += cs_algo_applicable(a, &w->call[r]) == CS_OK;
+    }
+    if (applicable == 0) {
+        result = CASE_SKIP;
+        goto out;
+    }
+    if (applicable != p) {
+        snprintf(why, cap, "applicable on %d of %d ranks", applicable, p);
+        result = CASE_FAIL;
+        goto out;
+    }
+    for (int r = 0; r < p; r++) {
+        int st = cs_algo_build(a, &w->call[r], &w->sched[r]);
+        if (st == CS_ERR_NOT_APPLICABLE) {
+            refused++;
+        } else if (st != CS_OK) {
+            snprintf(why, cap, "rank %d: build returned %s", r, cs_status_name(st));
+            result = CASE_FAIL;
+            goto out;
+        }
+    }
+    if (refused > 0) {
+        /* The declared requirements hold, so build() must not refuse (the selector would run
+         * it); a refusal on some ranks only would also split the communicator. */
+        snprintf(why, cap, "build returned CS_ERR_NOT_APPLICABLE on %d of %d ranks", refused, p);
+        result = CASE_FAIL;
+        goto out;
+    }
+    for (int r = 0; r < p; r++) {
+        size_t bytes = 2 * SCRATCH_GUARD + (size_t)w->sched[r].scratch_bytes;
+        void *mem = NULL;
+        CS_REQUIRE(posix_memalign(&mem, 16, bytes) == 0, CS_ERR_NOMEM);
+        memset(mem, SCRATCH_FILL, bytes);
+        w->scratch[r] = mem;
+        w->ranks[r].sched = &w->sched[r];
+        w->ranks[r].sendbuf = w->call[r].sendbuf;
+        w->ranks[r].recvbuf = w->call[r].recvbuf;
+        w->ranks[r].scratch = w->scratch[r] + SCRATCH_GUARD;
+    }
+    rc = cs_sim_run(p, w->ranks, &rep);
+    if (rc == CS_ERR_INTERNAL) {
+        snprintf(why, cap, "%s", rep.msg);
+        result = CASE_FAIL;
+        rc = CS_OK;
+        goto out;
+    }
+    CS_CHECK(rc);
+    for (int r = 0; r < p && result == CASE_PASS; r++) {
+        if (buf_check(&w->send[r], "sendbuf", r, why, cap) ||
+            buf_check(&w->recv[r], "recvbuf", r, why, cap) ||
+            scratch_check(w->scratch[r], w->sched[r].scratch_bytes, r, why, cap)) {
+            result = CASE_FAIL;
+        }
+    }
+out:
+    world_clear(w);
+    return rc < 0 ? rc : result;
+}
+
+/* ---- case lists ---------------------------------------------------------------------------- */
+
+typedef struct caselist {
+    scase_t *v;
+    int n, cap;
+} caselist_t;
+
+static int add_case(caselist_t *l, const scase_t *sc) {
+    if (l->n == l->cap) {
+        int ncap = l->cap > 0 ? 2 * l->cap : 256;
+        scase_t *bigger = realloc(l->v, (size_t)ncap * sizeof(*bigger));
+        if (bigger == NULL) {
+            return CS_ERR_NOMEM;
+        }
+        l->v = bigger;
+        l->cap = ncap;
+    }
+    l->v[l->n] = *sc;
+    l->v[l->n].salt = l->n;
+    l->n++;
+    return CS_OK;
+}
+
+/* Appends v to set[0..*n) unless present or negative. */
+static void add_unique(int *set, int *n, int v) {
+    if (v < 0) {
+        return;
+    }
+    for (int i = 0; i < *n; i++) {
+        if (set[i] == v) {
+            return;
+        }
+    }
+    set[(*n)++] = v;
+}
+
+/* Send layout, receive layout and reduction op of a case. */
+typedef struct typepair {
+    int sk, rk, op;
+} typepair_t;
+
+static int make_cases(cs_coll_t coll, int p, caselist_t *l) {
+    int rc = CS_OK;
+    typepair_t types[5];
+    int ntypes = 0, roots[16], nroots = 0, counts[8], ncounts = 0;
+    int rooted = cs_coll_is_rooted(coll);
+    int may_in_place = coll != CS_COLL_BCAST;
+    scase_t sc;
+    l->n = 0;
+    if (cs_coll_is_reduction(coll)) {
+        types[ntypes++] = (typepair_t){K_INT, K_INT, OP_SUM};
+        types[ntypes++] = (typepair_t){K_MAT, K_MAT, OP_MAT};
+        types[ntypes++] = (typepair_t){K_HIDX, K_HIDX, OP_AFF};
+    } else {
+        types[ntypes++] = (typepair_t){K_INT, K_INT, OP_NONE};
+        types[ntypes++] = (typepair_t){K_HIDX, K_HIDX, OP_NONE};
+        types[ntypes++] = (typepair_t){K_SHIFT, K_SHIFT, OP_NONE};
+        if (coll != CS_COLL_BCAST) {
+            types[ntypes++] = (typepair_t){K_HIDX, K_INT, OP_NONE};
+            types[ntypes++] = (typepair_t){K_INT, K_HIDX, OP_NONE};
+        }
+    }
+    if (!rooted) {
+        roots[nroots++] = 0;
+    } else if (p <= 8) {
+        for (int r = 0; r < p; r++) {
+            roots[nroots++] = r;
+        }
+    } else {
+        add_unique(roots, &nroots, 0);
+        add_unique(roots, &nroots, 1);
+        add_unique(roots, &nroots, p / 2);
+        add_unique(roots, &nroots, p - 1);
+    }
+    if (coll == CS_COLL_ALLGATHERV) {
+        for (int pat = 0; pat < 5; pat++) {
+            counts[ncounts++] = pat;
+        }
+    } else {
+        add_unique(counts, &ncounts, 0);
+        add_unique(counts, &ncounts, 1);
+        add_unique(counts, &ncounts, 2);
+        add_unique(counts, &ncounts, p - 1);
+        add_unique(counts, &ncounts, p);
+        add_unique(counts, &ncounts, p + 1);
+        add_unique(counts, &ncounts, 2 * p + 1);
+    }
+    memset(&sc, 0, sizeof(sc));
+    sc.coll = coll;
+    sc.p = p;
+    for (int t = 0; t < ntypes; t++) {
+        for (int ip = 0; ip <= may_in_place; ip++) {
+            /* In-place allgather(v) uses the receive type only: mixed types add nothing. */
+            if (ip && types[t].sk != types[t].rk &&
+                (coll == CS_COLL_ALLGATHER || coll == CS_COLL_ALLGATHERV)) {
+                continue;
+            }
+            for (int ri = 0; ri < nroots; ri++) {
+                for (int ci = 0; ci < ncounts; ci++) {
+                    sc.sk = &kinds[types[t].sk];
+                    sc.rk = &kinds[types[t].rk];
+                    sc.op = types[t].op;
+                    sc.in_place = ip;
+                    sc.root = roots[ri];
+                    sc.count = counts[ci];
+                    CS_CHECK(add_case(l, &sc));
+                }
+            }
+        }
+    }
+out:
+    return rc;
+}
+
+/* ---- the registry -------------------------------------------------------------------------- */
+
+/* Runs every case of `a` for every p of the list (or for `only_p`, any p >= 1); counts
+ * (algorithm, p) results. */
+static int test_algo(const cs_algo_t *a, int only_p, int *passed, int *failed) {
+    int rc = CS_OK;
+    caselist_t list = {NULL, 0, 0};
+    world_t w;
+    long cases = 0, skipped = 0;
+    int bad_p = 0;
+    char why[WHY_BYTES], first[WHY_BYTES], name[160], first_name[160];
+    memset(&w, 0, sizeof(w));
+    for (int pi = 0; pi < (only_p > 0 ? 1 : NPROCS_COUNT); pi++) {
+        int p = only_p > 0 ? only_p : nprocs_list[pi];
+        int nfail = 0;
+        CS_CHECK(make_cases(a->coll, p, &list));
+        CS_CHECK(world_init(&w, p));
+        for (int i = 0; i < list.n; i++) {
+            int st = run_case(a, &list.v[i], &w, why, sizeof(why));
+            CS_CHECK(st);
+            cases++;
+            if (st == CASE_SKIP) {
+                skipped++;
+            } else if (st == CASE_FAIL) {
+                describe(&list.v[i], name, sizeof(name));
+                if (nfail++ == 0) {
+                    memcpy(first, why, sizeof(first));
+                    memcpy(first_name, name, sizeof(first_name));
+                }
+                if (verbose) {
+                    printf("  fail %s %s: %s\n", a->name, name, why);
+                }
+            }
+        }
+        if (nfail > 0) {
+            printf("FAIL %s p=%d: %d of %d cases failed; first: %s: %s\n", a->name, p, nfail,
+                   list.n, first_name, first);
+            (*failed)++;
+            bad_p++;
+        } else {
+            (*passed)++;
+        }
+        world_free(&w);
+    }
+    printf("%-4s %s: %ld cases, %ld not applicable%s\n", bad_p > 0 ? "FAIL" : "ok", a->name, cases,
+           skipped, bad_p > 0 ? " (failures above)" : "");
+out:
+    world_free(&w);
+    free(list.v);
+    return rc;
+}
+
+/* ---- self-tests: the checks must be able to fail ------------------------------------------- */
+
+static void expect(const char *what, int ok, const cs_sim_report_t *rep, int *passed, int *failed) {
+    if (ok) {
+        (*passed)++;
+        printf("ok   self-test %s%s%s\n", what, verbose && rep != NULL ? ": " : "",
+               verbose && rep != NULL ? rep->msg : "");
+    } else {
+        (*failed)++;
+        printf("FAIL self-test %s: the simulator did not report it as expected%s%s\n", what,
+               rep != NULL ? "; report: " : "", rep != NULL ? rep->msg : "");
+    }
+}
+
+/* Hand-built two-rank schedules, each with one planted defect (or none). */
+static int selftest_sched(int *passed, int *failed) {
+    int rc = CS_OK;
+    cs_sched_t s[2];
+    cs_sim_rank_t rk[2];
+    cs_sim_report_t rep;
+    cs_type_t t;
+    int data[2][8];
+    memset(s, 0, sizeof(s));
+    CS_CHECK(cs_type_init(&t, MPI_INT));
+    for (int test = 0; test < 7; test++) {
+        int st;
+        for (int r = 0; r < 2; r++) {
+            cs_sched_reset(&s[r], MPI_OP_NULL);
+            for (int i = 0; i < 8; i++) {
+                data[r][i] = 100 * r + i;
+            }
+            rk[r].sched = &s[r];
+            rk[r].sendbuf = data[r];
+            rk[r].recvbuf = data[r];
+            rk[r].scratch = NULL;
+        }
+        switch (test) {
+        case 0: /* each rank only receives from the other */
+            CS_CHECK(cs_sched_recv(&s[0], 1, cs_ref(CS_SLOT_RECV, 0), 1, &t));
+            CS_CHECK(cs_sched_recv(&s[1], 0, cs_ref(CS_SLOT_RECV, 0), 1, &t));
+            break;
+        case 1: /* a send nobody receives */
+            CS_CHECK(cs_sched_send(&s[0], 1, cs_ref(CS_SLOT_SEND, 0), 1, &t));
+            break;
+        case 2: /* 2 ints sent, 3 received */
+            CS_CHECK(cs_sched_send(&s[0], 1, cs_ref(CS_SLOT_SEND, 0), 2, &t));
+            CS_CHECK(cs_sched_recv(&s[1], 0, cs_ref(CS_SLOT_RECV, 0), 3, &t));
+            break;
+        case 3: /* rank 0 receives into ints 2-5 while sending ints 0-3 in the same round */
+            CS_CHECK(cs_sched_send(&s[0], 1, cs_ref(CS_SLOT_RECV, 0), 4, &t));
+            CS_CHECK(cs_sched_recv(&s[0], 1, cs_ref(CS_SLOT_RECV, 8), 4, &t));
+            CS_CHECK(cs_sched_recv(&s[1], 0, cs_ref(CS_SLOT_RECV, 0), 4, &t));
+            CS_CHECK(cs_sched_send(&s[1], 0, cs_ref(CS_SLOT_RECV, 16), 4, &t));
+            break;
+        case 4: /* rank 0 sends from a send buffer it does not have */
+            rk[0].sendbuf = NULL;
+            CS_CHECK(cs_sched_send(&s[0], 1, cs_ref(CS_SLOT_SEND, 0), 1, &t));
+            CS_CHECK(cs_sched_recv(&s[1], 0, cs_ref(CS_SLOT_RECV, 0), 1, &t));
+            break;
+        case 5: /* a peer outside the communicator */
+            CS_CHECK(cs_sched_send(&s[0], 2, cs_ref(CS_SLOT_SEND, 0), 1, &t));
+            break;
+        default: /* correct: two messages in one round arrive in order, then a reply */
+            CS_CHECK(cs_sched_send(&s[0], 1, cs_ref(CS_SLOT_SEND, 0), 2, &t));
+            CS_CHECK(cs_sched_send(&s[0], 1, cs_ref(CS_SLOT_SEND, 8), 2, &t));
+            CS_CHECK(cs_sched_recv(&s[1], 0, cs_ref(CS_SLOT_RECV, 16), 2, &t));
+            CS_CHECK(cs_sched_recv(&s[1], 0, cs_ref(CS_SLOT_RECV, 24), 2, &t));
+            CS_CHECK(cs_sched_round(&s[0]));
+            CS_CHECK(cs_sched_round(&s[1]));
+            CS_CHECK(cs_sched_recv(&s[0], 1, cs_ref(CS_SLOT_RECV, 28), 1, &t));
+            CS_CHECK(cs_sched_send(&s[1], 0, cs_ref(CS_SLOT_RECV, 28), 1, &t));
+            break;
+        }
+        CS_CHECK(cs_sched_round(&s[0]));
+        CS_CHECK(cs_sched_round(&s[1]));
+        st = cs_sim_run(2, rk, &rep);
+        if (st != CS_OK && st != CS_ERR_INTERNAL) {
+            rc = st;
+            goto out;
+        }
+        switch (test) {
+        case 0:
+            expect("deadlock", rep.deadlock && rep.unmatched == 2, &rep, passed, failed);
+            break;
+        case 1:
+            expect("send never received", rep.unmatched == 1 && st != CS_OK, &rep, passed, failed);
+            break;
+        case 2:
+            expect("size mismatch", rep.mismatch == 1, &rep, passed, failed);
+            break;
+        case 3:
+            expect("receive overlaps a send of its round", rep.overlap == 1 && !rep.deadlock, &rep,
+                   passed, failed);
+            break;
+        case 4:
+            expect("NULL buffer used", rep.bad_ref == 1, &rep, passed, failed);
+            break;
+        case 5:
+            expect("peer out of range", rep.bad_ref == 1, &rep, passed, failed);
+            break;
+        default:
+            expect("clean exchange passes, FIFO order kept",
+                   st == CS_OK && rep.messages == 3 && data[1][4] == 0 && data[1][5] == 1 &&
+                       data[1][6] == 2 && data[1][7] == 3 && data[0][7] == 3,
+                   &rep, passed, failed);
+            break;
+        }
+    }
+out:
+    cs_sched_free(&s[0]);
+    cs_sched_free(&s[1]);
+    return rc;
+}
+
+/* bcast that receives into scratch and leaves the user's buffer alone: a wrong result. */
+static int wrong_place(cs_sched_t *s, const cs_call_t *c) {
+    int rc = CS_OK;
+    cs_ref_t tmp;
+    if (c->rank != c->root) {
+        CS_CHECK(cs_sched_scratch(s, c->recvcount, &c->recv, &tmp));
+        CS_CHECK(cs_sched_recv(s, c->root, tmp, c->recvcount, &c->recv));
+        goto out;
+    }
+    for (int i = 0; i < c->nprocs; i++) {
+        if (i != c->root) {
+            CS_CHECK(cs_sched_send(s, i, cs_ref(CS_SLOT_RECV, 0), c->recvcount, &c->recv));
+        }
+    }
+out:
+    return rc;
+}
+
+/* Linear reduce that folds in reverse rank order: right only for commutative ops. */
+static int wrong_order(cs_sched_t *s, const cs_call_t *c) {
+    int rc = CS_OK;
+    int p = c->nprocs;
+    cs_ref_t all, recv = cs_ref(CS_SLOT_RECV, 0);
+    if (c->rank != c->root) {
+        CS_CHECK(cs_sched_send(s, c->root, cs_ref(CS_SLOT_SEND, 0), c->sendcount, &c->send));
+        goto out;
+    }
+    CS_CHECK(cs_sched_scratch(s, (MPI_Aint)p * c->sendcount, &c->send, &all));
+    for (int i = 0; i < p; i++) {
+        cs_ref_t block = cs_ref_at(all, (MPI_Aint)i * c->sendcount, &c->send);
+        if (i == c->rank) {
+            CS_CHECK(cs_sched_copy(s, cs_ref(CS_SLOT_SEND, 0), c->sendcount, &c->send, block,
+                                   c->sendcount, &c->send));
+        } else {
+            CS_CHECK(cs_sched_recv(s, i, block, c->sendcount, &c->send));
+        }
+    }
+    CS_CHECK(cs_sched_round(s));
+    CS_CHECK(cs_sched_copy(s, all, c->sendcount, &c->send, recv, c->recvcount, &c->recv));
+    for (int i = 1; i < p; i++) {
+        CS_CHECK(cs_sched_reduce(s, cs_ref_at(all, (MPI_Aint)i * c->sendcount, &c->send), recv,
+                                 c->recvcount, &c->recv));
+    }
+out:
+    return rc;
+}
+
+static const cs_algo_t wrong_place_algo = {
+    .name = "selftest/wrong_place", .coll = CS_COLL_BCAST, .desc = "", .build = wrong_place};
+static const cs_algo_t wrong_order_algo = {
+    .name = "selftest/wrong_order", .coll = CS_COLL_REDUCE, .desc = "", .build = wrong_order};
+
+/* Deliberately wrong algorithms through the same case machinery as the registry. */
+static int selftest_reference(int *passed, int *failed) {
+    int rc = CS_OK;
+    world_t w;
+    scase_t sc;
+    char why[WHY_BYTES];
+    int st;
+    memset(&w, 0, sizeof(w));
+    CS_CHECK(world_init(&w, 4));
+    memset(&sc, 0, sizeof(sc));
+    sc.p = 4;
+    sc.root = 1;
+    sc.count = 3;
+    sc.coll = CS_COLL_BCAST;
+    sc.sk = sc.rk = &kinds[K_HIDX];
+    CS_CHECK(st = run_case(&wrong_place_algo, &sc, &w, why, sizeof(why)));
+    expect("result left in scratch is caught", st == CASE_FAIL, NULL, passed, failed);
+    sc.coll = CS_COLL_REDUCE;
+    sc.sk = sc.rk = &kinds[K_MAT];
+    sc.op = OP_MAT;
+    CS_CHECK(st = run_case(&wrong_order_algo, &sc, &w, why, sizeof(why)));
+    expect("reverse rank order with matmul is caught", st == CASE_FAIL, NULL, passed, failed);
+    sc.sk = sc.rk = &kinds[K_HIDX];
+    sc.op = OP_AFF;
+    CS_CHECK(st = run_case(&wrong_order_algo, &sc, &w, why, sizeof(why)));
+    expect("reverse rank order with affine is caught", st == CASE_FAIL, NULL, passed, failed);
+    sc.sk = sc.rk = &kinds[K_INT];
+    sc.op = OP_SUM;
+    sc.in_place = 1;
+    CS_CHECK(st = run_case(&wrong_order_algo, &sc, &w, why, sizeof(why)));
+    expect("reverse rank order with sum passes", st == CASE_PASS, NULL, passed, failed);
+    if (st != CASE_PASS) {
+        printf("  why: %s\n", why);
+    }
+out:
+    world_free(&w);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    int rc = CS_OK;
+    int passed = 0, failed = 0, only_p = 0, ran = 0;
+    const char *only = NULL;
+    MPI_Init(&argc, &argv);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-v") == 0) {
+            verbose = 1;
+        } else if (strcmp(argv[i], "-a") == 0 && i + 1 < argc) {
+            only = argv[++i];
+        } else if (strcmp(argv[i], "-p") == 0 && i + 1 < argc) {
+            only_p = atoi(argv[++i]);
+            if (only_p < 1) {
+                fprintf(stderr, "cs_sim: -p wants a communicator size >= 1, not '%s'\n", argv[i]);
+                rc = CS_ERR_ARG;
+                goto out;
+            }
+        } else {
+            fprintf(stderr, "usage: %s [-v] [-a <coll>/<alg>] [-p <nprocs>]\n", argv[0]);
+            rc = CS_ERR_ARG;
+            goto out;
+        }
+    }
+    CS_CHECK(setup_types());
+    CS_CHECK(selftest_sched(&passed, &failed));
+    CS_CHECK(selftest_reference(&passed, &failed));
+    for (int i = 0; i < cs_registry_count; i++) {
+        const cs_algo_t *a = cs_registry[i];
+        if (a->build == NULL || (only != NULL && strcmp(a->name, only) != 0)) {
+            continue;
+        }
+        CS_CHECK(test_algo(a, only_p, &passed, &failed));
+        ran++;
+    }
+    if (only != NULL && ran == 0) {
+        fprintf(stderr, "cs_sim: no schedule builder named '%s' in the registry\n", only);
+        rc = CS_ERR_NOT_FOUND;
+        goto out;
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+out:
+    if (rc < 0 && rc != CS_ERR_ARG && rc != CS_ERR_NOT_FOUND) {
+        fprintf(stderr, "cs_sim: the test itself failed: %s\n", cs_status_name(rc));
+    }
+    free_types();
+    MPI_Finalize();
+    return rc < 0 ? 2 : failed > 0 ? 1 : 0;
+}
