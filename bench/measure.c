@@ -1,0 +1,207 @@
+/* Verification and interleaved timing of one plan point (see measure.h). */
+#include "measure.h"
+
+#include "core/log.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    MIN_REPS = 10,   /* before the first stability check */
+    CHECK_EVERY = 5, /* repetitions between stability checks */
+};
+
+void cs_bench_cands_free(cs_bench_cand_t *cands, int ncand) {
+    for (int i = 0; i < ncand; i++) {
+        free(cands[i].samples);
+        free(cands[i].raw);
+        cands[i].samples = NULL;
+        cands[i].raw = NULL;
+        cands[i].nsamples = 0;
+        cands[i].nraw = 0;
+        cands[i].failed = 0;
+        cands[i].failure[0] = '\0';
+        cands[i].outliers = 0;
+        cands[i].p_value = 1.0;
+        memset(&cands[i].summary, 0, sizeof(cands[i].summary));
+    }
+}
+
+/* Runs candidate `c` on freshly filled inputs; all ranks learn whether any rank failed. */
+static int run_checked(const cs_bench_cand_t *c, const cs_call_t *call, cs_bench_bufs_t *b,
+                       unsigned seed, MPI_Comm comm, int *failed) {
+    int rc = CS_OK;
+    int local = 0;
+    cs_bench_fill(call, b, seed);
+    local = cs_algo_run(c->algo, call) != CS_OK;
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &local, 1, MPI_INT, MPI_LOR, comm));
+    *failed = local;
+out:
+    return rc;
+}
+
+static int verify(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, cs_bench_bufs_t *b,
+                  unsigned seed, MPI_Comm comm, cs_bench_progress_t *progress) {
+    int rc = CS_OK;
+    int failed = 0;
+    int rank;
+    size_t nout = cs_bench_output_count(call);
+    CS_CHECK(run_checked(&cands[0], call, b, seed, comm, &failed));
+    CS_REQUIRE(!failed, CS_ERR_MPI);
+    memcpy(b->ref, b->recv, nout * sizeof(int));
+    CS_MPI_CHECK(PMPI_Comm_rank(comm, &rank));
+    for (int i = 1; i < ncand; i++) {
+        long first = -1;
+        int reporter;
+        if (!cands[i].applicable) {
+            continue;
+        }
+        if (progress != NULL) {
+            cs_bench_progress_step(progress, cands[i].algo->name);
+        }
+        CS_CHECK(run_checked(&cands[i], call, b, seed, comm, &failed));
+        for (size_t k = 0; !failed && k < nout; k++) {
+            if (b->recv[k] != b->ref[k]) {
+                first = (long)k;
+                break;
+            }
+        }
+        /* The lowest rank with a wrong result reports its first wrong element. */
+        reporter = first >= 0 ? rank : INT_MAX;
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &reporter, 1, MPI_INT, MPI_MIN, comm));
+        if (failed) {
+            cands[i].failed = 1;
+            snprintf(cands[i].failure, sizeof(cands[i].failure), "returned an error");
+        } else if (reporter != INT_MAX) {
+            cands[i].failed = 1;
+            if (rank == reporter) {
+                snprintf(cands[i].failure, sizeof(cands[i].failure),
+                         "result differs from native at rank %d, element %ld", rank, first);
+            }
+            CS_MPI_CHECK(PMPI_Bcast(cands[i].failure, (int)sizeof(cands[i].failure), MPI_CHAR,
+                                    reporter, comm));
+        }
+    }
+out:
+    return rc;
+}
+
+/* Rank 0's stopping decision: every timed candidate stable. */
+static int all_stable(cs_bench_cand_t *cands, int ncand, size_t n, double *work) {
+    for (int i = 0; i < ncand; i++) {
+        cs_stats_ci_t ci;
+        double median;
+        if (!cands[i].applicable || cands[i].failed) {
+            continue;
+        }
+        memcpy(work, cands[i].samples, n * sizeof(double));
+        if (cs_stats_sort(work, n) != CS_OK || cs_stats_quantile(work, n, 0.5, &median) != CS_OK ||
+            cs_stats_median_ci(work, n, CS_STATS_CONFIDENCE, &ci) != CS_OK ||
+            !cs_stats_is_stable(&ci, median, CS_STATS_REL_PRECISION)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *call,
+                           double budget_s, int reps_max, cs_bench_sync_t *sync, MPI_Comm comm) {
+    int rc = CS_OK;
+    int rank;
+    double start = PMPI_Wtime();
+    double *rep = NULL, *work = NULL;
+    int stop = 0, kept = 0;
+    CS_MPI_CHECK(PMPI_Comm_rank(comm, &rank));
+    rep = calloc((size_t)ncand + 1, sizeof(double)); /* last slot: "someone was late" */
+    work = calloc((size_t)reps_max, sizeof(double));
+    CS_REQUIRE(rep != NULL && work != NULL, CS_ERR_NOMEM);
+    for (int i = 0; i < ncand; i++) {
+        cands[i].samples = calloc((size_t)reps_max, sizeof(double));
+        cands[i].raw = calloc((size_t)reps_max, sizeof(double));
+        CS_REQUIRE(cands[i].samples != NULL && cands[i].raw != NULL, CS_ERR_NOMEM);
+    }
+    for (int r = 0; kept < reps_max && !stop; r++) {
+        rep[ncand] = 0;
+        for (int k = 0; k < ncand; k++) {
+            int i = (r + k) % ncand;
+            int late = 0;
+            double t0;
+            rep[i] = 0;
+            if (!cands[i].applicable || cands[i].failed) {
+                continue;
+            }
+            CS_CHECK(cs_bench_sync_start(sync, comm, &t0, &late));
+            CS_CHECK(cs_algo_run(cands[i].algo, call));
+            rep[i] = (cs_bench_sync_now(sync) - t0) * 1e6;
+            rep[ncand] += late;
+        }
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, rep, ncand + 1, MPI_DOUBLE, MPI_MAX, comm));
+        if (rep[ncand] > 0) { /* a start time arrived too late: discard, wait longer next */
+            sync->lead *= 2;
+        } else {
+            for (int i = 0; i < ncand; i++) {
+                cands[i].samples[kept] = cands[i].raw[kept] = rep[i];
+                cands[i].nsamples = cands[i].nraw = (size_t)kept + 1;
+            }
+            kept++;
+        }
+        if ((r + 1) % CHECK_EVERY == 0 || kept == reps_max) {
+            if (rank == 0) {
+                stop = PMPI_Wtime() - start >= budget_s ||
+                       (kept >= MIN_REPS && all_stable(cands, ncand, (size_t)kept, work));
+            }
+            CS_MPI_CHECK(PMPI_Bcast(&stop, 1, MPI_INT, 0, comm));
+        }
+    }
+out:
+    free(rep);
+    free(work);
+    return rc;
+}
+
+int cs_bench_summarise(cs_bench_cand_t *cands, int ncand) {
+    int rc = CS_OK;
+    for (int i = 0; i < ncand; i++) {
+        cs_bench_cand_t *c = &cands[i];
+        if (!c->applicable || c->failed || c->nsamples == 0) {
+            continue;
+        }
+        CS_CHECK(cs_stats_remove_outliers(c->samples, c->nsamples, CS_STATS_TUKEY_K, &c->outliers));
+        c->nsamples -= c->outliers;
+        CS_CHECK(cs_stats_summarize(c->samples, c->nsamples, &c->summary));
+    }
+    for (int i = 1; i < ncand; i++) {
+        cs_stats_rank_sum_t t;
+        cs_bench_cand_t *c = &cands[i];
+        if (!c->applicable || c->failed || c->nsamples == 0 || cands[0].nsamples == 0) {
+            continue;
+        }
+        CS_CHECK(
+            cs_stats_rank_sum(c->samples, c->nsamples, cands[0].samples, cands[0].nsamples, &t));
+        c->p_value = t.p;
+    }
+    cands[0].p_value = 1.0;
+out:
+    return rc;
+}
+
+int cs_bench_measure(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, cs_bench_bufs_t *b,
+                     double budget_s, int reps_max, unsigned seed, cs_bench_sync_t *sync,
+                     MPI_Comm comm, cs_bench_progress_t *progress) {
+    int rc = CS_OK;
+    cs_bench_cands_free(cands, ncand);
+    for (int i = 0; i < ncand; i++) {
+        cands[i].applicable = cs_algo_applicable(cands[i].algo, call) == CS_OK;
+    }
+    CS_REQUIRE(ncand > 0 && cands[0].applicable && cands[0].algo->run != NULL, CS_ERR_ARG);
+    CS_CHECK(verify(cands, ncand, call, b, seed, comm, progress));
+    if (progress != NULL) {
+        cs_bench_progress_step(progress, "timing");
+    }
+    CS_CHECK(time_candidates(cands, ncand, call, budget_s, reps_max, sync, comm));
+    CS_CHECK(cs_bench_summarise(cands, ncand));
+out:
+    return rc;
+}

@@ -1,0 +1,58 @@
+/* Verification and timing of the candidates of one plan point (collective, size, communicator).
+ *
+ * cs_bench_measure():
+ *   1. verifies every candidate against the native collective on pseudo-random MPI_INT data,
+ *      bit-exact, on all ranks; a candidate that differs or fails is marked `failed` with a
+ *      message and never timed;
+ *   2. times the rest interleaved: each repetition runs every candidate once, in an order that
+ *      rotates by one each repetition, each from a start time agreed on a common clock
+ *      (sync.h); a repetition's time is the maximum over ranks of end - start (MPI_MAX), and a
+ *      repetition in which some rank missed the start time is discarded;
+ *   3. stops when every candidate's median has a 95 % confidence interval within 5 % of it
+ *      (checked every few repetitions after a minimum), when `budget_s` is spent, or after
+ *      `reps_max` repetitions; rank 0 decides and broadcasts, so all ranks stop together;
+ *   4. removes outliers (Tukey, 3 IQR), summarises, and tests each candidate against native
+ *      (one-sided rank-sum; p_value).
+ * Candidate 0 must be the native collective. Collective over `comm`. `progress` (may be NULL)
+ * hears which algorithm is being verified, then "timing". */
+#ifndef CS_BENCH_MEASURE_H
+#define CS_BENCH_MEASURE_H
+
+#include "core/algo.h"
+#include "progress.h"
+#include "stats.h"
+#include "sync.h"
+#include "workload.h"
+
+typedef struct cs_bench_cand {
+    const cs_algo_t *algo;
+    const char *params; /* "key=value,..." sorted keys; "" when the algorithm has none */
+    int failed;         /* verification failed or the algorithm returned an error */
+    char failure[200];
+    int applicable; /* 0: CS_ERR_NOT_APPLICABLE for this call; neither verified nor timed */
+    double *raw;    /* microseconds, one per repetition (max over ranks), as timed */
+    size_t nraw;
+    double *samples; /* raw, then sorted and without outliers by cs_bench_summarise */
+    size_t nsamples;
+    cs_stats_summary_t summary; /* after outlier removal */
+    size_t outliers;
+    double p_value; /* candidate faster than native; 1 for native itself */
+} cs_bench_cand_t;
+
+/* Verifies, times and summarises cands[0..ncand-1] (cands[0] native) for `call`, whose
+ * buffers are `b`. Allocates each candidate's raw and samples arrays (freed by
+ * cs_bench_cands_free). Returns CS_ERR_MPI or CS_ERR_NOMEM on failure of the run itself; a wrong
+ * candidate is not an error. */
+int cs_bench_measure(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, cs_bench_bufs_t *b,
+                     double budget_s, int reps_max, unsigned seed, cs_bench_sync_t *sync,
+                     MPI_Comm comm, cs_bench_progress_t *progress) CS_MUST_CHECK;
+
+/* Removes outliers (Tukey, 3 IQR) from each timed candidate's samples, summarises them and
+ * tests each against cands[0] (native) with the one-sided rank-sum test. Reads `samples`,
+ * which it sorts and compacts; `raw` stays as timed. */
+int cs_bench_summarise(cs_bench_cand_t *cands, int ncand) CS_MUST_CHECK;
+
+/* Frees the samples of the candidates and resets their results. */
+void cs_bench_cands_free(cs_bench_cand_t *cands, int ncand);
+
+#endif

@@ -1,0 +1,374 @@
+/* collsel-bench option parsing (see options.h). */
+#include "options.h"
+
+#include "registry.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cs_bench_usage[] =
+    "usage: mpirun -np N collsel-bench [options]\n"
+    "\n"
+    "Measures every registered collective algorithm against the MPI library's own collectives\n"
+    "and stores measurements and winners in a SQLite database.\n"
+    "\n"
+    "options:\n"
+    "  --db PATH             database (default results/<host>.db; created if missing)\n"
+    "  --colls LIST          collectives to tune, comma separated (default: all)\n"
+    "                        bcast,gather,scatter,reduce,allreduce,allgather,allgatherv\n"
+    "  --algorithms LIST     algorithm globs, comma separated, e.g. 'allreduce/*,bcast/binomial'\n"
+    "                        (native collectives are always measured: they are the baseline)\n"
+    "  --sizes SPEC          bytes per process: LO:HI[:FACTOR] (default 4:4M:4) or a list\n"
+    "                        such as 8,1K,64K; K, M, G suffixes; multiples of 4\n"
+    "  --comm-sizes LIST     communicator sizes to tune inside the job (default: the job size)\n"
+    "  --budget DURATION     time for the whole run, e.g. 90s, 10m, 1h (default: 2 s per point)\n"
+    "  --reps-max N          repetitions per candidate and size at most (default 1000)\n"
+    "  --resume              continue the last unfinished run with the same options\n"
+    "  --list                print the plan (every algorithm variant, size, estimate) and exit\n"
+    "  --quiet               print only errors and the final summary\n"
+    "  --help                this text\n";
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return CS_ERR_ARG;
+}
+
+int cs_bench_parse_bytes(const char *text, size_t *out) {
+    char *end = NULL;
+    unsigned long long v;
+    if (text == NULL || !isdigit((unsigned char)text[0])) {
+        return CS_ERR_ARG;
+    }
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (errno != 0) {
+        return CS_ERR_ARG;
+    }
+    switch (toupper((unsigned char)*end)) {
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
+    default:
+        break;
+    }
+    if (toupper((unsigned char)*end) == 'B') {
+        end++;
+    }
+    if (*end != '\0') {
+        return CS_ERR_ARG;
+    }
+    *out = (size_t)v;
+    return CS_OK;
+}
+
+int cs_bench_parse_duration(const char *text, double *out) {
+    double total = 0;
+    const char *s = text;
+    if (s == NULL || *s == '\0') {
+        return CS_ERR_ARG;
+    }
+    while (*s != '\0') {
+        char *end = NULL;
+        double v = strtod(s, &end);
+        double unit = 1;
+        if (end == s || v < 0) {
+            return CS_ERR_ARG;
+        }
+        switch (*end) {
+        case 'h':
+            unit = 3600;
+            end++;
+            break;
+        case 'm':
+            unit = 60;
+            end++;
+            break;
+        case 's':
+            end++;
+            break;
+        case '\0':
+            break;
+        default:
+            return CS_ERR_ARG;
+        }
+        total += v * unit;
+        s = end;
+    }
+    *out = total;
+    return CS_OK;
+}
+
+void cs_bench_format_bytes(size_t bytes, char *buf, size_t len) {
+    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) {
+        snprintf(buf, len, "%zuM", bytes >> 20);
+    } else if (bytes >= 1024 && bytes % 1024 == 0) {
+        snprintf(buf, len, "%zuK", bytes >> 10);
+    } else {
+        snprintf(buf, len, "%zu", bytes);
+    }
+}
+
+static int cmp_size(const void *a, const void *b) {
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Splits a comma-separated list in place (the copy lives in `store`). */
+static int split(const char *text, char *store, size_t storelen, char **items, int max) {
+    int n = 0;
+    if (strlen(text) >= storelen) {
+        return -1;
+    }
+    strcpy(store, text);
+    for (char *tok = strtok(store, ","); tok != NULL; tok = strtok(NULL, ",")) {
+        if (n == max) {
+            return -1;
+        }
+        items[n++] = tok;
+    }
+    return n;
+}
+
+static int parse_sizes(const char *text, cs_bench_opts_t *o, char *err, size_t errlen) {
+    char store[1024];
+    char *items[CS_BENCH_MAX_LIST];
+    o->nsizes = 0;
+    if (strchr(text, ':') != NULL) {
+        char *parts[3] = {NULL, NULL, NULL};
+        size_t lo, hi, factor = 4;
+        int n = 0;
+        if (strlen(text) >= sizeof(store)) {
+            return fail(err, errlen, "--sizes: '%s' is too long", text);
+        }
+        strcpy(store, text);
+        for (char *tok = strtok(store, ":"); tok != NULL && n < 3; tok = strtok(NULL, ":")) {
+            parts[n++] = tok;
+        }
+        if (n < 2 || cs_bench_parse_bytes(parts[0], &lo) != CS_OK ||
+            cs_bench_parse_bytes(parts[1], &hi) != CS_OK ||
+            (n == 3 && cs_bench_parse_bytes(parts[2], &factor) != CS_OK)) {
+            return fail(err, errlen, "--sizes: cannot read '%s' (use LO:HI[:FACTOR], e.g. 4:4M:4)",
+                        text);
+        }
+        if (lo == 0 || hi < lo || factor < 2) {
+            return fail(err, errlen,
+                        "--sizes: '%s' needs 0 < LO <= HI and FACTOR >= 2 (e.g. 4:4M:4)", text);
+        }
+        for (size_t s = lo; s <= hi; s *= factor) {
+            if (o->nsizes == CS_BENCH_MAX_LIST) {
+                return fail(err, errlen, "--sizes: '%s' gives more than %d sizes", text,
+                            CS_BENCH_MAX_LIST);
+            }
+            o->sizes[o->nsizes++] = s;
+            if (s > hi / factor) {
+                break;
+            }
+        }
+    } else {
+        int n = split(text, store, sizeof(store), items, CS_BENCH_MAX_LIST);
+        if (n <= 0) {
+            return fail(err, errlen, "--sizes: cannot read '%s' (at most %d sizes)", text,
+                        CS_BENCH_MAX_LIST);
+        }
+        for (int i = 0; i < n; i++) {
+            if (cs_bench_parse_bytes(items[i], &o->sizes[i]) != CS_OK) {
+                return fail(err, errlen, "--sizes: '%s' is not a size (e.g. 8, 64K, 1M)", items[i]);
+            }
+        }
+        o->nsizes = n;
+    }
+    qsort(o->sizes, (size_t)o->nsizes, sizeof(size_t), cmp_size);
+    int unique = 0;
+    for (int i = 0; i < o->nsizes; i++) {
+        if (o->sizes[i] % 4 != 0) {
+            return fail(err, errlen,
+                        "--sizes: %zu is not a multiple of 4 bytes (the tuning run moves MPI_INT "
+                        "elements)",
+                        o->sizes[i]);
+        }
+        if (o->sizes[i] > ((size_t)1 << 30)) {
+            return fail(err, errlen, "--sizes: %zu bytes is more than the 1G per process limit",
+                        o->sizes[i]);
+        }
+        if (unique == 0 || o->sizes[unique - 1] != o->sizes[i]) {
+            o->sizes[unique++] = o->sizes[i];
+        }
+    }
+    o->nsizes = unique;
+    return CS_OK;
+}
+
+static int parse_colls(const char *text, cs_bench_opts_t *o, char *err, size_t errlen, char *store,
+                       size_t storelen) {
+    char *items[CS_BENCH_MAX_LIST];
+    int n = split(text, store, storelen, items, CS_BENCH_MAX_LIST);
+    if (n <= 0) {
+        return fail(err, errlen, "--colls: cannot read '%s'", text);
+    }
+    o->colls = 0;
+    for (int i = 0; i < n; i++) {
+        cs_coll_t c;
+        if (cs_coll_from_name(items[i], &c) != CS_OK) {
+            return fail(err, errlen,
+                        "--colls: unknown collective '%s' (use bcast, gather, scatter, reduce, "
+                        "allreduce, allgather, allgatherv)",
+                        items[i]);
+        }
+        o->colls |= 1u << c;
+    }
+    return CS_OK;
+}
+
+static int parse_algorithms(const char *text, cs_bench_opts_t *o, char *err, size_t errlen,
+                            char *store, size_t storelen) {
+    char *items[CS_BENCH_MAX_LIST];
+    int n = split(text, store, storelen, items, CS_BENCH_MAX_LIST);
+    if (n <= 0) {
+        return fail(err, errlen, "--algorithms: cannot read '%s'", text);
+    }
+    for (int i = 0; i < n; i++) {
+        int matched = 0;
+        for (int a = 0; a < cs_registry_count; a++) {
+            matched |= fnmatch(items[i], cs_registry[a]->name, 0) == 0;
+        }
+        if (!matched) {
+            return fail(err, errlen,
+                        "--algorithms: '%s' matches no algorithm (see collsel-bench --list)",
+                        items[i]);
+        }
+        o->algorithms[i] = items[i];
+    }
+    o->nalgorithms = n;
+    return CS_OK;
+}
+
+static int parse_comm_sizes(const char *text, cs_bench_opts_t *o, char *err, size_t errlen) {
+    char store[1024];
+    char *items[CS_BENCH_MAX_LIST];
+    int n = split(text, store, sizeof(store), items, CS_BENCH_MAX_LIST);
+    if (n <= 0) {
+        return fail(err, errlen, "--comm-sizes: cannot read '%s'", text);
+    }
+    for (int i = 0; i < n; i++) {
+        char *end = NULL;
+        long v = strtol(items[i], &end, 10);
+        if (*end != '\0' || v < 1 || v > 1 << 24) {
+            return fail(err, errlen, "--comm-sizes: '%s' is not a process count >= 1", items[i]);
+        }
+        o->comm_sizes[i] = (int)v;
+    }
+    o->ncomm_sizes = n;
+    return CS_OK;
+}
+
+/* Static storage for list copies: options point into it. One parse per process. */
+static char colls_store[1024], algorithms_store[4096];
+
+int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t errlen) {
+    int rc = CS_OK;
+    const char *sizes = "4:4M:4";
+    memset(o, 0, sizeof(*o));
+    o->colls = (1u << CS_COLL_COUNT) - 1;
+    o->reps_max = 1000;
+    err[0] = '\0';
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes_value = 1;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            o->help = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--resume") == 0) {
+            o->resume = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--list") == 0) {
+            o->list = 1;
+            takes_value = 0;
+        } else if (strcmp(a, "--quiet") == 0) {
+            o->quiet = 1;
+            takes_value = 0;
+        } else if (v == NULL && (strcmp(a, "--db") == 0 || strcmp(a, "--colls") == 0 ||
+                                 strcmp(a, "--algorithms") == 0 || strcmp(a, "--sizes") == 0 ||
+                                 strcmp(a, "--comm-sizes") == 0 || strcmp(a, "--budget") == 0 ||
+                                 strcmp(a, "--reps-max") == 0)) {
+            return fail(err, errlen, "%s needs a value (see --help)", a);
+        } else if (strcmp(a, "--db") == 0) {
+            if (v[0] == '\0') {
+                return fail(err, errlen, "--db: empty path");
+            }
+            o->db_path = v;
+        } else if (strcmp(a, "--colls") == 0) {
+            CS_CHECK(parse_colls(v, o, err, errlen, colls_store, sizeof(colls_store)));
+        } else if (strcmp(a, "--algorithms") == 0) {
+            CS_CHECK(
+                parse_algorithms(v, o, err, errlen, algorithms_store, sizeof(algorithms_store)));
+        } else if (strcmp(a, "--sizes") == 0) {
+            sizes = v;
+        } else if (strcmp(a, "--comm-sizes") == 0) {
+            CS_CHECK(parse_comm_sizes(v, o, err, errlen));
+        } else if (strcmp(a, "--budget") == 0) {
+            if (cs_bench_parse_duration(v, &o->budget_s) != CS_OK || o->budget_s <= 0) {
+                return fail(err, errlen, "--budget: '%s' is not a duration (e.g. 90s, 10m, 1h)", v);
+            }
+        } else if (strcmp(a, "--reps-max") == 0) {
+            char *end = NULL;
+            long n = strtol(v, &end, 10);
+            if (*end != '\0' || n < 1 || n > 10000000) {
+                return fail(err, errlen, "--reps-max: '%s' is not a count >= 1", v);
+            }
+            o->reps_max = (int)n;
+        } else {
+            return fail(err, errlen, "unknown option '%s' (see --help)", a);
+        }
+        if (takes_value) {
+            i++;
+        }
+    }
+    CS_CHECK(parse_sizes(sizes, o, err, errlen));
+    /* The plan-defining options, in a fixed order: a resumed run must match them. */
+    {
+        char buf[256];
+        size_t used = 0;
+        used +=
+            (size_t)snprintf(o->args + used, sizeof(o->args) - used, "colls=%#x sizes=", o->colls);
+        for (int i = 0; i < o->nsizes && used < sizeof(o->args); i++) {
+            cs_bench_format_bytes(o->sizes[i], buf, sizeof(buf));
+            used +=
+                (size_t)snprintf(o->args + used, sizeof(o->args) - used, "%s%s", i ? "," : "", buf);
+        }
+        for (int i = 0; i < o->ncomm_sizes && used < sizeof(o->args); i++) {
+            used += (size_t)snprintf(o->args + used, sizeof(o->args) - used, "%s%d",
+                                     i ? "," : " comm_sizes=", o->comm_sizes[i]);
+        }
+        for (int i = 0; i < o->nalgorithms && used < sizeof(o->args); i++) {
+            used += (size_t)snprintf(o->args + used, sizeof(o->args) - used, "%s%s",
+                                     i ? "," : " algorithms=", o->algorithms[i]);
+        }
+        if (used < sizeof(o->args)) {
+            snprintf(o->args + used, sizeof(o->args) - used, " reps_max=%d budget=%g", o->reps_max,
+                     o->budget_s);
+        }
+    }
+out:
+    return rc;
+}

@@ -1,0 +1,93 @@
+/* Progress display (see progress.h). */
+#include "progress.h"
+
+#include "options.h"
+
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cs_bench_format_duration(double seconds, char *buf, size_t len) {
+    long s = (long)(seconds + 0.5);
+    if (s >= 3600) {
+        snprintf(buf, len, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+    } else if (s >= 60) {
+        snprintf(buf, len, "%ldm%02lds", s / 60, s % 60);
+    } else {
+        snprintf(buf, len, "%lds", s);
+    }
+}
+
+void cs_bench_progress_start(cs_bench_progress_t *p, int total, int enabled) {
+    p->enabled = enabled;
+    p->tty = enabled && isatty(STDERR_FILENO);
+    p->total = total > 0 ? total : 1;
+    p->done = 0;
+    p->start = now();
+    p->last_coll = -1;
+    p->last_comm_size = -1;
+    p->line_open = 0;
+}
+
+static void draw(cs_bench_progress_t *p, const char *name) {
+    enum { WIDTH = 30 };
+    char bar[WIDTH + 1], size[32], eta[32] = "?";
+    int filled = p->done * WIDTH / p->total;
+    double elapsed = now() - p->start;
+    for (int i = 0; i < WIDTH; i++) {
+        bar[i] = i < filled ? '#' : '.';
+    }
+    bar[WIDTH] = '\0';
+    if (p->done > 0) {
+        cs_bench_format_duration(elapsed / p->done * (p->total - p->done), eta, sizeof(eta));
+    }
+    cs_bench_format_bytes(p->bytes, size, sizeof(size));
+    fprintf(stderr, "\r\033[K[%s] %3d%% %s np=%d %sB %s  ETA %s", bar, p->done * 100 / p->total,
+            cs_coll_name(p->coll), p->comm_size, size, name, eta);
+    fflush(stderr);
+    p->line_open = 1;
+}
+
+void cs_bench_progress_point(cs_bench_progress_t *p, cs_coll_t coll, int comm_size, size_t bytes) {
+    p->coll = coll;
+    p->comm_size = comm_size;
+    p->bytes = bytes;
+    if (!p->enabled) {
+        return;
+    }
+    if (!p->tty && ((int)coll != p->last_coll || comm_size != p->last_comm_size)) {
+        char eta[32] = "?";
+        if (p->done > 0) {
+            double elapsed = now() - p->start;
+            cs_bench_format_duration(elapsed / p->done * (p->total - p->done), eta, sizeof(eta));
+        }
+        fprintf(stderr, "collsel-bench: %3d%% %s on %d processes (ETA %s)\n",
+                p->done * 100 / p->total, cs_coll_name(coll), comm_size, eta);
+    }
+    p->last_coll = (int)coll;
+    p->last_comm_size = comm_size;
+}
+
+void cs_bench_progress_step(cs_bench_progress_t *p, const char *name) {
+    if (p->tty) {
+        draw(p, name);
+    }
+}
+
+void cs_bench_progress_point_done(cs_bench_progress_t *p) {
+    p->done++;
+}
+
+void cs_bench_progress_end(cs_bench_progress_t *p) {
+    if (p->tty && p->line_open) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        p->line_open = 0;
+    }
+}

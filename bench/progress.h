@@ -1,0 +1,38 @@
+/* Progress of a tuning run, printed by rank 0 on stderr.
+ *
+ * On a terminal: one line redrawn in place with a bar, the percentage of plan points done, the
+ * current collective, size and algorithm, and the estimated time left. Without a terminal (a
+ * batch job's log): one line per collective and communicator size. Quiet: nothing. */
+#ifndef CS_BENCH_PROGRESS_H
+#define CS_BENCH_PROGRESS_H
+
+#include "core/call.h"
+
+#include <stddef.h>
+
+typedef struct cs_bench_progress {
+    int enabled, tty;
+    int total, done;
+    double start;
+    int last_coll, last_comm_size;
+    cs_coll_t coll;
+    int comm_size;
+    size_t bytes;
+    int line_open;
+} cs_bench_progress_t;
+
+/* Starts reporting `total` points; `enabled` is 0 on ranks other than 0 and with --quiet. */
+void cs_bench_progress_start(cs_bench_progress_t *p, int total, int enabled);
+/* A point begins. */
+void cs_bench_progress_point(cs_bench_progress_t *p, cs_coll_t coll, int comm_size, size_t bytes);
+/* The point's work is now on algorithm `name` (verification or "timing"). */
+void cs_bench_progress_step(cs_bench_progress_t *p, const char *name);
+/* The point is done. */
+void cs_bench_progress_point_done(cs_bench_progress_t *p);
+/* Ends the progress line so that other output can follow. */
+void cs_bench_progress_end(cs_bench_progress_t *p);
+
+/* Writes a duration as "1h02m", "3m20s" or "12s". */
+void cs_bench_format_duration(double seconds, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,107 @@
+/* Winner selection and interval merging (see rules.h). */
+#include "rules.h"
+
+#include "stats.h"
+
+#include <math.h>
+#include <string.h>
+
+static const cs_bench_entry_t *native_of(const cs_bench_size_t *s) {
+    for (int i = 0; i < s->n; i++) {
+        if (s->entries[i].native) {
+            return &s->entries[i];
+        }
+    }
+    return NULL;
+}
+
+int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) {
+    const cs_bench_entry_t *native = native_of(s);
+    int k = 0;
+    if (native == NULL || s->n > CS_BENCH_MAX_RANKED) {
+        return CS_ERR_ARG;
+    }
+    for (int i = 0; i < s->n; i++) {
+        const cs_bench_entry_t *e = &s->entries[i];
+        if (e->native || !cs_stats_is_winner(e->p_value, e->median_us, native->median_us,
+                                             CS_STATS_ALPHA, CS_STATS_MIN_GAIN)) {
+            continue;
+        }
+        /* Insertion by median; ties keep registry order. */
+        int j = k++;
+        while (j > 0 && s->entries[order[j - 1]].median_us > e->median_us) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    order[k++] = (int)(native - s->entries);
+    *n = k;
+    return CS_OK;
+}
+
+static int same_ranking(const cs_bench_size_t *a, const int *oa, int na, const cs_bench_size_t *b,
+                        const int *ob, int nb) {
+    if (na != nb) {
+        return 0;
+    }
+    for (int i = 0; i < na; i++) {
+        const cs_bench_entry_t *x = &a->entries[oa[i]], *y = &b->entries[ob[i]];
+        if (strcmp(x->algorithm, y->algorithm) != 0 || strcmp(x->params, y->params) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A boundary strictly above a and at most b: the rounded geometric mean. */
+static uint64_t boundary(uint64_t a, uint64_t b) {
+    uint64_t m = (uint64_t)llround(sqrt((double)a * (double)b));
+    if (m <= a) {
+        m = a + 1;
+    }
+    return m > b ? b : m;
+}
+
+int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_bench_rule_t *out, int cap,
+                   int *nout) {
+    int rc = CS_OK;
+    int order[CS_BENCH_MAX_RANKED], next[CS_BENCH_MAX_RANKED];
+    int n = 0, nnext = 0, rows = 0;
+    *nout = 0;
+    for (int i = 1; i < nsizes; i++) {
+        CS_REQUIRE(sizes[i - 1].bytes < sizes[i].bytes, CS_ERR_ARG);
+    }
+    for (int start = 0; start < nsizes;) {
+        int end = start + 1;
+        const cs_bench_entry_t *native;
+        CS_CHECK(cs_bench_rank(&sizes[start], order, &n));
+        while (end < nsizes) {
+            CS_CHECK(cs_bench_rank(&sizes[end], next, &nnext));
+            if (!same_ranking(&sizes[start], order, n, &sizes[end], next, nnext)) {
+                break;
+            }
+            end++;
+        }
+        native = native_of(&sizes[start]);
+        for (int r = 0; r < n; r++) {
+            const cs_bench_entry_t *e = &sizes[start].entries[order[r]];
+            CS_REQUIRE(rows < cap, CS_ERR_NOMEM);
+            out[rows].lo_bytes =
+                start == 0 ? 0 : boundary(sizes[start - 1].bytes, sizes[start].bytes);
+            out[rows].hi_bytes = end == nsizes ? CS_BENCH_UNBOUNDED
+                                               : boundary(sizes[end - 1].bytes, sizes[end].bytes);
+            out[rows].rank = r + 1;
+            out[rows].algorithm = e->algorithm;
+            out[rows].params = e->params;
+            out[rows].median_us = e->median_us;
+            out[rows].native_us = native->median_us;
+            out[rows].p_value = e->native ? 1.0 : e->p_value;
+            rows++;
+        }
+        start = end;
+    }
+    *nout = rows;
+out:
+    return rc;
+}

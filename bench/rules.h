@@ -1,0 +1,55 @@
+/* From measurements to rules: who wins at each size, and size intervals with one ranking.
+ *
+ * At one size the ranking is: every candidate that beats native (cs_stats_is_winner: rank-sum
+ * p < 0.01 and at least 3 % faster), fastest median first, then native, which therefore always
+ * ends a ranked list and is its winner when nothing beats it. Adjacent sizes whose rankings
+ * name the same algorithms in the same order merge into one interval. Interval boundaries lie
+ * at the geometric mean of neighbouring measured sizes; the first interval starts at 0 bytes
+ * and the last is unbounded (hi = CS_BENCH_UNBOUNDED), so the intervals of one
+ * (collective, communicator size, processes per node) cover every size exactly once. */
+#ifndef CS_BENCH_RULES_H
+#define CS_BENCH_RULES_H
+
+#include "core/status.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CS_BENCH_UNBOUNDED  UINT64_MAX
+#define CS_BENCH_MAX_RANKED 64
+
+/* One measured, verified candidate at one size. */
+typedef struct cs_bench_entry {
+    const char *algorithm; /* key, "<coll>/<alg>" */
+    const char *params;    /* "key=value,..." or "" */
+    double median_us;
+    double p_value; /* faster than native; ignored for native */
+    int native;
+} cs_bench_entry_t;
+
+/* Everything measured at one size; exactly one entry must be native. */
+typedef struct cs_bench_size {
+    uint64_t bytes;
+    const cs_bench_entry_t *entries;
+    int n;
+} cs_bench_size_t;
+
+/* One rule row: rank `rank` (1 = winner) of the interval [lo_bytes, hi_bytes). */
+typedef struct cs_bench_rule {
+    uint64_t lo_bytes, hi_bytes;
+    int rank;
+    const char *algorithm, *params;
+    double median_us, native_us, p_value;
+} cs_bench_rule_t;
+
+/* Ranks the entries of `s`: order[0..*n-1] are indices into s->entries, winner first, native
+ * last. CS_ERR_ARG when s has no native entry or more than CS_BENCH_MAX_RANKED entries. */
+int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) CS_MUST_CHECK;
+
+/* Builds the rules of sizes[0..nsizes-1] (ascending bytes) into out[0..cap-1]; *nout rows.
+ * Medians and p-values of a merged interval are those of its first size.
+ * CS_ERR_ARG on unsorted sizes or a size without native; CS_ERR_NOMEM when cap is too small. */
+int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_bench_rule_t *out, int cap,
+                   int *nout) CS_MUST_CHECK;
+
+#endif

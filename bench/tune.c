@@ -1,0 +1,594 @@
+/* The tuning run (see tune.h). */
+#include "tune.h"
+
+#include "core/log.h"
+#include "db.h"
+#include "machine.h"
+#include "measure.h"
+#include "options.h"
+#include "progress.h"
+#include "registry.h"
+#include "rules.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_CANDS              64
+#define DEFAULT_POINT_BUDGET_S 2.0
+#define MIN_POINT_BUDGET_S     0.05
+
+typedef struct plan {
+    cs_bench_cand_t cands[CS_COLL_COUNT][MAX_CANDS];
+    int ncands[CS_COLL_COUNT];
+    int comm_sizes[CS_BENCH_MAX_LIST];
+    int ncomm_sizes;
+    int npoints;
+} plan_t;
+
+/* Rank-0 state of a run. */
+typedef struct run {
+    cs_db_t *db;
+    int64_t machine_id, run_id;
+    char path[4096];
+} run_t;
+
+static void say(int rank, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(int rank, const char *fmt, ...) {
+    va_list ap;
+    if (rank != 0) {
+        return;
+    }
+    va_start(ap, fmt);
+    fputs("collsel-bench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static int selected(const cs_bench_opts_t *o, const char *name) {
+    if (o->nalgorithms == 0) {
+        return 1;
+    }
+    for (int i = 0; i < o->nalgorithms; i++) {
+        if (fnmatch(o->algorithms[i], name, 0) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Candidates per collective: native first, then the selected registered algorithms, then the
+ * extra ones. */
+static int make_plan(const cs_bench_opts_t *o, const cs_algo_t *const *extra, int nextra,
+                     int nprocs, plan_t *plan) {
+    memset(plan, 0, sizeof(*plan));
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        int n = 0;
+        if (!(o->colls & (1u << c))) {
+            continue;
+        }
+        plan->cands[c][n++].algo = cs_registry_native((cs_coll_t)c);
+        for (int i = 0; i < cs_registry_count; i++) {
+            const cs_algo_t *a = cs_registry[i];
+            if (a->coll == (cs_coll_t)c && a->run == NULL && selected(o, a->name) &&
+                n < MAX_CANDS) {
+                plan->cands[c][n++].algo = a;
+            }
+        }
+        for (int i = 0; i < nextra; i++) {
+            if (extra[i]->coll == (cs_coll_t)c && n < MAX_CANDS) {
+                plan->cands[c][n++].algo = extra[i];
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            plan->cands[c][i].params = "";
+        }
+        plan->ncands[c] = n;
+    }
+    if (o->ncomm_sizes == 0) {
+        plan->comm_sizes[0] = nprocs;
+        plan->ncomm_sizes = 1;
+    } else {
+        memcpy(plan->comm_sizes, o->comm_sizes, sizeof(int) * (size_t)o->ncomm_sizes);
+        plan->ncomm_sizes = o->ncomm_sizes;
+    }
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        if (plan->ncands[c] > 0) {
+            plan->npoints += plan->ncomm_sizes * o->nsizes;
+        }
+    }
+    return CS_OK;
+}
+
+static void print_list(const cs_bench_opts_t *o, const plan_t *plan) {
+    int ncolls = 0, nmeasure = 0;
+    char dur[32];
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        for (int i = 0; i < plan->ncands[c]; i++) {
+            const cs_bench_cand_t *k = &plan->cands[c][i];
+            printf("%s%s%s%s\n", k->algo->name, k->params[0] ? "(" : "", k->params,
+                   k->params[0] ? ")" : "");
+        }
+        ncolls += plan->ncands[c] > 0;
+        nmeasure += plan->ncands[c] * o->nsizes * plan->ncomm_sizes;
+    }
+    double per_point = o->budget_s > 0 ? o->budget_s / (plan->npoints > 0 ? plan->npoints : 1)
+                                       : DEFAULT_POINT_BUDGET_S;
+    cs_bench_format_duration(per_point * plan->npoints, dur, sizeof(dur));
+    printf("plan: %d collectives x %d sizes x %d communicator sizes = %d points, %d measurements\n",
+           ncolls, o->nsizes, plan->ncomm_sizes, plan->npoints, nmeasure);
+    printf("estimated duration: at most %s (%.2f s timing per point, plus verification)\n", dur,
+           per_point);
+}
+
+static int ensure_parent_dir(const char *path) {
+    char dir[4096];
+    char *slash;
+    snprintf(dir, sizeof(dir), "%s", path);
+    slash = strrchr(dir, '/');
+    if (slash == NULL || slash == dir) {
+        return 0;
+    }
+    *slash = '\0';
+    if (mkdir(dir, 0775) != 0 && errno != EEXIST) {
+        return -1;
+    }
+    return 0;
+}
+
+/* Rank 0: opens the database and starts (or resumes) the run. */
+static int open_run(const cs_bench_opts_t *o, const cs_bench_machine_t *m, run_t *r, int *resumed) {
+    int rc = CS_OK;
+    char why[512] = "";
+    bool was_resumed = false;
+    cs_db_machine_t dm = {m->host, m->topology, m->mpi_library};
+    cs_db_run_t dr = {0};
+    if (o->db_path != NULL) {
+        snprintf(r->path, sizeof(r->path), "%s", o->db_path);
+    } else {
+        snprintf(r->path, sizeof(r->path), "results/%s.db", m->host);
+        if (ensure_parent_dir(r->path) != 0) {
+            fprintf(stderr, "collsel-bench: cannot create directory for %s: %s\n", r->path,
+                    strerror(errno));
+            return CS_ERR_DB;
+        }
+    }
+    rc = cs_db_open(r->path, CS_DB_READ_WRITE, &r->db, why, sizeof(why));
+    if (rc != CS_OK) {
+        fprintf(stderr, "collsel-bench: %s\n", why[0] ? why : cs_status_str(rc));
+        return rc;
+    }
+    CS_CHECK(cs_db_find_or_insert_machine(r->db, &dm, &r->machine_id));
+    dr.machine_id = r->machine_id;
+    dr.nprocs = m->nprocs;
+    dr.nnodes = m->nnodes;
+    dr.ppn = m->ppn;
+    dr.oversubscribed = m->cores > 0 && m->ppn > m->cores;
+    dr.args = o->args;
+    dr.version = CS_VERSION;
+    CS_CHECK(cs_db_start_run(r->db, &dr, o->resume != 0, &r->run_id, &was_resumed));
+    *resumed = was_resumed;
+out:
+    if (rc != CS_OK && r->db != NULL) {
+        fprintf(stderr, "collsel-bench: %s: %s\n", r->path, cs_db_errmsg(r->db));
+    }
+    return rc;
+}
+
+/* Rank 0: stores a measured point (measurements and failures) in one batch. */
+static int store_point(run_t *r, cs_bench_cand_t *cands, int ncand, cs_coll_t coll, int comm_size,
+                       int ppn, uint64_t bytes) {
+    int rc = CS_OK;
+    int open = 0;
+    CS_CHECK(cs_db_begin(r->db));
+    open = 1;
+    for (int i = 0; i < ncand; i++) {
+        const cs_bench_cand_t *c = &cands[i];
+        cs_db_point_t pt = {cs_coll_name(coll), c->algo->name, c->params, comm_size, ppn, bytes};
+        if (!c->applicable) {
+            continue;
+        }
+        if (c->failed) {
+            cs_db_failure_t f = {r->run_id, pt, c->failure};
+            CS_CHECK(cs_db_insert_failure(r->db, &f));
+            continue;
+        }
+        cs_db_measurement_t m = {r->run_id,
+                                 pt,
+                                 (int)c->nraw,
+                                 (int)c->outliers,
+                                 c->summary.min,
+                                 c->summary.q1,
+                                 c->summary.median,
+                                 c->summary.q3,
+                                 c->summary.max,
+                                 1,
+                                 c->raw,
+                                 c->nraw};
+        CS_CHECK(cs_db_insert_measurement(r->db, &m));
+    }
+    CS_CHECK(cs_db_commit(r->db));
+    open = 0;
+out:
+    if (open && cs_db_rollback(r->db) != CS_OK) {
+        cs_log(CS_LOG_WARN, "rollback failed: %s", cs_db_errmsg(r->db));
+    }
+    return rc;
+}
+
+/* --- rules from the run's measurements ------------------------------------------------------ */
+
+typedef struct record {
+    char coll[32], algorithm[128], params[128];
+    int comm_size, ppn;
+    uint64_t bytes;
+    double *samples;
+    size_t n;
+} record_t;
+
+typedef struct records {
+    record_t *v;
+    size_t n, cap;
+} records_t;
+
+static int collect(const cs_db_measurement_t *m, void *ctx) {
+    records_t *rs = ctx;
+    record_t *rec;
+    if (rs->n == rs->cap) {
+        size_t cap = rs->cap ? 2 * rs->cap : 256;
+        record_t *v = realloc(rs->v, cap * sizeof(*v));
+        if (v == NULL) {
+            return CS_ERR_NOMEM;
+        }
+        rs->v = v;
+        rs->cap = cap;
+    }
+    rec = &rs->v[rs->n];
+    memset(rec, 0, sizeof(*rec));
+    snprintf(rec->coll, sizeof(rec->coll), "%s", m->point.coll);
+    snprintf(rec->algorithm, sizeof(rec->algorithm), "%s", m->point.algorithm);
+    snprintf(rec->params, sizeof(rec->params), "%s", m->point.params ? m->point.params : "");
+    rec->comm_size = m->point.comm_size;
+    rec->ppn = m->point.ppn;
+    rec->bytes = m->point.bytes;
+    rec->n = m->nsamples;
+    rec->samples = malloc((m->nsamples ? m->nsamples : 1) * sizeof(double));
+    if (rec->samples == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    memcpy(rec->samples, m->samples_us, m->nsamples * sizeof(double));
+    rs->n++;
+    return CS_OK;
+}
+
+static int is_native_key(const char *name) {
+    const cs_algo_t *a = cs_registry_find(name);
+    return a != NULL && a->run != NULL;
+}
+
+static int same_group(const record_t *a, const record_t *b) {
+    return strcmp(a->coll, b->coll) == 0 && a->comm_size == b->comm_size && a->ppn == b->ppn;
+}
+
+/* Rules of one (coll, comm_size, ppn): records [first, last), ordered by bytes. */
+static int group_rules(run_t *r, records_t *rs, size_t first, size_t last, int *nrules) {
+    int rc = CS_OK;
+    size_t n = last - first;
+    cs_bench_entry_t *entries = calloc(n, sizeof(*entries));
+    cs_bench_size_t *sizes = calloc(n, sizeof(*sizes));
+    cs_bench_rule_t *rules = calloc(n, sizeof(*rules));
+    cs_db_rule_t *rows = calloc(n, sizeof(*rows));
+    cs_bench_cand_t cands[MAX_CANDS];
+    int nsizes = 0, nout = 0;
+    CS_REQUIRE(entries && sizes && rules && rows, CS_ERR_NOMEM);
+    for (size_t s = first; s < last;) {
+        size_t e = s;
+        int k = 0, native = -1;
+        while (e < last && rs->v[e].bytes == rs->v[s].bytes) {
+            e++;
+        }
+        memset(cands, 0, sizeof(cands));
+        for (size_t i = s; i < e && k < MAX_CANDS; i++, k++) {
+            cands[k].applicable = 1;
+            cands[k].samples = rs->v[i].samples;
+            cands[k].nsamples = rs->v[i].n;
+            if (is_native_key(rs->v[i].algorithm)) {
+                native = k;
+            }
+        }
+        if (native < 0) { /* no baseline at this size (a point cut short): no rule */
+            s = e;
+            continue;
+        }
+        /* cs_bench_summarise wants native first. */
+        cs_bench_cand_t tmp = cands[0];
+        cands[0] = cands[native];
+        cands[native] = tmp;
+        CS_CHECK(cs_bench_summarise(cands, k));
+        for (int i = 0; i < k; i++) {
+            size_t rec = s + (size_t)(i == 0 ? native : (i == native ? 0 : i));
+            cs_bench_entry_t *en = &entries[s - first + (size_t)i];
+            en->algorithm = rs->v[rec].algorithm;
+            en->params = rs->v[rec].params;
+            en->median_us = cands[i].summary.median;
+            en->p_value = cands[i].p_value;
+            en->native = i == 0;
+        }
+        sizes[nsizes].bytes = rs->v[s].bytes;
+        sizes[nsizes].entries = &entries[s - first];
+        sizes[nsizes].n = k;
+        nsizes++;
+        s = e;
+    }
+    CS_CHECK(cs_bench_rules(sizes, nsizes, rules, (int)n, &nout));
+    for (int i = 0; i < nout; i++) {
+        rows[i].machine_id = r->machine_id;
+        rows[i].coll = rs->v[first].coll;
+        rows[i].comm_size = rs->v[first].comm_size;
+        rows[i].ppn = rs->v[first].ppn;
+        rows[i].lo_bytes = rules[i].lo_bytes;
+        rows[i].hi_bytes =
+            rules[i].hi_bytes == CS_BENCH_UNBOUNDED ? CS_DB_UNBOUNDED : rules[i].hi_bytes;
+        rows[i].rank = rules[i].rank;
+        rows[i].algorithm = rules[i].algorithm;
+        rows[i].params = rules[i].params;
+        rows[i].median_us = rules[i].median_us;
+        rows[i].native_us = rules[i].native_us;
+        rows[i].p_value = is_native_key(rules[i].algorithm) ? NAN : rules[i].p_value;
+        rows[i].run_id = r->run_id;
+    }
+    CS_CHECK(cs_db_replace_rules(r->db, r->machine_id, rs->v[first].coll, rs->v[first].comm_size,
+                                 rs->v[first].ppn, rows, (size_t)nout));
+    *nrules += nout;
+out:
+    free(entries);
+    free(sizes);
+    free(rules);
+    free(rows);
+    return rc;
+}
+
+/* Rank 0: derives and stores the rules of every (coll, comm_size, ppn) the run measured. */
+static int derive_rules(run_t *r, int *nrules) {
+    int rc = CS_OK;
+    records_t rs = {NULL, 0, 0};
+    int open = 0;
+    *nrules = 0;
+    CS_CHECK(cs_db_foreach_measurement(r->db, r->run_id, collect, &rs));
+    CS_CHECK(cs_db_begin(r->db));
+    open = 1;
+    for (size_t first = 0; first < rs.n;) {
+        size_t last = first;
+        while (last < rs.n && same_group(&rs.v[first], &rs.v[last])) {
+            last++;
+        }
+        CS_CHECK(group_rules(r, &rs, first, last, nrules));
+        first = last;
+    }
+    CS_CHECK(cs_db_commit(r->db));
+    open = 0;
+out:
+    if (open && cs_db_rollback(r->db) != CS_OK) {
+        cs_log(CS_LOG_WARN, "rollback failed: %s", cs_db_errmsg(r->db));
+    }
+    for (size_t i = 0; i < rs.n; i++) {
+        free(rs.v[i].samples);
+    }
+    free(rs.v);
+    return rc;
+}
+
+static int print_failure(const cs_db_failure_t *f, void *ctx) {
+    (void)ctx;
+    fprintf(
+        stderr, "collsel-bench: FAILED verification: %s%s%s%s at %d processes, %llu bytes: %s\n",
+        f->point.algorithm, f->point.params && f->point.params[0] ? "(" : "",
+        f->point.params ? f->point.params : "", f->point.params && f->point.params[0] ? ")" : "",
+        f->point.comm_size, (unsigned long long)f->point.bytes, f->message);
+    return CS_OK;
+}
+
+static int print_rule(const cs_db_rule_t *rule, void *ctx) {
+    char lo[32], hi[32];
+    (void)ctx;
+    if (rule->rank != 1) {
+        return CS_OK;
+    }
+    cs_bench_format_bytes(rule->lo_bytes, lo, sizeof(lo));
+    if (rule->hi_bytes == CS_DB_UNBOUNDED) {
+        snprintf(hi, sizeof(hi), "inf");
+    } else {
+        cs_bench_format_bytes(rule->hi_bytes, hi, sizeof(hi));
+    }
+    printf("  %-10s np=%-3d [%6s, %6s) %-32s %10.2f us  native %10.2f us  x%.2f\n", rule->coll,
+           rule->comm_size, lo, hi, rule->algorithm, rule->median_us, rule->native_us,
+           rule->native_us / rule->median_us);
+    return CS_OK;
+}
+
+/* --- the run ------------------------------------------------------------------------------- */
+
+static int run_points(const cs_bench_opts_t *o, plan_t *plan, run_t *r, int rank, MPI_Comm world,
+                      cs_bench_progress_t *progress) {
+    int rc = CS_OK;
+    cs_bench_bufs_t bufs = {0};
+    cs_bench_sync_t sync = {0, 0};
+    MPI_Comm sub = MPI_COMM_NULL, node = MPI_COMM_NULL;
+    double start = PMPI_Wtime();
+    int done = 0;
+    size_t max_count = o->sizes[o->nsizes - 1] / sizeof(int);
+    for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
+        int n = plan->comm_sizes[ci], ppn = 0;
+        CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
+        if (sub != MPI_COMM_NULL) {
+            CS_MPI_CHECK(PMPI_Comm_split_type(sub, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+            CS_MPI_CHECK(PMPI_Comm_size(node, &ppn));
+            CS_MPI_CHECK(PMPI_Comm_free(&node));
+            CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ppn, 1, MPI_INT, MPI_MAX, sub));
+            CS_CHECK(cs_bench_bufs_alloc(&bufs, max_count, n));
+            CS_CHECK(cs_bench_sync_init(&sync, sub));
+        }
+        for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
+            cs_bench_cand_t *cands = plan->cands[c];
+            int ncand = plan->ncands[c];
+            for (int si = 0; si < o->nsizes && ncand > 0; si++) {
+                cs_call_t call;
+                int count = (int)(o->sizes[si] / sizeof(int));
+                int skip = 0;
+                double budget = DEFAULT_POINT_BUDGET_S;
+                CS_CHECK(cs_bench_call(&call, (cs_coll_t)c, count, sub, &bufs));
+                cs_bench_progress_point(progress, (cs_coll_t)c, n, call.bytes);
+                if (rank == 0) {
+                    bool exists = false;
+                    cs_db_point_t pt = {
+                        cs_coll_name((cs_coll_t)c), cands[0].algo->name, "", n, ppn, call.bytes};
+                    CS_CHECK(cs_db_measurement_exists(r->db, r->run_id, &pt, &exists));
+                    skip = exists;
+                    if (o->budget_s > 0) {
+                        int left = plan->npoints - done;
+                        budget = (o->budget_s - (PMPI_Wtime() - start)) / (left > 0 ? left : 1);
+                        budget = budget < MIN_POINT_BUDGET_S ? MIN_POINT_BUDGET_S : budget;
+                    }
+                }
+                CS_MPI_CHECK(PMPI_Bcast(&skip, 1, MPI_INT, 0, sub));
+                if (!skip) {
+                    unsigned seed = (unsigned)(c * 1000003 + si * 7919 + n);
+                    CS_CHECK(cs_bench_measure(cands, ncand, &call, &bufs, budget, o->reps_max, seed,
+                                              &sync, sub, rank == 0 ? progress : NULL));
+                    if (rank == 0) {
+                        CS_CHECK(store_point(r, cands, ncand, (cs_coll_t)c, n, ppn, call.bytes));
+                    }
+                    cs_bench_cands_free(cands, ncand);
+                }
+                done++;
+                cs_bench_progress_point_done(progress);
+            }
+        }
+        if (sub != MPI_COMM_NULL) {
+            cs_bench_bufs_free(&bufs);
+            CS_MPI_CHECK(PMPI_Comm_free(&sub));
+        }
+        CS_MPI_CHECK(PMPI_Bcast(&done, 1, MPI_INT, 0, world));
+    }
+out:
+    cs_bench_bufs_free(&bufs);
+    if (sub != MPI_COMM_NULL) {
+        PMPI_Comm_free(&sub);
+    }
+    return rc;
+}
+
+int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int nextra,
+                  MPI_Comm world) {
+    int rank, nprocs, rc = CS_OK, status = 0, resumed = 0, nrules = 0;
+    char err[512];
+    cs_bench_opts_t opts;
+    cs_bench_machine_t machine;
+    cs_bench_progress_t progress;
+    run_t r;
+    plan_t *plan = NULL;
+    double t0 = PMPI_Wtime();
+    memset(&r, 0, sizeof(r));
+    PMPI_Comm_rank(world, &rank);
+    PMPI_Comm_size(world, &nprocs);
+    if (cs_bench_parse(argc, argv, &opts, err, sizeof(err)) != CS_OK) {
+        say(rank, "%s", err);
+        return 2;
+    }
+    if (opts.help) {
+        if (rank == 0) {
+            fputs(cs_bench_usage, stdout);
+        }
+        return 0;
+    }
+    for (int i = 0; i < opts.ncomm_sizes; i++) {
+        if (opts.comm_sizes[i] > nprocs) {
+            say(rank,
+                "--comm-sizes: %d is more than the %d processes of this job (start more "
+                "with mpirun -np)",
+                opts.comm_sizes[i], nprocs);
+            return 2;
+        }
+    }
+    plan = malloc(sizeof(*plan));
+    if (plan == NULL || make_plan(&opts, extra, nextra, nprocs, plan) != CS_OK) {
+        say(rank, "out of memory");
+        free(plan);
+        return 1;
+    }
+    if (opts.list) {
+        if (rank == 0) {
+            print_list(&opts, plan);
+        }
+        free(plan);
+        return 0;
+    }
+    if (opts.quiet) {
+        cs_log_set_level(0);
+    }
+    CS_CHECK(cs_bench_machine(&machine, world));
+    if (rank == 0) {
+        status = open_run(&opts, &machine, &r, &resumed) == CS_OK ? 0 : 1;
+    }
+    CS_MPI_CHECK(PMPI_Bcast(&status, 1, MPI_INT, 0, world));
+    if (status != 0) {
+        free(plan);
+        return 1;
+    }
+    if (!opts.quiet) {
+        say(rank, "%s run %lld: %d processes on %d node(s), %d per node; %s; %s",
+            resumed ? "resuming" : "starting", (long long)r.run_id, machine.nprocs, machine.nnodes,
+            machine.ppn, machine.topology, r.path);
+    }
+    if (machine.cores > 0 && machine.ppn > machine.cores) {
+        say(rank,
+            "warning: %d processes per node on %d cores: oversubscribed, timings are noisy "
+            "(compare only within this run)",
+            machine.ppn, machine.cores);
+    }
+    cs_bench_progress_start(&progress, plan->npoints, rank == 0 && !opts.quiet);
+    rc = run_points(&opts, plan, &r, rank, world, &progress);
+    cs_bench_progress_end(&progress);
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
+    CS_CHECK(rc);
+    if (rank == 0) {
+        int64_t nmeas = 0, nfail = 0;
+        char dur[32];
+        CS_CHECK(derive_rules(&r, &nrules));
+        CS_CHECK(cs_db_finish_run(r.db, r.run_id, CS_DB_RUN_DONE));
+        CS_CHECK(cs_db_count_rows(r.db, "measurement", r.run_id, &nmeas));
+        CS_CHECK(cs_db_count_rows(r.db, "failure", r.run_id, &nfail));
+        CS_CHECK(cs_db_foreach_failure(r.db, r.run_id, print_failure, NULL));
+        if (!opts.quiet) {
+            printf("winners (rank 1 of each size interval):\n");
+            CS_CHECK(cs_db_foreach_rule(r.db, r.machine_id, print_rule, NULL));
+        }
+        cs_bench_format_duration(PMPI_Wtime() - t0, dur, sizeof(dur));
+        fprintf(stderr,
+                "collsel-bench: run %lld done in %s: %d points, %lld measurements, %lld "
+                "verification failures, %d rules -> %s\n",
+                (long long)r.run_id, dur, plan->npoints, (long long)nmeas, (long long)nfail, nrules,
+                r.path);
+    }
+out:
+    if (rc != CS_OK) {
+        say(rank, "run failed: %s", cs_status_str(rc));
+        if (rank == 0 && r.db != NULL && r.run_id != 0 &&
+            cs_db_finish_run(r.db, r.run_id, CS_DB_RUN_ABORTED) != CS_OK) {
+            say(rank, "could not mark run %lld aborted: %s", (long long)r.run_id,
+                cs_db_errmsg(r.db));
+        }
+    }
+    if (rank == 0) {
+        cs_db_close(r.db);
+    }
+    free(plan);
+    return rc == CS_OK ? 0 : 1;
+}

@@ -1,0 +1,109 @@
+/* Tuning-run workloads (see workload.h). */
+#include "workload.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SENTINEL (-77777)
+
+int cs_bench_bufs_alloc(cs_bench_bufs_t *b, size_t max_count, int nprocs) {
+    size_t elems = (max_count > 0 ? max_count : 1) * (size_t)nprocs;
+    memset(b, 0, sizeof(*b));
+    b->send = malloc(elems * sizeof(int));
+    b->recv = malloc(elems * sizeof(int));
+    b->ref = malloc(elems * sizeof(int));
+    b->counts = malloc((size_t)nprocs * sizeof(int));
+    b->displs = malloc((size_t)nprocs * sizeof(int));
+    b->elems = elems;
+    b->nprocs = nprocs;
+    if (!b->send || !b->recv || !b->ref || !b->counts || !b->displs) {
+        cs_bench_bufs_free(b);
+        return CS_ERR_NOMEM;
+    }
+    return CS_OK;
+}
+
+void cs_bench_bufs_free(cs_bench_bufs_t *b) {
+    free(b->send);
+    free(b->recv);
+    free(b->ref);
+    free(b->counts);
+    free(b->displs);
+    memset(b, 0, sizeof(*b));
+}
+
+int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm, cs_bench_bufs_t *b) {
+    int p = b->nprocs;
+    switch (coll) {
+    case CS_COLL_BCAST:
+        return cs_call_bcast(call, b->recv, count, MPI_INT, 0, comm);
+    case CS_COLL_GATHER:
+        return cs_call_gather(call, b->send, count, MPI_INT, b->recv, count, MPI_INT, 0, comm);
+    case CS_COLL_SCATTER:
+        return cs_call_scatter(call, b->send, count, MPI_INT, b->recv, count, MPI_INT, 0, comm);
+    case CS_COLL_REDUCE:
+        return cs_call_reduce(call, b->send, b->recv, count, MPI_INT, MPI_SUM, 0, comm);
+    case CS_COLL_ALLREDUCE:
+        return cs_call_allreduce(call, b->send, b->recv, count, MPI_INT, MPI_SUM, comm);
+    case CS_COLL_ALLGATHER:
+        return cs_call_allgather(call, b->send, count, MPI_INT, b->recv, count, MPI_INT, comm);
+    case CS_COLL_ALLGATHERV:
+        for (int i = 0; i < p; i++) {
+            b->counts[i] = count;
+            b->displs[i] = i * count;
+        }
+        return cs_call_allgatherv(call, b->send, count, MPI_INT, b->recv, b->counts, b->displs,
+                                  MPI_INT, comm);
+    default:
+        return CS_ERR_ARG;
+    }
+}
+
+static size_t input_count(const cs_call_t *call) {
+    switch (call->coll) {
+    case CS_COLL_BCAST:
+        return 0; /* the root's data lives in the output buffer; see cs_bench_fill */
+    case CS_COLL_SCATTER:
+        return call->rank == call->root ? (size_t)call->sendcount * (size_t)call->nprocs : 0;
+    default:
+        return (size_t)call->sendcount;
+    }
+}
+
+size_t cs_bench_output_count(const cs_call_t *call) {
+    int is_root = call->rank == call->root;
+    switch (call->coll) {
+    case CS_COLL_BCAST:
+    case CS_COLL_SCATTER:
+    case CS_COLL_ALLREDUCE:
+        return (size_t)call->recvcount;
+    case CS_COLL_REDUCE:
+        return is_root ? (size_t)call->recvcount : 0;
+    case CS_COLL_GATHER:
+        return is_root ? (size_t)call->recvcount * (size_t)call->nprocs : 0;
+    case CS_COLL_ALLGATHER:
+    case CS_COLL_ALLGATHERV:
+        return (size_t)call->recvcount * (size_t)call->nprocs;
+    default:
+        return 0;
+    }
+}
+
+void cs_bench_fill(const cs_call_t *call, cs_bench_bufs_t *b, unsigned seed) {
+    unsigned x = seed * 2654435761u + (unsigned)call->rank * 40503u + 1u;
+    size_t nin = input_count(call);
+    size_t nout = cs_bench_output_count(call);
+    for (size_t i = 0; i < nin; i++) {
+        x = x * 1103515245u + 12345u;
+        b->send[i] = (int)((x >> 16) % 2001u) - 1000;
+    }
+    for (size_t i = 0; i < nout; i++) {
+        b->recv[i] = SENTINEL;
+    }
+    if (call->coll == CS_COLL_BCAST && call->rank == call->root) {
+        for (size_t i = 0; i < (size_t)call->recvcount; i++) {
+            x = x * 1103515245u + 12345u;
+            b->recv[i] = (int)((x >> 16) % 2001u) - 1000;
+        }
+    }
+}

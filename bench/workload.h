@@ -1,0 +1,37 @@
+/* The data a tuning run moves: buffers, calls and result checks for one collective at one size.
+ *
+ * Every collective runs on MPI_INT elements (MPI_SUM for reductions), root 0, so that results
+ * are bit-exact and a wrong algorithm cannot hide behind rounding. allgatherv uses equal blocks.
+ * Buffers are allocated once for the largest size of the plan. */
+#ifndef CS_BENCH_WORKLOAD_H
+#define CS_BENCH_WORKLOAD_H
+
+#include "core/call.h"
+
+#include <mpi.h>
+#include <stddef.h>
+
+typedef struct cs_bench_bufs {
+    int *send, *recv, *ref;
+    int *counts, *displs;
+    size_t elems; /* capacity of send, recv and ref in ints */
+    int nprocs;
+} cs_bench_bufs_t;
+
+/* Allocates buffers for counts up to `max_count` on `nprocs` processes. CS_ERR_NOMEM. */
+int cs_bench_bufs_alloc(cs_bench_bufs_t *b, size_t max_count, int nprocs) CS_MUST_CHECK;
+void cs_bench_bufs_free(cs_bench_bufs_t *b);
+
+/* Builds the call of `coll` with `count` ints per process on `comm` over `b`. */
+int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm,
+                  cs_bench_bufs_t *b) CS_MUST_CHECK;
+
+/* Fills the inputs of `call` with pseudo-random values from `seed` and this rank, and the
+ * outputs with a sentinel. */
+void cs_bench_fill(const cs_call_t *call, cs_bench_bufs_t *b, unsigned seed);
+
+/* Number of ints of output this rank must check for `call` (0 where the output is
+ * insignificant, such as gather on a non-root). The output starts at b->recv. */
+size_t cs_bench_output_count(const cs_call_t *call);
+
+#endif

@@ -1,0 +1,269 @@
+/* The collsel database: the only code that talks to SQLite.
+ *
+ * A tuning database holds machines, tuning runs, their measurements and verification failures,
+ * the rules (winners per size interval) and validation results. db/schema.sql is the schema and
+ * docs/database.md describes it; the SQL of schema.sql and db/migrations/ is compiled in.
+ *
+ * Handles. cs_db_open() gives a cs_db_t: read-write (creates the file, creates or migrates the
+ * schema; collsel-bench) or read-only (the file must exist at the current schema version;
+ * the selector and reports). A handle is used by one thread at a time. Statements are prepared
+ * once per handle and reused; values are always bound, never pasted into SQL.
+ *
+ * Transactions. Without cs_db_begin() every call commits on its own. Between cs_db_begin() and
+ * cs_db_commit() the calls form one batch that is stored completely or not at all: a process
+ * killed (even with kill -9) in the middle loses only the open batch. The journal is SQLite's
+ * rollback journal with synchronous=FULL, which also survives power loss, works on network
+ * file systems and leaves one self-contained file that read-only users can open.
+ *
+ * Runs and resume. A run is 'running' from cs_db_start_run() until cs_db_finish_run() marks it
+ * 'done' or 'aborted'. A process that dies leaves its run 'running'; the next cs_db_start_run()
+ * for the same machine marks every such run 'aborted' (one tuning job per machine at a time).
+ * With resume, cs_db_start_run() continues the newest run of the machine with the same job
+ * layout and the same args, unless that run is 'done'; the caller then skips the points that
+ * cs_db_measurement_exists() reports (or cs_db_foreach_measurement() lists).
+ *
+ * Strings passed in are copied by SQLite; strings handed to callbacks are valid only during the
+ * callback. A callback may call other functions on the same handle, but not the cs_db_foreach_*
+ * function that called it. Sizes are bytes (uint64_t, at most INT64_MAX), times microseconds
+ * (double). A NaN time or p-value is stored as SQL NULL and NULL reads back as NaN.
+ *
+ * Errors: CS_ERR_ARG for bad arguments (nothing written), CS_ERR_NOT_FOUND where a row is
+ * looked up, CS_ERR_NOMEM, and CS_ERR_DB for anything SQLite reports; cs_db_errmsg() then has
+ * SQLite's message, which is also logged at debug verbosity (COLLSEL_VERBOSE=3). */
+#ifndef CS_DB_H
+#define CS_DB_H
+
+#include "core/status.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* hi_bytes of an interval without upper bound (stored as NULL). */
+#define CS_DB_UNBOUNDED UINT64_MAX
+
+/* PRAGMA application_id of a collsel database: 'CSLS'. */
+#define CS_DB_APPLICATION_ID 0x43534C53
+
+typedef struct cs_db cs_db_t;
+
+typedef enum cs_db_mode { CS_DB_READ_ONLY, CS_DB_READ_WRITE } cs_db_mode_t;
+
+typedef enum cs_db_run_status {
+    CS_DB_RUN_RUNNING, /* 'running': started or resumed, not finished (or killed) */
+    CS_DB_RUN_DONE,    /* 'done': the plan completed, or the budget ended it */
+    CS_DB_RUN_ABORTED  /* 'aborted': interrupted; --resume can continue it */
+} cs_db_run_status_t;
+
+/* A machine's fingerprint (all three required when inserting). */
+typedef struct cs_db_machine {
+    const char *host;        /* host name of rank 0 */
+    const char *topology;    /* hwloc summary, "packages=1 numa=1 cores=2 pus=2" */
+    const char *mpi_library; /* first line of MPI_Get_library_version */
+} cs_db_machine_t;
+
+/* A tuning run as the bench describes it. */
+typedef struct cs_db_run {
+    int64_t machine_id;
+    int nprocs, nnodes, ppn; /* job layout; ppn is the largest node's */
+    int oversubscribed;      /* 1 when ranks exceed cores */
+    const char *args;        /* the options that define the plan, in a canonical form (not
+                                --db, --resume, --quiet); NULL = "" */
+    const char *version;     /* collsel version; may be NULL */
+} cs_db_run_t;
+
+/* One point of a run's plan: the key of a measurement or a failure. */
+typedef struct cs_db_point {
+    const char *coll;      /* "allreduce" */
+    const char *algorithm; /* "allreduce/recursive_doubling": must start with coll and '/' */
+    const char *params;    /* "key=value,..." with sorted keys; NULL or "" when none */
+    int comm_size;         /* processes in the communicator measured */
+    int ppn;               /* its processes per node */
+    uint64_t bytes;        /* the call's selection key (DESIGN.md "A call") */
+} cs_db_point_t;
+
+/* A timed point. Statistics are over the reps - outliers repetitions kept after Tukey outlier
+ * removal; samples_us[0..nsamples-1] (optional: NULL, 0) are every repetition as timed. */
+typedef struct cs_db_measurement {
+    int64_t run_id;
+    cs_db_point_t point;
+    int reps;     /* repetitions timed, >= 1 */
+    int outliers; /* removed, 0 <= outliers < reps */
+    double min_us, q1_us, median_us, q3_us, max_us;
+    int verified; /* 1: checked against the native collective before timing */
+    const double *samples_us;
+    size_t nsamples;
+} cs_db_measurement_t;
+
+/* A verification failure: the point's result differed from the native collective's. */
+typedef struct cs_db_failure {
+    int64_t run_id;
+    cs_db_point_t point;
+    const char *message; /* what differed; required */
+} cs_db_failure_t;
+
+/* One rule row: candidate number `rank` (1 = winner) for sizes lo_bytes <= bytes < hi_bytes
+ * of (coll, comm_size, ppn) on machine machine_id. */
+typedef struct cs_db_rule {
+    int64_t machine_id;
+    const char *coll;
+    int comm_size, ppn;
+    uint64_t lo_bytes, hi_bytes; /* hi_bytes == CS_DB_UNBOUNDED: no upper bound */
+    int rank;
+    const char *algorithm, *params;
+    double median_us, native_us; /* at the interval's first size; NaN = unknown */
+    double p_value;              /* rank-sum test against native; NaN for native itself */
+    int64_t run_id;              /* the run that decided it; 0 = unknown */
+} cs_db_rule_t;
+
+/* collsel-bench --validate at one point: native vs the selector's choice vs the best
+ * candidate (the oracle), re-measured interleaved. */
+typedef struct cs_db_validation {
+    int64_t run_id;
+    const char *coll;
+    int comm_size, ppn;
+    uint64_t bytes;
+    double native_us, selected_us, oracle_us;
+    const char *selected_algorithm, *selected_params; /* may be NULL */
+    const char *oracle_algorithm, *oracle_params;     /* may be NULL */
+} cs_db_validation_t;
+
+/* Row callbacks of the cs_db_foreach_* functions: CS_OK continues, a positive value stops the
+ * iteration (which then returns CS_OK), a negative status stops it and is returned. */
+typedef int (*cs_db_machine_fn)(int64_t id, const cs_db_machine_t *m, void *ctx);
+typedef int (*cs_db_measurement_fn)(const cs_db_measurement_t *m, void *ctx);
+typedef int (*cs_db_failure_fn)(const cs_db_failure_t *f, void *ctx);
+typedef int (*cs_db_rule_fn)(const cs_db_rule_t *r, void *ctx);
+typedef int (*cs_db_validation_fn)(const cs_db_validation_t *v, void *ctx);
+
+/* --- opening ------------------------------------------------------------------------------- */
+
+/* Opens the database at `path` (":memory:" for a private in-memory one) into *db.
+ * CS_DB_READ_WRITE creates the file when missing and brings its schema to the current version
+ * (creating it, or applying the missing migrations in one transaction); the file must be
+ * writable. CS_DB_READ_ONLY needs an existing file at the current version and never writes.
+ * On failure *db is NULL and, when why != NULL, why[0..why_len-1] holds a message for the user
+ * that names the file and says what to do (also logged at debug verbosity):
+ *   CS_ERR_NOT_FOUND  read-only and the file does not exist
+ *   CS_ERR_DB         not openable, not a SQLite file, not a collsel database, a schema
+ *                     version newer than this collsel supports (never touched), an older one
+ *                     when read-only, or not writable when read-write
+ *   CS_ERR_ARG, CS_ERR_NOMEM */
+int cs_db_open(const char *path, cs_db_mode_t mode, cs_db_t **db, char *why,
+               size_t why_len) CS_MUST_CHECK;
+
+/* Closes `db` (NULL is ignored) and frees it; an open batch is rolled back. */
+void cs_db_close(cs_db_t *db);
+
+/* SQLite's message for the last CS_ERR_DB of `db` ("" when none); owned by db. */
+const char *cs_db_errmsg(const cs_db_t *db);
+
+/* The schema version this build creates and reads (the number of migrations). */
+int cs_db_schema_version(void);
+
+/* The text of db/schema.sql, compiled in. */
+const char *cs_db_schema_sql(void);
+
+/* The text of migration `version` (1..cs_db_schema_version()), which takes user_version
+ * version - 1 to version; NULL for other values. For tests and tools. */
+const char *cs_db_migration_sql(int version);
+
+/* --- batches ------------------------------------------------------------------------------- */
+
+/* Starts a batch (BEGIN IMMEDIATE: takes the write lock now, waiting up to the busy timeout).
+ * CS_ERR_DB when a batch is already open or the lock cannot be had. */
+int cs_db_begin(cs_db_t *db) CS_MUST_CHECK;
+
+/* Stores the open batch durably. CS_ERR_DB when none is open or the commit fails (the batch
+ * is then still open: retry or roll back). */
+int cs_db_commit(cs_db_t *db) CS_MUST_CHECK;
+
+/* Discards the open batch. CS_ERR_DB when none is open. */
+int cs_db_rollback(cs_db_t *db) CS_MUST_CHECK;
+
+/* --- machines ------------------------------------------------------------------------------ */
+
+/* Sets *machine_id to the machine with exactly this fingerprint, inserting it when new. */
+int cs_db_find_or_insert_machine(cs_db_t *db, const cs_db_machine_t *m,
+                                 int64_t *machine_id) CS_MUST_CHECK;
+
+/* Sets *machine_id to the machine whose rules a selector should use: among the machines that
+ * have rules and match every non-NULL field of `want` (all NULL: any machine), the one with
+ * the newest run. CS_ERR_NOT_FOUND when none matches. */
+int cs_db_find_machine(cs_db_t *db, const cs_db_machine_t *want, int64_t *machine_id) CS_MUST_CHECK;
+
+/* Calls fn for every machine, by id. */
+int cs_db_foreach_machine(cs_db_t *db, cs_db_machine_fn fn, void *ctx) CS_MUST_CHECK;
+
+/* --- runs ---------------------------------------------------------------------------------- */
+
+/* Starts a run of run->machine_id in one transaction (or savepoint inside a batch): first
+ * marks every 'running' run of that machine 'aborted' (their process is gone); then, when
+ * `resume` is set and the newest run with the same machine, nprocs, nnodes, ppn and args is
+ * not 'done', makes it 'running' again (finished_at cleared, resumes + 1) and returns its id
+ * with *resumed = true. Otherwise inserts a new 'running' run (started_at now) and sets
+ * *resumed = false. `resumed` may be NULL. */
+int cs_db_start_run(cs_db_t *db, const cs_db_run_t *run, bool resume, int64_t *run_id,
+                    bool *resumed) CS_MUST_CHECK;
+
+/* Marks the running run `run_id` CS_DB_RUN_DONE or CS_DB_RUN_ABORTED with finished_at now.
+ * CS_ERR_NOT_FOUND when no such run is 'running'; CS_ERR_ARG for CS_DB_RUN_RUNNING. */
+int cs_db_finish_run(cs_db_t *db, int64_t run_id, cs_db_run_status_t status) CS_MUST_CHECK;
+
+/* Sets *status to the status of run `run_id`; CS_ERR_NOT_FOUND when there is no such run. */
+int cs_db_run_status(cs_db_t *db, int64_t run_id, cs_db_run_status_t *status) CS_MUST_CHECK;
+
+/* --- measurements and failures ------------------------------------------------------------- */
+
+/* Stores one measurement. A point the run already has is left as it is (first write wins; no
+ * duplicate rows) and CS_OK is returned. CS_ERR_ARG on a missing key field, reps < 1,
+ * outliers outside [0, reps), or a NaN statistic; CS_ERR_DB for an unknown run. */
+int cs_db_insert_measurement(cs_db_t *db, const cs_db_measurement_t *m) CS_MUST_CHECK;
+
+/* Sets *exists to whether run `run_id` has a measurement of point `p`. */
+int cs_db_measurement_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p,
+                             bool *exists) CS_MUST_CHECK;
+
+/* Calls fn for every measurement of run `run_id`, ordered by coll, comm_size, ppn, bytes,
+ * algorithm, params. The samples array is valid during the call only. */
+int cs_db_foreach_measurement(cs_db_t *db, int64_t run_id, cs_db_measurement_fn fn,
+                              void *ctx) CS_MUST_CHECK;
+
+/* Stores one verification failure; one that the run already has is left as it is. */
+int cs_db_insert_failure(cs_db_t *db, const cs_db_failure_t *f) CS_MUST_CHECK;
+
+/* Calls fn for every failure of run `run_id`, in the order of cs_db_foreach_measurement. */
+int cs_db_foreach_failure(cs_db_t *db, int64_t run_id, cs_db_failure_fn fn,
+                          void *ctx) CS_MUST_CHECK;
+
+/* --- rules --------------------------------------------------------------------------------- */
+
+/* Replaces, atomically, the rules of (machine_id, coll, comm_size, ppn) by rules[0..n-1]
+ * (n = 0 deletes them). Every rule must carry that same key, an algorithm of that collective,
+ * a non-empty interval and rank >= 1: CS_ERR_ARG otherwise. Two rules with the same lo_bytes
+ * and rank: CS_ERR_DB. On any failure the previous rules stay. */
+int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, const char *coll, int comm_size, int ppn,
+                        const cs_db_rule_t *rules, size_t n) CS_MUST_CHECK;
+
+/* Calls fn for every rule of machine `machine_id`, ordered by coll, comm_size, ppn, lo_bytes,
+ * rank: each collective's intervals ascending, each interval's candidates best first. */
+int cs_db_foreach_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn, void *ctx) CS_MUST_CHECK;
+
+/* --- validation ---------------------------------------------------------------------------- */
+
+/* Stores one validation result; a point the run already has is left as it is. */
+int cs_db_insert_validation(cs_db_t *db, const cs_db_validation_t *v) CS_MUST_CHECK;
+
+/* Calls fn for every validation row of run `run_id`, ordered by coll, comm_size, ppn, bytes. */
+int cs_db_foreach_validation(cs_db_t *db, int64_t run_id, cs_db_validation_fn fn,
+                             void *ctx) CS_MUST_CHECK;
+
+/* --- counting ------------------------------------------------------------------------------ */
+
+/* Sets *count to the rows of `table` ("machine", "run", "measurement", "failure", "rule",
+ * "validation") that belong to run `run_id`, or to all its rows when run_id is 0. A run's
+ * machine is its one machine row; its rules are those it decided (rule.run_id).
+ * CS_ERR_ARG for another table name. */
+int cs_db_count_rows(cs_db_t *db, const char *table, int64_t run_id, int64_t *count) CS_MUST_CHECK;
+
+#endif

@@ -1,0 +1,106 @@
+-- Migration 0001: an empty database (user_version 0) to schema version 1, the initial collsel
+-- schema. Migrations are applied in file-name order, each in the same transaction as the
+-- PRAGMA user_version update that db/db.c makes after it; never edit one that has shipped.
+
+-- One machine (or cluster) a database was tuned on, identified by its fingerprint.
+CREATE TABLE machine (
+    id          INTEGER PRIMARY KEY,
+    host        TEXT NOT NULL,                 -- host name of rank 0
+    topology    TEXT NOT NULL,                 -- hwloc summary: packages, NUMA nodes, cores, PUs
+    mpi_library TEXT NOT NULL,                 -- MPI_Get_library_version, first line
+    UNIQUE (host, topology, mpi_library)
+);
+
+-- One tuning run (one collsel-bench job).
+CREATE TABLE run (
+    id             INTEGER PRIMARY KEY,
+    machine_id     INTEGER NOT NULL REFERENCES machine (id),
+    started_at     TEXT NOT NULL,              -- when the run was first started
+    finished_at    TEXT,                       -- when it was marked done or aborted; NULL while
+                                               -- running and for a run found killed
+    nprocs         INTEGER NOT NULL CHECK (nprocs >= 1),
+    nnodes         INTEGER NOT NULL CHECK (nnodes >= 1),
+    ppn            INTEGER NOT NULL CHECK (ppn >= 1),   -- processes per node (largest node)
+    args           TEXT NOT NULL DEFAULT '',   -- the options that define the plan; --resume
+                                               -- continues a run only when they are equal
+    status         TEXT NOT NULL DEFAULT 'running'
+                   CHECK (status IN ('running', 'done', 'aborted')),
+    oversubscribed INTEGER NOT NULL DEFAULT 0 CHECK (oversubscribed IN (0, 1)),
+    version        TEXT,                       -- collsel version that ran it
+    resumes        INTEGER NOT NULL DEFAULT 0 CHECK (resumes >= 0)  -- times --resume continued it
+);
+CREATE INDEX run_by_machine ON run (machine_id, args);
+
+-- One timed point: an algorithm variant at one size on one communicator size. Statistics are
+-- over the repetitions left after Tukey outlier removal; samples_us holds every repetition.
+CREATE TABLE measurement (
+    run_id     INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+    coll       TEXT NOT NULL,                  -- 'allreduce'
+    algorithm  TEXT NOT NULL                   -- key '<coll>/<alg>', never renamed
+               CHECK (substr(algorithm, 1, length(coll) + 1) = coll || '/'),
+    params     TEXT NOT NULL DEFAULT '',
+    comm_size  INTEGER NOT NULL CHECK (comm_size >= 1),
+    ppn        INTEGER NOT NULL CHECK (ppn >= 1),
+    bytes      INTEGER NOT NULL CHECK (bytes >= 0),   -- the selection key of the call
+    reps       INTEGER NOT NULL CHECK (reps >= 1),    -- repetitions timed
+    min_us     REAL NOT NULL,
+    q1_us      REAL NOT NULL,
+    median_us  REAL NOT NULL,
+    q3_us      REAL NOT NULL,
+    max_us     REAL NOT NULL,
+    outliers   INTEGER NOT NULL DEFAULT 0 CHECK (outliers >= 0 AND outliers < reps),
+    verified   INTEGER NOT NULL DEFAULT 0 CHECK (verified IN (0, 1)),
+    samples_us BLOB,                           -- every repetition, float64 little-endian, in
+                                               -- the order timed; NULL when not kept
+    UNIQUE (run_id, coll, algorithm, params, comm_size, ppn, bytes)
+);
+
+-- A variant whose result differed from the native collective: excluded from the winners.
+CREATE TABLE failure (
+    run_id    INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+    coll      TEXT NOT NULL,
+    algorithm TEXT NOT NULL CHECK (substr(algorithm, 1, length(coll) + 1) = coll || '/'),
+    params    TEXT NOT NULL DEFAULT '',
+    comm_size INTEGER NOT NULL CHECK (comm_size >= 1),
+    ppn       INTEGER NOT NULL CHECK (ppn >= 1),
+    bytes     INTEGER NOT NULL CHECK (bytes >= 0),
+    message   TEXT NOT NULL,                   -- what differed, e.g. the first wrong element
+    UNIQUE (run_id, coll, algorithm, params, comm_size, ppn, bytes)
+);
+
+-- The winners: for each size interval [lo_bytes, hi_bytes) a ranked list of candidates,
+-- rank 1 first. hi_bytes NULL means unbounded.
+CREATE TABLE rule (
+    machine_id INTEGER NOT NULL REFERENCES machine (id) ON DELETE CASCADE,
+    coll       TEXT NOT NULL,
+    comm_size  INTEGER NOT NULL CHECK (comm_size >= 1),
+    ppn        INTEGER NOT NULL CHECK (ppn >= 1),
+    lo_bytes   INTEGER NOT NULL CHECK (lo_bytes >= 0),      -- inclusive
+    hi_bytes   INTEGER CHECK (hi_bytes IS NULL OR hi_bytes > lo_bytes),   -- exclusive
+    rank       INTEGER NOT NULL CHECK (rank >= 1),
+    algorithm  TEXT NOT NULL CHECK (substr(algorithm, 1, length(coll) + 1) = coll || '/'),
+    params     TEXT NOT NULL DEFAULT '',
+    median_us  REAL,                           -- this candidate, at the interval's first size
+    native_us  REAL,                           -- the native collective, same size
+    p_value    REAL,                           -- rank-sum test against native; NULL for native
+    run_id     INTEGER REFERENCES run (id) ON DELETE SET NULL,   -- the run that decided it
+    UNIQUE (machine_id, coll, comm_size, ppn, lo_bytes, rank)
+);
+
+-- collsel-bench --validate: native vs the selector's choice vs the best measured candidate,
+-- re-measured interleaved.
+CREATE TABLE validation (
+    run_id             INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+    coll               TEXT NOT NULL,
+    comm_size          INTEGER NOT NULL CHECK (comm_size >= 1),
+    ppn                INTEGER NOT NULL CHECK (ppn >= 1),
+    bytes              INTEGER NOT NULL CHECK (bytes >= 0),
+    native_us          REAL NOT NULL,
+    selected_us        REAL NOT NULL,
+    oracle_us          REAL NOT NULL,
+    selected_algorithm TEXT,                   -- what the selector ran
+    selected_params    TEXT,
+    oracle_algorithm   TEXT,                   -- the fastest candidate
+    oracle_params      TEXT,
+    UNIQUE (run_id, coll, comm_size, ppn, bytes)
+);

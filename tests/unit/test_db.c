@@ -1,0 +1,1180 @@
+/* Unit tests of the database layer (db/db.c): every insert read back, batches, run statuses
+ * and resume, rules replacement, schema creation and migration, refusing foreign and newer
+ * databases, read-only use, and that a committed batch survives kill -9. No MPI.
+ *
+ * The raw SQLite calls here only build databases in older or foreign states and look at what
+ * db.c wrote; the code under test is the only code of collsel that talks to SQLite. */
+#include "db.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MEMORY ":memory:"
+
+static const cs_db_machine_t here = {"node01", "packages=1 numa=1 cores=2 pus=2",
+                                     "Open MPI v4.1.4"};
+
+/* --- helpers ------------------------------------------------------------------------------- */
+
+static cs_db_t *open_db(const char *path, cs_db_mode_t mode) {
+    char why[512];
+    cs_db_t *db = NULL;
+    int rc = cs_db_open(path, mode, &db, why, sizeof(why));
+    ck_assert_msg(rc == CS_OK, "cs_db_open(%s): %s: %s", path, cs_status_name(rc), why);
+    ck_assert_ptr_nonnull(db);
+    return db;
+}
+
+static int64_t add_machine(cs_db_t *db) {
+    int64_t id = 0;
+    ck_assert_int_eq(cs_db_find_or_insert_machine(db, &here, &id), CS_OK);
+    ck_assert_int_gt(id, 0);
+    return id;
+}
+
+static cs_db_run_t job(int64_t machine_id, const char *args) {
+    cs_db_run_t run = {.machine_id = machine_id,
+                       .nprocs = 4,
+                       .nnodes = 1,
+                       .ppn = 4,
+                       .oversubscribed = 1,
+                       .args = args,
+                       .version = "0.1.0"};
+    return run;
+}
+
+static int64_t start(cs_db_t *db, const cs_db_run_t *run, bool resume, bool *resumed) {
+    int64_t id = 0;
+    ck_assert_int_eq(cs_db_start_run(db, run, resume, &id, resumed), CS_OK);
+    ck_assert_int_gt(id, 0);
+    return id;
+}
+
+static cs_db_run_status_t status_of(cs_db_t *db, int64_t run_id) {
+    cs_db_run_status_t status = CS_DB_RUN_RUNNING;
+    ck_assert_int_eq(cs_db_run_status(db, run_id, &status), CS_OK);
+    return status;
+}
+
+static int64_t count(cs_db_t *db, const char *table, int64_t run_id) {
+    int64_t n = -1;
+    ck_assert_int_eq(cs_db_count_rows(db, table, run_id, &n), CS_OK);
+    return n;
+}
+
+static cs_db_measurement_t measurement(int64_t run_id, const char *algorithm, uint64_t bytes,
+                                       double median_us) {
+    cs_db_measurement_t m = {
+        .run_id = run_id,
+        .point = {"allreduce", algorithm, "", 4, 4, bytes},
+        .reps = 5,
+        .outliers = 1,
+        .min_us = median_us - 1,
+        .q1_us = median_us - 0.5,
+        .median_us = median_us,
+        .q3_us = median_us + 0.5,
+        .max_us = median_us + 1,
+        .verified = 1,
+    };
+    return m;
+}
+
+static bool exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p) {
+    bool yes = false;
+    ck_assert_int_eq(cs_db_measurement_exists(db, run_id, p, &yes), CS_OK);
+    return yes;
+}
+
+/* --- temporary directory for file databases (a checked fixture: one per test) -------------- */
+
+static char dir[256];
+
+static void make_dir(void) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof(dir), "%s/cs_test_db.XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void remove_dir(void) {
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            char path[512];
+            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static const char *file(const char *name) {
+    static char path[4][512];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof(path[0]), "%s/%s", dir, name);
+    return p;
+}
+
+static bool file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Raw SQLite: run `text` on the database at `path` (created when missing). */
+static void raw_exec(const char *path, const char *text) {
+    sqlite3 *conn = NULL;
+    ck_assert_int_eq(sqlite3_open(path, &conn), SQLITE_OK);
+    char *err = NULL;
+    int src = sqlite3_exec(conn, text, NULL, NULL, &err);
+    ck_assert_msg(src == SQLITE_OK, "raw_exec: %s", err != NULL ? err : "?");
+    sqlite3_free(err);
+    sqlite3_close(conn);
+}
+
+/* Raw SQLite: the integer in the first column of the first row of `text`. */
+static int64_t raw_int(const char *path, const char *text) {
+    sqlite3 *conn = NULL;
+    sqlite3_stmt *s = NULL;
+    ck_assert_int_eq(sqlite3_open_v2(path, &conn, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(conn, text, -1, &s, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(conn);
+    return v;
+}
+
+/* Appends every row of `text` on `conn` to buf (columns joined by '|', rows by newlines). */
+static void dump(sqlite3 *conn, const char *text, char **buf, size_t *len) {
+    sqlite3_stmt *s = NULL;
+    ck_assert_int_eq(sqlite3_prepare_v2(conn, text, -1, &s, NULL), SQLITE_OK);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        for (int i = 0; i < sqlite3_column_count(s); i++) {
+            const char *v = (const char *)sqlite3_column_text(s, i);
+            size_t add = strlen(v != NULL ? v : "NULL") + 2;
+            *buf = realloc(*buf, *len + add + 1);
+            ck_assert_ptr_nonnull(*buf);
+            *len += (size_t)snprintf(*buf + *len, add + 1, "%s%c", v != NULL ? v : "NULL",
+                                     i + 1 < sqlite3_column_count(s) ? '|' : '\n');
+        }
+    }
+    sqlite3_finalize(s);
+}
+
+/* The shape of a schema: tables and columns, indexes and their columns, foreign keys. */
+static char *signature(sqlite3 *conn) {
+    static const char *const queries[] = {
+        "SELECT m.name, p.cid, p.name, p.type, p.\"notnull\", p.dflt_value, p.pk "
+        "FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' "
+        "ORDER BY m.name, p.cid",
+        "SELECT m.name, l.name, l.\"unique\", l.origin, l.partial "
+        "FROM sqlite_master m, pragma_index_list(m.name) l WHERE m.type = 'table' "
+        "ORDER BY m.name, l.name",
+        "SELECT l.name, i.seqno, i.name FROM sqlite_master m, pragma_index_list(m.name) l, "
+        "pragma_index_info(l.name) i WHERE m.type = 'table' ORDER BY l.name, i.seqno",
+        "SELECT m.name, f.id, f.seq, f.\"table\", f.\"from\", f.\"to\", f.on_delete "
+        "FROM sqlite_master m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table' "
+        "ORDER BY m.name, f.id, f.seq",
+    };
+    char *buf = calloc(1, 1);
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+        dump(conn, queries[i], &buf, &len);
+    }
+    return buf;
+}
+
+static char *signature_of_file(const char *path) {
+    sqlite3 *conn = NULL;
+    ck_assert_int_eq(sqlite3_open_v2(path, &conn, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    char *sig = signature(conn);
+    sqlite3_close(conn);
+    return sig;
+}
+
+/* The signature of a database created from db/schema.sql alone. */
+static char *signature_of_schema(void) {
+    sqlite3 *conn = NULL;
+    ck_assert_int_eq(sqlite3_open(MEMORY, &conn), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(conn, cs_db_schema_sql(), NULL, NULL, NULL), SQLITE_OK);
+    char *sig = signature(conn);
+    sqlite3_close(conn);
+    return sig;
+}
+
+/* Fails with the first line that differs between `got` and `want` (whole texts are too long
+ * for Check's messages). */
+static void assert_same_lines(const char *got, const char *want, const char *what) {
+    size_t i = 0, line = 0;
+    while (got[i] != '\0' && got[i] == want[i]) {
+        if (got[i] == '\n') {
+            line = i + 1;
+        }
+        i++;
+    }
+    if (got[i] == want[i]) {
+        return;
+    }
+    int got_len = (int)strcspn(got + line, "\n");
+    int want_len = (int)strcspn(want + line, "\n");
+    ck_abort_msg("%s: schema differs from db/schema.sql: has '%.*s' where schema.sql has '%.*s'",
+                 what, got_len, got + line, want_len, want + line);
+}
+
+/* --- callbacks that collect rows ----------------------------------------------------------- */
+
+typedef struct {
+    int n;
+    cs_db_measurement_t m[8];
+    char algorithm[8][64], params[8][64];
+    double samples[8][8];
+} measurements_t;
+
+static int collect_measurement(const cs_db_measurement_t *m, void *ctx) {
+    measurements_t *c = ctx;
+    ck_assert_int_lt(c->n, 8);
+    ck_assert_uint_le(m->nsamples, 8);
+    c->m[c->n] = *m;
+    snprintf(c->algorithm[c->n], 64, "%s", m->point.algorithm);
+    snprintf(c->params[c->n], 64, "%s", m->point.params);
+    c->m[c->n].point.algorithm = c->algorithm[c->n];
+    c->m[c->n].point.params = c->params[c->n];
+    c->m[c->n].point.coll = "allreduce";
+    ck_assert_str_eq(m->point.coll, "allreduce");
+    if (m->nsamples > 0) {
+        memcpy(c->samples[c->n], m->samples_us, m->nsamples * sizeof(double));
+    }
+    c->m[c->n].samples_us = c->samples[c->n];
+    c->n++;
+    return CS_OK;
+}
+
+typedef struct {
+    int n;
+    cs_db_rule_t r[8];
+    char algorithm[8][64], params[8][64];
+} rules_t;
+
+static int collect_rule(const cs_db_rule_t *r, void *ctx) {
+    rules_t *c = ctx;
+    ck_assert_int_lt(c->n, 8);
+    c->r[c->n] = *r;
+    snprintf(c->algorithm[c->n], 64, "%s", r->algorithm);
+    snprintf(c->params[c->n], 64, "%s", r->params);
+    c->r[c->n].algorithm = c->algorithm[c->n];
+    c->r[c->n].params = c->params[c->n];
+    c->r[c->n].coll = NULL;
+    c->n++;
+    return CS_OK;
+}
+
+static rules_t read_rules(cs_db_t *db, int64_t machine_id) {
+    rules_t c = {0};
+    ck_assert_int_eq(cs_db_foreach_rule(db, machine_id, collect_rule, &c), CS_OK);
+    return c;
+}
+
+/* --- in-memory round trips ----------------------------------------------------------------- */
+
+START_TEST(open_memory) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    ck_assert_str_eq(cs_db_errmsg(db), "");
+    ck_assert_int_eq(count(db, "machine", 0), 0);
+    cs_db_close(db);
+    cs_db_close(NULL);
+    ck_assert_int_ge(cs_db_schema_version(), 1);
+    ck_assert_ptr_nonnull(cs_db_migration_sql(1));
+    ck_assert_ptr_nonnull(cs_db_migration_sql(cs_db_schema_version()));
+    ck_assert_ptr_null(cs_db_migration_sql(0));
+    ck_assert_ptr_null(cs_db_migration_sql(cs_db_schema_version() + 1));
+    ck_assert_ptr_nonnull(strstr(cs_db_schema_sql(), "CREATE TABLE measurement"));
+}
+END_TEST
+
+START_TEST(open_bad_arguments) {
+    cs_db_t *db = NULL;
+    char why[64];
+    ck_assert_int_eq(cs_db_open(NULL, CS_DB_READ_WRITE, &db, why, sizeof(why)), CS_ERR_ARG);
+    ck_assert_int_eq(cs_db_open("", CS_DB_READ_WRITE, &db, why, sizeof(why)), CS_ERR_ARG);
+    ck_assert_int_eq(cs_db_open(MEMORY, CS_DB_READ_WRITE, NULL, why, sizeof(why)), CS_ERR_ARG);
+    ck_assert_int_eq(cs_db_open(MEMORY, (cs_db_mode_t)7, &db, NULL, 0), CS_ERR_ARG);
+    ck_assert_ptr_null(db);
+    /* An in-memory database opened read-only is empty: no collsel schema. */
+    ck_assert_int_eq(cs_db_open(MEMORY, CS_DB_READ_ONLY, &db, why, sizeof(why)), CS_ERR_DB);
+    ck_assert_ptr_null(db);
+    ck_assert_ptr_nonnull(strstr(why, "empty"));
+}
+END_TEST
+
+static int collect_machine(int64_t id, const cs_db_machine_t *m, void *ctx) {
+    char *out = ctx;
+    size_t len = strlen(out);
+    snprintf(out + len, 256 - len, "%lld:%s/%s/%s;", (long long)id, m->host, m->topology,
+             m->mpi_library);
+    return CS_OK;
+}
+
+START_TEST(machine_round_trip) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    int64_t a = add_machine(db);
+    ck_assert_int_eq(add_machine(db), a);
+    cs_db_machine_t other = here;
+    other.mpi_library = "MPICH 4.0";
+    int64_t b = 0;
+    ck_assert_int_eq(cs_db_find_or_insert_machine(db, &other, &b), CS_OK);
+    ck_assert_int_ne(a, b);
+    ck_assert_int_eq(count(db, "machine", 0), 2);
+
+    char seen[256] = "";
+    ck_assert_int_eq(cs_db_foreach_machine(db, collect_machine, seen), CS_OK);
+    char want[256];
+    snprintf(want, sizeof(want),
+             "%lld:node01/packages=1 numa=1 cores=2 pus=2/Open MPI v4.1.4;"
+             "%lld:node01/packages=1 numa=1 cores=2 pus=2/MPICH 4.0;",
+             (long long)a, (long long)b);
+    ck_assert_str_eq(seen, want);
+
+    cs_db_machine_t partial = {"node01", NULL, "x"};
+    ck_assert_int_eq(cs_db_find_or_insert_machine(db, &partial, &b), CS_ERR_ARG);
+    /* Without rules no machine is a selector's machine. */
+    int64_t found = 0;
+    ck_assert_int_eq(cs_db_find_machine(db, NULL, &found), CS_ERR_NOT_FOUND);
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(run_lifecycle) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    int64_t machine_id = add_machine(db);
+    cs_db_run_t run = job(machine_id, "--sizes 4:4M");
+    bool resumed = true;
+    int64_t id = start(db, &run, false, &resumed);
+    ck_assert(!resumed);
+    ck_assert_int_eq(status_of(db, id), CS_DB_RUN_RUNNING);
+    ck_assert_int_eq(cs_db_finish_run(db, id, CS_DB_RUN_RUNNING), CS_ERR_ARG);
+    ck_assert_int_eq(cs_db_finish_run(db, id, CS_DB_RUN_DONE), CS_OK);
+    ck_assert_int_eq(status_of(db, id), CS_DB_RUN_DONE);
+    /* done is final */
+    ck_assert_int_eq(cs_db_finish_run(db, id, CS_DB_RUN_ABORTED), CS_ERR_NOT_FOUND);
+    ck_assert_int_eq(status_of(db, id), CS_DB_RUN_DONE);
+
+    cs_db_run_status_t st;
+    ck_assert_int_eq(cs_db_run_status(db, id + 100, &st), CS_ERR_NOT_FOUND);
+    ck_assert_int_eq(cs_db_finish_run(db, id + 100, CS_DB_RUN_DONE), CS_ERR_NOT_FOUND);
+
+    /* Bad runs: unknown machine (foreign key), bad layout. */
+    cs_db_run_t bad = job(machine_id + 100, "");
+    int64_t bad_id = 0;
+    ck_assert_int_eq(cs_db_start_run(db, &bad, false, &bad_id, NULL), CS_ERR_DB);
+    ck_assert_str_ne(cs_db_errmsg(db), "");
+    bad = job(machine_id, "");
+    bad.nprocs = 0;
+    ck_assert_int_eq(cs_db_start_run(db, &bad, false, &bad_id, NULL), CS_ERR_ARG);
+    ck_assert_int_eq(count(db, "run", 0), 1);
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(resume_continues_a_killed_run) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "--sizes 4:4M");
+    int64_t a = start(db, &run, false, NULL);
+    /* killed: a stays 'running' */
+    bool resumed = false;
+    ck_assert_int_eq(start(db, &run, true, &resumed), a);
+    ck_assert(resumed);
+    ck_assert_int_eq(status_of(db, a), CS_DB_RUN_RUNNING);
+    ck_assert_int_eq(count(db, "run", 0), 1);
+    /* interrupted and marked aborted by a signal handler: resumable too */
+    ck_assert_int_eq(cs_db_finish_run(db, a, CS_DB_RUN_ABORTED), CS_OK);
+    ck_assert_int_eq(status_of(db, a), CS_DB_RUN_ABORTED);
+    ck_assert_int_eq(start(db, &run, true, &resumed), a);
+    ck_assert(resumed);
+    ck_assert_int_eq(status_of(db, a), CS_DB_RUN_RUNNING);
+    ck_assert_int_eq(cs_db_finish_run(db, a, CS_DB_RUN_DONE), CS_OK);
+    /* The newest matching run is done: nothing to resume, a new run starts. */
+    int64_t b = start(db, &run, true, &resumed);
+    ck_assert(!resumed);
+    ck_assert_int_ne(b, a);
+    ck_assert_int_eq(status_of(db, a), CS_DB_RUN_DONE);
+    ck_assert_int_eq(status_of(db, b), CS_DB_RUN_RUNNING);
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(new_run_aborts_interrupted_runs) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "--colls allreduce");
+    int64_t a = start(db, &run, false, NULL);
+    int64_t b = start(db, &run, false, NULL); /* not a resume: a was interrupted */
+    ck_assert_int_eq(status_of(db, a), CS_DB_RUN_ABORTED);
+    ck_assert_int_eq(status_of(db, b), CS_DB_RUN_RUNNING);
+    /* --resume takes the newest unfinished run with these args */
+    bool resumed = false;
+    ck_assert_int_eq(start(db, &run, true, &resumed), b);
+    ck_assert(resumed);
+    ck_assert_int_eq(status_of(db, a), CS_DB_RUN_ABORTED);
+    ck_assert_int_eq(status_of(db, b), CS_DB_RUN_RUNNING);
+
+    /* other args or another job layout: a new run, and b is aborted */
+    cs_db_run_t other = job(run.machine_id, "--colls bcast");
+    int64_t c = start(db, &other, true, &resumed);
+    ck_assert(!resumed);
+    ck_assert_int_eq(status_of(db, b), CS_DB_RUN_ABORTED);
+    cs_db_run_t wider = run;
+    wider.nprocs = 8;
+    wider.ppn = 8;
+    int64_t d = start(db, &wider, true, &resumed);
+    ck_assert(!resumed);
+    ck_assert_int_eq(status_of(db, c), CS_DB_RUN_ABORTED);
+    ck_assert_int_eq(status_of(db, d), CS_DB_RUN_RUNNING);
+    /* b is still the newest run with run's layout and args */
+    ck_assert_int_eq(start(db, &run, true, &resumed), b);
+    ck_assert(resumed);
+    ck_assert_int_eq(count(db, "run", 0), 4);
+
+    /* runs of another machine are left alone */
+    cs_db_machine_t m2 = {"node02", here.topology, here.mpi_library};
+    cs_db_run_t run2 = job(0, "--colls allreduce");
+    ck_assert_int_eq(cs_db_find_or_insert_machine(db, &m2, &run2.machine_id), CS_OK);
+    int64_t e = start(db, &run2, false, NULL);
+    ck_assert_int_eq(status_of(db, b), CS_DB_RUN_RUNNING);
+    ck_assert_int_eq(status_of(db, e), CS_DB_RUN_RUNNING);
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(measurement_round_trip) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "");
+    int64_t id = start(db, &run, false, NULL);
+
+    const double samples[] = {10.25, 9.75, 1e-300, 123456.789012345, 11.0, 0x1.fffffffffffffp+1023};
+    cs_db_measurement_t a = measurement(id, "allreduce/recursive_doubling", 1024, 12.5);
+    a.samples_us = samples;
+    a.nsamples = 6;
+    a.reps = 6;
+    cs_db_measurement_t b = measurement(id, "allreduce/native", 1024, 20.0);
+    b.point.params = NULL; /* stored as "" */
+    b.verified = 0;
+    cs_db_measurement_t c = measurement(id, "allreduce/recursive_doubling", 16, 3.0);
+    c.point.params = "leaders=2,segments=4";
+    ck_assert_int_eq(cs_db_insert_measurement(db, &a), CS_OK);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &b), CS_OK);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &c), CS_OK);
+    ck_assert_int_eq(count(db, "measurement", id), 3);
+    ck_assert_int_eq(count(db, "measurement", id + 1), 0);
+
+    ck_assert(exists(db, id, &a.point));
+    ck_assert(exists(db, id, &b.point));
+    ck_assert(!exists(db, id + 1, &a.point));
+    cs_db_point_t p = a.point;
+    p.bytes = 2048;
+    ck_assert(!exists(db, id, &p));
+    p = c.point;
+    p.params = "leaders=2";
+    ck_assert(!exists(db, id, &p));
+    p = a.point;
+    p.comm_size = 2;
+    ck_assert(!exists(db, id, &p));
+
+    /* read back: ordered by coll, comm_size, ppn, bytes, algorithm, params */
+    measurements_t got = {0};
+    ck_assert_int_eq(cs_db_foreach_measurement(db, id, collect_measurement, &got), CS_OK);
+    ck_assert_int_eq(got.n, 3);
+    ck_assert_str_eq(got.m[0].point.algorithm, "allreduce/recursive_doubling");
+    ck_assert_str_eq(got.m[0].point.params, "leaders=2,segments=4");
+    ck_assert_uint_eq(got.m[0].point.bytes, 16);
+    ck_assert_uint_eq(got.m[0].nsamples, 0);
+    ck_assert_str_eq(got.m[1].point.algorithm, "allreduce/native");
+    ck_assert_str_eq(got.m[1].point.params, "");
+    ck_assert_int_eq(got.m[1].verified, 0);
+    const cs_db_measurement_t *r = &got.m[2];
+    ck_assert_int_eq(r->run_id, id);
+    ck_assert_str_eq(r->point.params, "");
+    ck_assert_int_eq(r->point.comm_size, 4);
+    ck_assert_int_eq(r->point.ppn, 4);
+    ck_assert_uint_eq(r->point.bytes, 1024);
+    ck_assert_int_eq(r->reps, 6);
+    ck_assert_int_eq(r->outliers, 1);
+    ck_assert(r->min_us == 11.5 && r->q1_us == 12.0 && r->median_us == 12.5);
+    ck_assert(r->q3_us == 13.0 && r->max_us == 13.5);
+    ck_assert_int_eq(r->verified, 1);
+    ck_assert_uint_eq(r->nsamples, 6);
+    ck_assert_mem_eq(r->samples_us, samples, sizeof(samples)); /* bit-exact */
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(measurement_duplicate_is_kept_once) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "");
+    int64_t id = start(db, &run, false, NULL);
+    cs_db_measurement_t a = measurement(id, "allreduce/native", 64, 5.0);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &a), CS_OK);
+    cs_db_measurement_t again = measurement(id, "allreduce/native", 64, 99.0);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &again), CS_OK);
+    ck_assert_int_eq(count(db, "measurement", id), 1);
+    measurements_t got = {0};
+    ck_assert_int_eq(cs_db_foreach_measurement(db, id, collect_measurement, &got), CS_OK);
+    ck_assert_int_eq(got.n, 1);
+    ck_assert(got.m[0].median_us == 5.0); /* first write wins */
+    /* the same point in another run is another row */
+    int64_t id2 = start(db, &run, false, NULL);
+    a.run_id = id2;
+    ck_assert_int_eq(cs_db_insert_measurement(db, &a), CS_OK);
+    ck_assert_int_eq(count(db, "measurement", 0), 2);
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(measurement_bad_arguments) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "");
+    int64_t id = start(db, &run, false, NULL);
+    cs_db_measurement_t m = measurement(id, "allreduce/native", 64, 5.0);
+    m.point.coll = NULL;
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_ERR_ARG);
+    m = measurement(id, "bcast/native", 64, 5.0); /* not an allreduce algorithm */
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_ERR_ARG);
+    m = measurement(id, "allreduce/", 64, 5.0);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_ERR_ARG);
+    m = measurement(id, "allreduce/native", 64, 5.0);
+    m.reps = 0;
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_ERR_ARG);
+    m = measurement(id, "allreduce/native", 64, 5.0);
+    m.outliers = m.reps;
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_ERR_ARG);
+    m = measurement(id, "allreduce/native", 64, NAN);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_ERR_ARG);
+    m = measurement(id, "allreduce/native", (uint64_t)INT64_MAX + 1, 5.0);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_ERR_ARG);
+    m = measurement(id, "allreduce/native", 64, 5.0);
+    m.nsamples = 3; /* samples_us NULL */
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_ERR_ARG);
+    m = measurement(id + 1, "allreduce/native", 64, 5.0); /* no such run */
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_ERR_DB);
+    ck_assert_ptr_nonnull(strstr(cs_db_errmsg(db), "FOREIGN KEY"));
+    ck_assert_int_eq(count(db, "measurement", 0), 0);
+    cs_db_close(db);
+}
+END_TEST
+
+typedef struct {
+    int n;
+    char text[512];
+} failures_t;
+
+static int collect_failure(const cs_db_failure_t *f, void *ctx) {
+    failures_t *c = ctx;
+    size_t len = strlen(c->text);
+    snprintf(c->text + len, sizeof(c->text) - len, "%s|%s|%s|%d|%d|%llu|%s;", f->point.coll,
+             f->point.algorithm, f->point.params, f->point.comm_size, f->point.ppn,
+             (unsigned long long)f->point.bytes, f->message);
+    c->n++;
+    return CS_OK;
+}
+
+START_TEST(failure_round_trip) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "");
+    int64_t id = start(db, &run, false, NULL);
+    cs_db_failure_t f = {id, {"bcast", "bcast/wrong", "radix=4", 3, 3, 8}, "element 1 is 7, not 8"};
+    ck_assert_int_eq(cs_db_insert_failure(db, &f), CS_OK);
+    ck_assert_int_eq(cs_db_insert_failure(db, &f), CS_OK); /* kept once */
+    cs_db_failure_t g = {id, {"bcast", "bcast/wrong", NULL, 3, 3, 0}, "count 0: hang"};
+    ck_assert_int_eq(cs_db_insert_failure(db, &g), CS_OK);
+    cs_db_failure_t bad = f;
+    bad.message = NULL;
+    ck_assert_int_eq(cs_db_insert_failure(db, &bad), CS_ERR_ARG);
+    ck_assert_int_eq(count(db, "failure", id), 2);
+    failures_t got = {0};
+    ck_assert_int_eq(cs_db_foreach_failure(db, id, collect_failure, &got), CS_OK);
+    ck_assert_int_eq(got.n, 2);
+    ck_assert_str_eq(got.text, "bcast|bcast/wrong||3|3|0|count 0: hang;"
+                               "bcast|bcast/wrong|radix=4|3|3|8|element 1 is 7, not 8;");
+    cs_db_close(db);
+}
+END_TEST
+
+static cs_db_rule_t rule(int64_t machine_id, int comm_size, uint64_t lo, uint64_t hi, int rank,
+                         const char *algorithm) {
+    cs_db_rule_t r = {.machine_id = machine_id,
+                      .coll = "allreduce",
+                      .comm_size = comm_size,
+                      .ppn = 4,
+                      .lo_bytes = lo,
+                      .hi_bytes = hi,
+                      .rank = rank,
+                      .algorithm = algorithm,
+                      .params = "",
+                      .median_us = 10.0 * rank,
+                      .native_us = 20.0,
+                      .p_value = 0.001 * rank,
+                      .run_id = 0};
+    return r;
+}
+
+START_TEST(rules_replace_keeps_exactly_the_new_set) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    int64_t mid = add_machine(db);
+    cs_db_run_t run = job(mid, "");
+    int64_t run_id = start(db, &run, false, NULL);
+
+    cs_db_rule_t first[] = {
+        rule(mid, 4, 0, 2048, 1, "allreduce/recursive_doubling"),
+        rule(mid, 4, 0, 2048, 2, "allreduce/native"),
+        rule(mid, 4, 2048, CS_DB_UNBOUNDED, 1, "allreduce/native"),
+    };
+    first[1].p_value = NAN;
+    first[2].p_value = NAN;
+    first[2].median_us = NAN;
+    first[0].params = "leaders=2";
+    first[0].run_id = run_id;
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, first, 3), CS_OK);
+    /* another communicator size: a key of its own */
+    cs_db_rule_t two[] = {rule(mid, 2, 0, CS_DB_UNBOUNDED, 1, "allreduce/native")};
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 2, 4, two, 1), CS_OK);
+
+    rules_t got = read_rules(db, mid);
+    ck_assert_int_eq(got.n, 4);
+    ck_assert_int_eq(got.r[0].comm_size, 2); /* ordered by comm_size, lo_bytes, rank */
+    ck_assert(got.r[0].hi_bytes == CS_DB_UNBOUNDED);
+    const cs_db_rule_t *r = &got.r[1];
+    ck_assert_int_eq(r->machine_id, mid);
+    ck_assert_int_eq(r->comm_size, 4);
+    ck_assert_int_eq(r->ppn, 4);
+    ck_assert_uint_eq(r->lo_bytes, 0);
+    ck_assert_uint_eq(r->hi_bytes, 2048);
+    ck_assert_int_eq(r->rank, 1);
+    ck_assert_str_eq(r->algorithm, "allreduce/recursive_doubling");
+    ck_assert_str_eq(r->params, "leaders=2");
+    ck_assert(r->median_us == 10.0 && r->native_us == 20.0 && r->p_value == 0.001);
+    ck_assert_int_eq(r->run_id, run_id);
+    ck_assert_int_eq(got.r[2].rank, 2);
+    ck_assert(isnan(got.r[2].p_value));
+    ck_assert_int_eq(got.r[2].run_id, 0);
+    ck_assert_uint_eq(got.r[3].lo_bytes, 2048);
+    ck_assert(got.r[3].hi_bytes == CS_DB_UNBOUNDED);
+    ck_assert(isnan(got.r[3].median_us));
+    ck_assert_int_eq(count(db, "rule", run_id), 1);
+
+    /* replace: exactly the new set remains; the other key is untouched */
+    cs_db_rule_t second[] = {
+        rule(mid, 4, 0, 64, 1, "allreduce/native"),
+        rule(mid, 4, 64, CS_DB_UNBOUNDED, 1, "allreduce/reduce_bcast"),
+    };
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, second, 2), CS_OK);
+    got = read_rules(db, mid);
+    ck_assert_int_eq(got.n, 3);
+    ck_assert_int_eq(got.r[0].comm_size, 2);
+    ck_assert_uint_eq(got.r[1].hi_bytes, 64);
+    ck_assert_str_eq(got.r[2].algorithm, "allreduce/reduce_bcast");
+
+    /* invalid sets change nothing */
+    cs_db_rule_t wrong_key[] = {rule(mid, 8, 0, CS_DB_UNBOUNDED, 1, "allreduce/native")};
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, wrong_key, 1), CS_ERR_ARG);
+    cs_db_rule_t empty_interval[] = {rule(mid, 4, 64, 64, 1, "allreduce/native")};
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, empty_interval, 1),
+                     CS_ERR_ARG);
+    cs_db_rule_t rank0[] = {rule(mid, 4, 0, CS_DB_UNBOUNDED, 0, "allreduce/native")};
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, rank0, 1), CS_ERR_ARG);
+    cs_db_rule_t other_coll[] = {rule(mid, 4, 0, CS_DB_UNBOUNDED, 1, "bcast/native")};
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, other_coll, 1), CS_ERR_ARG);
+    cs_db_rule_t twice[] = {
+        rule(mid, 4, 0, CS_DB_UNBOUNDED, 1, "allreduce/native"),
+        rule(mid, 4, 0, CS_DB_UNBOUNDED, 1, "allreduce/reduce_bcast"),
+    };
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, twice, 2), CS_ERR_DB);
+    got = read_rules(db, mid);
+    ck_assert_int_eq(got.n, 3);
+    ck_assert_str_eq(got.r[2].algorithm, "allreduce/reduce_bcast");
+
+    /* n = 0 deletes the key's rules */
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, NULL, 0), CS_OK);
+    got = read_rules(db, mid);
+    ck_assert_int_eq(got.n, 1);
+    ck_assert_int_eq(count(db, "rule", 0), 1);
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(find_machine_with_rules) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    int64_t a = add_machine(db);
+    cs_db_machine_t other = {"node01", here.topology, "MPICH 4.0"};
+    int64_t b = 0;
+    ck_assert_int_eq(cs_db_find_or_insert_machine(db, &other, &b), CS_OK);
+    cs_db_rule_t ra = rule(a, 4, 0, CS_DB_UNBOUNDED, 1, "allreduce/native");
+    cs_db_rule_t rb = rule(b, 4, 0, CS_DB_UNBOUNDED, 1, "allreduce/native");
+    ck_assert_int_eq(cs_db_replace_rules(db, a, "allreduce", 4, 4, &ra, 1), CS_OK);
+    ck_assert_int_eq(cs_db_replace_rules(db, b, "allreduce", 4, 4, &rb, 1), CS_OK);
+
+    /* the machine with the newest run wins */
+    cs_db_run_t run = job(b, "");
+    (void)start(db, &run, false, NULL);
+    run.machine_id = a;
+    (void)start(db, &run, false, NULL);
+    int64_t found = 0;
+    cs_db_machine_t want = {"node01", NULL, NULL};
+    ck_assert_int_eq(cs_db_find_machine(db, &want, &found), CS_OK);
+    ck_assert_int_eq(found, a);
+    ck_assert_int_eq(cs_db_find_machine(db, NULL, &found), CS_OK);
+    ck_assert_int_eq(found, a);
+    want.mpi_library = "MPICH 4.0";
+    ck_assert_int_eq(cs_db_find_machine(db, &want, &found), CS_OK);
+    ck_assert_int_eq(found, b);
+    want.host = "elsewhere";
+    ck_assert_int_eq(cs_db_find_machine(db, &want, &found), CS_ERR_NOT_FOUND);
+    cs_db_close(db);
+}
+END_TEST
+
+typedef struct {
+    int n;
+    cs_db_validation_t v[4];
+    char text[256];
+} validations_t;
+
+static int collect_validation(const cs_db_validation_t *v, void *ctx) {
+    validations_t *c = ctx;
+    ck_assert_int_lt(c->n, 4);
+    c->v[c->n] = *v;
+    size_t len = strlen(c->text);
+    snprintf(c->text + len, sizeof(c->text) - len, "%s|%s|%s|%s|%s;", v->coll,
+             v->selected_algorithm ? v->selected_algorithm : "NULL",
+             v->selected_params ? v->selected_params : "NULL",
+             v->oracle_algorithm ? v->oracle_algorithm : "NULL",
+             v->oracle_params ? v->oracle_params : "NULL");
+    c->n++;
+    return CS_OK;
+}
+
+START_TEST(validation_round_trip) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "--validate");
+    int64_t id = start(db, &run, false, NULL);
+    cs_db_validation_t v = {id,
+                            "allreduce",
+                            4,
+                            4,
+                            4096,
+                            30.0,
+                            20.0,
+                            19.5,
+                            "allreduce/recursive_doubling",
+                            "",
+                            "allreduce/reduce_bcast",
+                            "segments=2"};
+    ck_assert_int_eq(cs_db_insert_validation(db, &v), CS_OK);
+    ck_assert_int_eq(cs_db_insert_validation(db, &v), CS_OK); /* kept once */
+    cs_db_validation_t w = {id, "bcast", 4, 4, 8, 3.0, 3.0, 3.0, NULL, NULL, NULL, NULL};
+    ck_assert_int_eq(cs_db_insert_validation(db, &w), CS_OK);
+    w.oracle_us = NAN;
+    ck_assert_int_eq(cs_db_insert_validation(db, &w), CS_ERR_ARG);
+    ck_assert_int_eq(count(db, "validation", id), 2);
+    validations_t got = {0};
+    ck_assert_int_eq(cs_db_foreach_validation(db, id, collect_validation, &got), CS_OK);
+    ck_assert_int_eq(got.n, 2);
+    ck_assert_str_eq(got.text, "allreduce|allreduce/recursive_doubling||allreduce/reduce_bcast|"
+                               "segments=2;bcast|NULL|NULL|NULL|NULL;");
+    ck_assert_int_eq(got.v[0].comm_size, 4);
+    ck_assert_int_eq(got.v[0].ppn, 4);
+    ck_assert_uint_eq(got.v[0].bytes, 4096);
+    ck_assert(got.v[0].native_us == 30.0 && got.v[0].selected_us == 20.0 &&
+              got.v[0].oracle_us == 19.5);
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(batches_commit_or_roll_back) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "");
+    int64_t id = start(db, &run, false, NULL);
+    int64_t mid = run.machine_id;
+
+    ck_assert_int_eq(cs_db_begin(db), CS_OK);
+    ck_assert_int_eq(cs_db_begin(db), CS_ERR_DB); /* no nesting */
+    cs_db_measurement_t m = measurement(id, "allreduce/native", 8, 1.0);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_OK);
+    cs_db_rule_t r = rule(mid, 4, 0, CS_DB_UNBOUNDED, 1, "allreduce/native");
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, &r, 1), CS_OK);
+    ck_assert_int_eq(cs_db_rollback(db), CS_OK);
+    ck_assert_int_eq(count(db, "measurement", id), 0);
+    ck_assert_int_eq(count(db, "rule", 0), 0);
+
+    ck_assert_int_eq(cs_db_begin(db), CS_OK);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_OK);
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, &r, 1), CS_OK);
+    /* a failed replace inside the batch undoes only itself */
+    cs_db_rule_t twice[] = {r, r};
+    twice[1].algorithm = "allreduce/reduce_bcast";
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, twice, 2), CS_ERR_DB);
+    ck_assert_int_eq(cs_db_commit(db), CS_OK);
+    ck_assert_int_eq(count(db, "measurement", id), 1);
+    rules_t got = read_rules(db, mid);
+    ck_assert_int_eq(got.n, 1);
+    ck_assert_str_eq(got.r[0].algorithm, "allreduce/native");
+
+    ck_assert_int_eq(cs_db_commit(db), CS_ERR_DB);
+    ck_assert_int_eq(cs_db_rollback(db), CS_ERR_DB);
+    /* starting a run inside a batch works (savepoint) and rolls back with it */
+    ck_assert_int_eq(cs_db_begin(db), CS_OK);
+    (void)start(db, &run, false, NULL);
+    ck_assert_int_eq(cs_db_rollback(db), CS_OK);
+    ck_assert_int_eq(count(db, "run", 0), 1);
+    ck_assert_int_eq(status_of(db, id), CS_DB_RUN_RUNNING);
+    cs_db_close(db);
+}
+END_TEST
+
+static int stop_after_first(const cs_db_measurement_t *m, void *ctx) {
+    (void)m;
+    ++*(int *)ctx;
+    return 1;
+}
+
+static int fail_at_first(const cs_db_measurement_t *m, void *ctx) {
+    (void)m;
+    ++*(int *)ctx;
+    return CS_ERR_INTERNAL;
+}
+
+START_TEST(callbacks_stop_iteration) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "");
+    int64_t id = start(db, &run, false, NULL);
+    for (uint64_t bytes = 1; bytes <= 4; bytes++) {
+        cs_db_measurement_t m = measurement(id, "allreduce/native", bytes, 1.0);
+        ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_OK);
+    }
+    int calls = 0;
+    ck_assert_int_eq(cs_db_foreach_measurement(db, id, stop_after_first, &calls), CS_OK);
+    ck_assert_int_eq(calls, 1);
+    calls = 0;
+    ck_assert_int_eq(cs_db_foreach_measurement(db, id, fail_at_first, &calls), CS_ERR_INTERNAL);
+    ck_assert_int_eq(calls, 1);
+    /* the statement was reset: iterating again sees every row */
+    measurements_t got = {0};
+    ck_assert_int_eq(cs_db_foreach_measurement(db, id, collect_measurement, &got), CS_OK);
+    ck_assert_int_eq(got.n, 4);
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(count_rows_per_run) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "");
+    int64_t a = start(db, &run, false, NULL);
+    int64_t b = start(db, &run, false, NULL);
+    cs_db_measurement_t m = measurement(a, "allreduce/native", 8, 1.0);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_OK);
+    m.run_id = b;
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_OK);
+    m.point.bytes = 16;
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_OK);
+    ck_assert_int_eq(count(db, "measurement", a), 1);
+    ck_assert_int_eq(count(db, "measurement", b), 2);
+    ck_assert_int_eq(count(db, "measurement", 0), 3);
+    ck_assert_int_eq(count(db, "run", 0), 2);
+    ck_assert_int_eq(count(db, "run", a), 1);
+    ck_assert_int_eq(count(db, "machine", a), 1);
+    ck_assert_int_eq(count(db, "failure", 0), 0);
+    ck_assert_int_eq(count(db, "validation", 0), 0);
+    int64_t n = 0;
+    ck_assert_int_eq(cs_db_count_rows(db, "measurement; DROP TABLE run", 0, &n), CS_ERR_ARG);
+    ck_assert_int_eq(cs_db_count_rows(db, "sqlite_master", 0, &n), CS_ERR_ARG);
+    ck_assert_int_eq(cs_db_count_rows(db, "run", -1, &n), CS_ERR_ARG);
+    cs_db_close(db);
+}
+END_TEST
+
+/* --- files: creation, migration, refusal, read-only, durability ---------------------------- */
+
+START_TEST(create_file) {
+    const char *path = file("new.db");
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    cs_db_close(db);
+    ck_assert(file_exists(path));
+    ck_assert_int_eq(raw_int(path, "PRAGMA user_version"), cs_db_schema_version());
+    ck_assert_int_eq(raw_int(path, "PRAGMA application_id"), CS_DB_APPLICATION_ID);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                                   "name IN ('machine', 'run', 'measurement', 'failure', 'rule', "
+                                   "'validation')"),
+                     6);
+    ck_assert(!file_exists(file("new.db-journal")));
+}
+END_TEST
+
+START_TEST(migrations_reach_the_schema) {
+    /* Databases left at every older version (0 = empty file) are brought to the current
+     * version, and the result has exactly the tables, columns, indexes and foreign keys of a
+     * database created from db/schema.sql. */
+    char *want = signature_of_schema();
+    int latest = cs_db_schema_version();
+    for (int k = 0; k <= latest; k++) {
+        char name[32];
+        snprintf(name, sizeof(name), "v%d.db", k);
+        const char *path = file(name);
+        raw_exec(path, "");
+        for (int v = 1; v <= k; v++) {
+            raw_exec(path, cs_db_migration_sql(v));
+        }
+        if (k > 0) {
+            char stamp[96];
+            snprintf(stamp, sizeof(stamp), "PRAGMA application_id = %d; PRAGMA user_version = %d",
+                     CS_DB_APPLICATION_ID, k);
+            raw_exec(path, stamp);
+        }
+        cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+        cs_db_close(db);
+        ck_assert_int_eq(raw_int(path, "PRAGMA user_version"), latest);
+        char *got = signature_of_file(path);
+        assert_same_lines(got, want, name);
+        free(got);
+        /* and read-only now works */
+        db = open_db(path, CS_DB_READ_ONLY);
+        cs_db_close(db);
+    }
+    ck_assert_ptr_nonnull(strstr(want, "measurement|"));
+    free(want);
+}
+END_TEST
+
+START_TEST(reopen_keeps_rows) {
+    const char *path = file("keep.db");
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "x");
+    int64_t id = start(db, &run, false, NULL);
+    cs_db_measurement_t m = measurement(id, "allreduce/native", 8, 1.0);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_OK);
+    ck_assert_int_eq(cs_db_finish_run(db, id, CS_DB_RUN_DONE), CS_OK);
+    cs_db_close(db);
+
+    db = open_db(path, CS_DB_READ_WRITE);
+    ck_assert_int_eq(count(db, "measurement", id), 1);
+    ck_assert_int_eq(status_of(db, id), CS_DB_RUN_DONE);
+    cs_db_close(db);
+
+    db = open_db(path, CS_DB_READ_ONLY);
+    ck_assert_int_eq(count(db, "measurement", id), 1);
+    /* read-only: writes fail cleanly */
+    int64_t mid = 0;
+    cs_db_machine_t other = {"other", "t", "m"};
+    ck_assert_int_eq(cs_db_find_or_insert_machine(db, &other, &mid), CS_ERR_DB);
+    ck_assert_str_ne(cs_db_errmsg(db), "");
+    ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_ERR_DB);
+    cs_db_close(db);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM machine"), 1);
+
+    /* timestamps: ISO-8601 UTC */
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM run WHERE started_at GLOB "
+                                   "'[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T"
+                                   "[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z' "
+                                   "AND finished_at >= started_at"),
+                     1);
+}
+END_TEST
+
+START_TEST(run_times_and_resumes) {
+    const char *path = file("runs.db");
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "x");
+    int64_t a = start(db, &run, false, NULL);
+    ck_assert_int_eq(start(db, &run, true, NULL), a);
+    ck_assert_int_eq(start(db, &run, true, NULL), a);
+    int64_t b = start(db, &run, false, NULL); /* a found interrupted */
+    ck_assert_int_eq(cs_db_finish_run(db, b, CS_DB_RUN_ABORTED), CS_OK);
+    cs_db_close(db);
+    ck_assert_int_eq(raw_int(path, "SELECT resumes FROM run WHERE id = 1"), 2);
+    ck_assert_int_eq(raw_int(path, "SELECT finished_at IS NULL AND status = 'aborted' "
+                                   "FROM run WHERE id = 1"),
+                     1);
+    ck_assert_int_eq(raw_int(path, "SELECT finished_at IS NOT NULL AND status = 'aborted' "
+                                   "AND oversubscribed = 1 AND version = '0.1.0' AND args = 'x' "
+                                   "FROM run WHERE id = 2"),
+                     1);
+    ck_assert_int_eq(a, 1);
+    ck_assert_int_eq(b, 2);
+}
+END_TEST
+
+START_TEST(refuse_newer_version) {
+    const char *path = file("newer.db");
+    char text[160];
+    snprintf(text, sizeof(text),
+             "CREATE TABLE future (x); PRAGMA application_id = %d; PRAGMA user_version = %d",
+             CS_DB_APPLICATION_ID, cs_db_schema_version() + 1);
+    raw_exec(path, text);
+    char why[512];
+    cs_db_t *db = NULL;
+    ck_assert_int_eq(cs_db_open(path, CS_DB_READ_WRITE, &db, why, sizeof(why)), CS_ERR_DB);
+    ck_assert_ptr_null(db);
+    ck_assert_ptr_nonnull(strstr(why, "newer"));
+    ck_assert_ptr_nonnull(strstr(why, path));
+    ck_assert_int_eq(cs_db_open(path, CS_DB_READ_ONLY, &db, why, sizeof(why)), CS_ERR_DB);
+    ck_assert_ptr_nonnull(strstr(why, "newer"));
+    /* untouched */
+    ck_assert_int_eq(raw_int(path, "PRAGMA user_version"), cs_db_schema_version() + 1);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM sqlite_master"), 1);
+}
+END_TEST
+
+START_TEST(refuse_foreign_database) {
+    const char *path = file("foreign.db");
+    raw_exec(path, "CREATE TABLE machine (name TEXT); INSERT INTO machine VALUES ('x')");
+    char why[512];
+    cs_db_t *db = NULL;
+    ck_assert_int_eq(cs_db_open(path, CS_DB_READ_WRITE, &db, why, sizeof(why)), CS_ERR_DB);
+    ck_assert_ptr_null(db);
+    ck_assert_ptr_nonnull(strstr(why, "not a collsel database"));
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM sqlite_master"), 1);
+    ck_assert_int_eq(raw_int(path, "PRAGMA user_version"), 0);
+
+    /* another application's versioned database */
+    const char *other = file("other.db");
+    raw_exec(other, "PRAGMA application_id = 42; PRAGMA user_version = 1");
+    ck_assert_int_eq(cs_db_open(other, CS_DB_READ_WRITE, &db, why, sizeof(why)), CS_ERR_DB);
+    ck_assert_ptr_nonnull(strstr(why, "not a collsel database"));
+
+    /* not SQLite at all */
+    const char *text = file("notes.db");
+    FILE *f = fopen(text, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 64; i++) {
+        fputs("this is not a database file at all. ", f);
+    }
+    fclose(f);
+    ck_assert_int_eq(cs_db_open(text, CS_DB_READ_WRITE, &db, why, sizeof(why)), CS_ERR_DB);
+    ck_assert_ptr_nonnull(strstr(why, "not a database"));
+    ck_assert_int_eq(cs_db_open(text, CS_DB_READ_ONLY, &db, why, sizeof(why)), CS_ERR_DB);
+    ck_assert_ptr_nonnull(strstr(why, "not a database"));
+}
+END_TEST
+
+START_TEST(read_only_needs_a_database) {
+    const char *missing = file("missing.db");
+    char why[512];
+    cs_db_t *db = NULL;
+    ck_assert_int_eq(cs_db_open(missing, CS_DB_READ_ONLY, &db, why, sizeof(why)), CS_ERR_NOT_FOUND);
+    ck_assert_ptr_null(db);
+    ck_assert_ptr_nonnull(strstr(why, missing));
+    ck_assert_ptr_nonnull(strstr(why, "does not exist"));
+    ck_assert(!file_exists(missing));
+
+    const char *empty = file("empty.db");
+    FILE *f = fopen(empty, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(cs_db_open(empty, CS_DB_READ_ONLY, &db, why, sizeof(why)), CS_ERR_DB);
+    ck_assert_ptr_nonnull(strstr(why, "empty"));
+
+    /* read-write into a directory that does not exist */
+    const char *nodir = file("no/such/dir.db");
+    ck_assert_int_eq(cs_db_open(nodir, CS_DB_READ_WRITE, &db, why, sizeof(why)), CS_ERR_DB);
+    ck_assert_ptr_nonnull(strstr(why, "directory"));
+}
+END_TEST
+
+START_TEST(committed_batch_survives_kill) {
+    const char *path = file("killed.db");
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "--sizes 4:64");
+    int64_t id = start(db, &run, false, NULL);
+    cs_db_close(db);
+
+    cs_db_measurement_t kept = measurement(id, "allreduce/native", 4, 1.0);
+    cs_db_measurement_t lost = measurement(id, "allreduce/native", 16, 2.0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        /* the bench: one committed batch, one open batch, then kill -9 */
+        cs_db_t *child = NULL;
+        if (cs_db_open(path, CS_DB_READ_WRITE, &child, NULL, 0) != CS_OK ||
+            cs_db_begin(child) != CS_OK || cs_db_insert_measurement(child, &kept) != CS_OK ||
+            cs_db_commit(child) != CS_OK || cs_db_begin(child) != CS_OK ||
+            cs_db_insert_measurement(child, &lost) != CS_OK) {
+            _exit(3);
+        }
+        raise(SIGKILL);
+        _exit(4);
+    }
+    int wstatus = 0;
+    ck_assert_int_eq(waitpid(pid, &wstatus, 0), pid);
+    ck_assert_msg(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL,
+                  "child did not die of SIGKILL (status %d)", wstatus);
+
+    db = open_db(path, CS_DB_READ_WRITE);
+    ck_assert_int_eq(count(db, "measurement", id), 1);
+    ck_assert(exists(db, id, &kept.point));
+    ck_assert(!exists(db, id, &lost.point));
+    ck_assert_int_eq(status_of(db, id), CS_DB_RUN_RUNNING);
+    bool resumed = false;
+    ck_assert_int_eq(start(db, &run, true, &resumed), id);
+    ck_assert(resumed);
+    /* the resumed run measures only what is missing, and duplicates are impossible anyway */
+    ck_assert_int_eq(cs_db_insert_measurement(db, &kept), CS_OK);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &lost), CS_OK);
+    ck_assert_int_eq(cs_db_finish_run(db, id, CS_DB_RUN_DONE), CS_OK);
+    ck_assert_int_eq(count(db, "measurement", id), 2);
+    cs_db_close(db);
+}
+END_TEST
+
+static Suite *db_suite(void) {
+    Suite *s = suite_create("db");
+    TCase *mem = tcase_create("memory");
+    tcase_add_test(mem, open_memory);
+    tcase_add_test(mem, open_bad_arguments);
+    tcase_add_test(mem, machine_round_trip);
+    tcase_add_test(mem, run_lifecycle);
+    tcase_add_test(mem, resume_continues_a_killed_run);
+    tcase_add_test(mem, new_run_aborts_interrupted_runs);
+    tcase_add_test(mem, measurement_round_trip);
+    tcase_add_test(mem, measurement_duplicate_is_kept_once);
+    tcase_add_test(mem, measurement_bad_arguments);
+    tcase_add_test(mem, failure_round_trip);
+    tcase_add_test(mem, rules_replace_keeps_exactly_the_new_set);
+    tcase_add_test(mem, find_machine_with_rules);
+    tcase_add_test(mem, validation_round_trip);
+    tcase_add_test(mem, batches_commit_or_roll_back);
+    tcase_add_test(mem, callbacks_stop_iteration);
+    tcase_add_test(mem, count_rows_per_run);
+    suite_add_tcase(s, mem);
+
+    TCase *files = tcase_create("files");
+    tcase_add_checked_fixture(files, make_dir, remove_dir);
+    tcase_add_test(files, create_file);
+    tcase_add_test(files, migrations_reach_the_schema);
+    tcase_add_test(files, reopen_keeps_rows);
+    tcase_add_test(files, run_times_and_resumes);
+    tcase_add_test(files, refuse_newer_version);
+    tcase_add_test(files, refuse_foreign_database);
+    tcase_add_test(files, read_only_needs_a_database);
+    tcase_add_test(files, committed_batch_survives_kill);
+    suite_add_tcase(s, files);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(db_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
