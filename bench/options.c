@@ -6,7 +6,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,29 +49,34 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
 int cs_bench_parse_bytes(const char *text, size_t *out) {
     char *end = NULL;
     unsigned long long v;
+    int shift = 0;
     if (text == NULL || !isdigit((unsigned char)text[0])) {
         return CS_ERR_ARG;
     }
     errno = 0;
     v = strtoull(text, &end, 10);
-    if (errno != 0) {
+    if (errno != 0 || v > SIZE_MAX) {
         return CS_ERR_ARG;
     }
     switch (toupper((unsigned char)*end)) {
     case 'K':
-        v <<= 10;
-        end++;
+        shift = 10;
         break;
     case 'M':
-        v <<= 20;
-        end++;
+        shift = 20;
         break;
     case 'G':
-        v <<= 30;
-        end++;
+        shift = 30;
         break;
     default:
         break;
+    }
+    if (shift > 0) {
+        if (v > (SIZE_MAX >> shift)) { /* the suffix would overflow */
+            return CS_ERR_ARG;
+        }
+        v <<= shift;
+        end++;
     }
     if (toupper((unsigned char)*end) == 'B') {
         end++;
@@ -91,7 +98,9 @@ int cs_bench_parse_duration(const char *text, double *out) {
         char *end = NULL;
         double v = strtod(s, &end);
         double unit = 1;
-        if (end == s || v < 0) {
+        /* Each part starts with a digit or '.': strtod would also take "nan", "inf", signs and
+         * leading blanks. */
+        if ((!isdigit((unsigned char)*s) && *s != '.') || end == s || !isfinite(v)) {
             return CS_ERR_ARG;
         }
         switch (*end) {
@@ -114,6 +123,9 @@ int cs_bench_parse_duration(const char *text, double *out) {
         total += v * unit;
         s = end;
     }
+    if (!isfinite(total)) {
+        return CS_ERR_ARG;
+    }
     *out = total;
     return CS_OK;
 }
@@ -131,6 +143,15 @@ void cs_bench_format_bytes(size_t bytes, char *buf, size_t len) {
 static int cmp_size(const void *a, const void *b) {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     return (x > y) - (x < y);
+}
+
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Splits a comma-separated list in place (the copy lives in `store`). */
@@ -200,6 +221,9 @@ static int parse_sizes(const char *text, cs_bench_opts_t *o, char *err, size_t e
     qsort(o->sizes, (size_t)o->nsizes, sizeof(size_t), cmp_size);
     int unique = 0;
     for (int i = 0; i < o->nsizes; i++) {
+        if (o->sizes[i] == 0) {
+            return fail(err, errlen, "--sizes: 0 bytes is not a size (the smallest is 4)");
+        }
         if (o->sizes[i] % 4 != 0) {
             return fail(err, errlen,
                         "--sizes: %zu is not a multiple of 4 bytes (the tuning run moves MPI_INT "
@@ -259,6 +283,8 @@ static int parse_algorithms(const char *text, cs_bench_opts_t *o, char *err, siz
         o->algorithms[i] = items[i];
     }
     o->nalgorithms = n;
+    /* Sorted, so that the canonical args of one plan do not depend on the order given. */
+    qsort(o->algorithms, (size_t)n, sizeof(o->algorithms[0]), cmp_str);
     return CS_OK;
 }
 
@@ -277,7 +303,13 @@ static int parse_comm_sizes(const char *text, cs_bench_opts_t *o, char *err, siz
         }
         o->comm_sizes[i] = (int)v;
     }
-    o->ncomm_sizes = n;
+    qsort(o->comm_sizes, (size_t)n, sizeof(int), cmp_int);
+    o->ncomm_sizes = 0;
+    for (int i = 0; i < n; i++) {
+        if (o->ncomm_sizes == 0 || o->comm_sizes[o->ncomm_sizes - 1] != o->comm_sizes[i]) {
+            o->comm_sizes[o->ncomm_sizes++] = o->comm_sizes[i];
+        }
+    }
     return CS_OK;
 }
 

@@ -209,7 +209,7 @@ static int store_point(run_t *r, cs_bench_cand_t *cands, int ncand, cs_coll_t co
                                  c->summary.median,
                                  c->summary.q3,
                                  c->summary.max,
-                                 1,
+                                 c->algo->run == NULL, /* native is the reference */
                                  c->raw,
                                  c->nraw};
         CS_CHECK(cs_db_insert_measurement(r->db, &m));
@@ -511,7 +511,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     for (int i = 0; i < opts.ncomm_sizes; i++) {
         if (opts.comm_sizes[i] > nprocs) {
             say(rank,
-                "--comm-sizes: %d is more than the %d processes of this job (start more "
+                "--comm-sizes: %d is more than the %d process(es) of this job (start more "
                 "with mpirun -np)",
                 opts.comm_sizes[i], nprocs);
             return 2;

@@ -1,0 +1,594 @@
+/* Unit tests of collsel-bench's MPI-free parts: the command line (bench/options.c) and the
+ * winners and size intervals (bench/rules.c). Nothing here calls MPI, so Check may fork.
+ *
+ * The rules tests use hand-built sizes: at each size a few entries with medians and p-values
+ * (the rank-sum test's result against native). A candidate wins when p < 0.01 and its median is
+ * at least 3 % below native's (cs_stats_is_winner with CS_STATS_ALPHA, CS_STATS_MIN_GAIN). */
+#include "options.h"
+#include "rules.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* --- option parsing ------------------------------------------------------------------------ */
+
+/* Parses a NULL-terminated argument list (argv[0] is supplied). */
+static int parse(cs_bench_opts_t *o, char *err, size_t errlen, const char *const *args) {
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = "collsel-bench";
+    for (int i = 0; args[i] != NULL; i++) {
+        ck_assert_int_lt(argc, NELEMS(argv));
+        argv[argc++] = (char *)args[i];
+    }
+    return cs_bench_parse(argc, argv, o, err, errlen);
+}
+
+/* Parses `args`, which must succeed, and returns the options. */
+static cs_bench_opts_t parse_ok(const char *const *args) {
+    cs_bench_opts_t o;
+    char err[512];
+    int rc = parse(&o, err, sizeof(err), args);
+    ck_assert_msg(rc == CS_OK, "parse failed: %s", err);
+    ck_assert_str_eq(err, "");
+    return o;
+}
+
+/* Parses `args`, which must fail with CS_ERR_ARG and a message that contains `needle`. */
+static void parse_bad(const char *const *args, const char *needle) {
+    cs_bench_opts_t o;
+    char err[512];
+    err[0] = '\0';
+    ck_assert_int_eq(parse(&o, err, sizeof(err), args), CS_ERR_ARG);
+    ck_assert_msg(strstr(err, needle) != NULL, "message '%s' does not contain '%s'", err, needle);
+}
+
+START_TEST(parse_defaults) {
+    const char *args[] = {NULL};
+    cs_bench_opts_t o = parse_ok(args);
+    const size_t want[] = {4,         16,        64,         256,         1024,           4096,
+                           16 * 1024, 64 * 1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024};
+    ck_assert_ptr_null(o.db_path);
+    ck_assert_uint_eq(o.colls, (1u << CS_COLL_COUNT) - 1);
+    ck_assert_int_eq(o.nalgorithms, 0);
+    ck_assert_int_eq(o.nsizes, NELEMS(want));
+    for (int i = 0; i < NELEMS(want); i++) {
+        ck_assert_uint_eq(o.sizes[i], want[i]);
+    }
+    ck_assert_int_eq(o.ncomm_sizes, 0);
+    ck_assert_double_eq(o.budget_s, 0.0);
+    ck_assert_int_eq(o.reps_max, 1000);
+    ck_assert_int_eq(o.resume, 0);
+    ck_assert_int_eq(o.list, 0);
+    ck_assert_int_eq(o.quiet, 0);
+    ck_assert_int_eq(o.help, 0);
+    ck_assert_str_ne(o.args, "");
+}
+END_TEST
+
+START_TEST(parse_every_option) {
+    const char *args[] = {"--db",         "/tmp/x.db",   "--colls",  "allreduce,bcast",
+                          "--algorithms", "allreduce/*", "--sizes",  "8,64",
+                          "--comm-sizes", "2,3",         "--budget", "1m",
+                          "--reps-max",   "50",          "--resume", "--list",
+                          "--quiet",      "--help",      NULL};
+    cs_bench_opts_t o = parse_ok(args);
+    ck_assert_str_eq(o.db_path, "/tmp/x.db");
+    ck_assert_uint_eq(o.colls, (1u << CS_COLL_ALLREDUCE) | (1u << CS_COLL_BCAST));
+    ck_assert_int_eq(o.nalgorithms, 1);
+    ck_assert_str_eq(o.algorithms[0], "allreduce/*");
+    ck_assert_int_eq(o.nsizes, 2);
+    ck_assert_uint_eq(o.sizes[0], 8);
+    ck_assert_uint_eq(o.sizes[1], 64);
+    ck_assert_int_eq(o.ncomm_sizes, 2);
+    ck_assert_int_eq(o.comm_sizes[0], 2);
+    ck_assert_int_eq(o.comm_sizes[1], 3);
+    ck_assert_double_eq(o.budget_s, 60.0);
+    ck_assert_int_eq(o.reps_max, 50);
+    ck_assert_int_eq(o.resume, 1);
+    ck_assert_int_eq(o.list, 1);
+    ck_assert_int_eq(o.quiet, 1);
+    ck_assert_int_eq(o.help, 1);
+}
+END_TEST
+
+START_TEST(parse_size_list) {
+    /* Suffixes are powers of 1024; the list is sorted and duplicates dropped. */
+    const char *args[] = {"--sizes", "1M,8,1K,16,1024,8,64K", NULL};
+    cs_bench_opts_t o = parse_ok(args);
+    const size_t want[] = {8, 16, 1024, 64 * 1024, 1024 * 1024};
+    ck_assert_int_eq(o.nsizes, NELEMS(want));
+    for (int i = 0; i < NELEMS(want); i++) {
+        ck_assert_uint_eq(o.sizes[i], want[i]);
+    }
+}
+END_TEST
+
+START_TEST(parse_size_range) {
+    /* 8:1K:2 -> 8, 16, ..., 1024 (8 sizes); a HI between two steps is not itself added. */
+    const char *two[] = {"--sizes", "8:1K:2", NULL};
+    const char *eight[] = {"--sizes", "4:1000:8", NULL};
+    const char *single[] = {"--sizes", "64:64", NULL};
+    const char *dflt[] = {"--sizes", "4:256", NULL};
+    cs_bench_opts_t o = parse_ok(two);
+    ck_assert_int_eq(o.nsizes, 8);
+    for (int i = 0; i < 8; i++) {
+        ck_assert_uint_eq(o.sizes[i], (size_t)8 << i);
+    }
+    o = parse_ok(eight); /* 4, 32, 256 (2048 > 1000) */
+    ck_assert_int_eq(o.nsizes, 3);
+    ck_assert_uint_eq(o.sizes[0], 4);
+    ck_assert_uint_eq(o.sizes[1], 32);
+    ck_assert_uint_eq(o.sizes[2], 256);
+    o = parse_ok(single);
+    ck_assert_int_eq(o.nsizes, 1);
+    ck_assert_uint_eq(o.sizes[0], 64);
+    o = parse_ok(dflt); /* factor 4 by default: 4, 16, 64, 256 */
+    ck_assert_int_eq(o.nsizes, 4);
+    ck_assert_uint_eq(o.sizes[3], 256);
+}
+END_TEST
+
+START_TEST(parse_errors) {
+    const char *unknown[] = {"--sizes", "8", "--bogus", NULL};
+    const char *missing[] = {"--colls", NULL};
+    const char *missing_db[] = {"--quiet", "--db", NULL};
+    const char *not4[] = {"--sizes", "6", NULL};
+    const char *not4_list[] = {"--sizes", "8,12,1K,10", NULL};
+    const char *zero_lo[] = {"--sizes", "0:8", NULL};
+    const char *hi_lo[] = {"--sizes", "64:8", NULL};
+    const char *factor1[] = {"--sizes", "4:64:1", NULL};
+    const char *factor_bad[] = {"--sizes", "4:64:x", NULL};
+    const char *size_bad[] = {"--sizes", "8,lots", NULL};
+    const char *size_big[] = {"--sizes", "2G", NULL};
+    const char *colls[] = {"--colls", "allreduce,bogus", NULL};
+    const char *algos[] = {"--algorithms", "allreduce/*,nothing/*", NULL};
+    const char *comm0[] = {"--comm-sizes", "0", NULL};
+    const char *comm_bad[] = {"--comm-sizes", "2,x", NULL};
+    const char *budget[] = {"--budget", "xyz", NULL};
+    const char *budget0[] = {"--budget", "0s", NULL};
+    const char *reps0[] = {"--reps-max", "0", NULL};
+    const char *reps_bad[] = {"--reps-max", "12x", NULL};
+    const char *db_empty[] = {"--db", "", NULL};
+    parse_bad(unknown, "'--bogus'");
+    parse_bad(missing, "--colls needs a value");
+    parse_bad(missing_db, "--db needs a value");
+    parse_bad(not4, "6 is not a multiple of 4");
+    parse_bad(not4_list, "10 is not a multiple of 4");
+    parse_bad(zero_lo, "'0:8'");
+    parse_bad(hi_lo, "'64:8'");
+    parse_bad(factor1, "'4:64:1'");
+    parse_bad(factor_bad, "'4:64:x'");
+    parse_bad(size_bad, "'lots'");
+    parse_bad(size_big, "2147483648");
+    parse_bad(colls, "'bogus'");
+    parse_bad(algos, "'nothing/*'");
+    parse_bad(comm0, "'0'");
+    parse_bad(comm_bad, "'x'");
+    parse_bad(budget, "'xyz'");
+    parse_bad(budget0, "'0s'");
+    parse_bad(reps0, "'0'");
+    parse_bad(reps_bad, "'12x'");
+    parse_bad(db_empty, "--db");
+}
+END_TEST
+
+START_TEST(parse_error_message_is_one_line) {
+    const char *args[] = {"--colls", "bogus", NULL};
+    cs_bench_opts_t o;
+    char err[512];
+    ck_assert_int_eq(parse(&o, err, sizeof(err), args), CS_ERR_ARG);
+    ck_assert_ptr_null(strchr(err, '\n'));
+    ck_assert_uint_gt(strlen(err), 0);
+}
+END_TEST
+
+START_TEST(duration) {
+    struct {
+        const char *text;
+        double seconds;
+    } good[] = {{"90", 90},   {"90s", 90},   {"10m", 600},     {"1h", 3600}, {"1h30m", 5400},
+                {"1.5m", 90}, {"0.5s", 0.5}, {"2h1m3s", 7263}, {"0", 0},     {"1m30", 90}};
+    const char *bad[] = {"",    "xyz", "10x",   "m",      "-5", "10m-1s", "1h 2x",
+                         "nan", "inf", "1e999", "1e308h", " 5", "+5"};
+    for (int i = 0; i < NELEMS(good); i++) {
+        double v = -1;
+        ck_assert_msg(cs_bench_parse_duration(good[i].text, &v) == CS_OK, "'%s' refused",
+                      good[i].text);
+        ck_assert_double_eq_tol(v, good[i].seconds, 1e-9);
+    }
+    for (int i = 0; i < NELEMS(bad); i++) {
+        double v = -1;
+        ck_assert_msg(cs_bench_parse_duration(bad[i], &v) == CS_ERR_ARG, "'%s' accepted as %g",
+                      bad[i], v);
+    }
+    {
+        double v = -1;
+        ck_assert_int_eq(cs_bench_parse_duration(NULL, &v), CS_ERR_ARG);
+    }
+}
+END_TEST
+
+START_TEST(budget_not_finite) {
+    const char *nan_args[] = {"--budget", "nan", NULL};
+    const char *inf_args[] = {"--budget", "inf", NULL};
+    parse_bad(nan_args, "'nan'");
+    parse_bad(inf_args, "'inf'");
+}
+END_TEST
+
+START_TEST(bytes) {
+    struct {
+        const char *text;
+        size_t bytes;
+    } good[] = {{"0", 0},
+                {"512", 512},
+                {"4K", 4096},
+                {"4k", 4096},
+                {"4KB", 4096},
+                {"1M", 1024 * 1024},
+                {"3m", 3 * 1024 * 1024},
+                {"2G", (size_t)2 << 30},
+                {"1536", 1536}};
+    const char *bad[] = {"",
+                         "K",
+                         "-4",
+                         "+4",
+                         " 4",
+                         "4X",
+                         "4KK",
+                         "4 K",
+                         "1.5K",
+                         "abc",
+                         "18446744073709551616",
+                         "17179869184G",
+                         "17592186044416M"};
+    for (int i = 0; i < NELEMS(good); i++) {
+        size_t v = 1;
+        ck_assert_msg(cs_bench_parse_bytes(good[i].text, &v) == CS_OK, "'%s' refused",
+                      good[i].text);
+        ck_assert_uint_eq(v, good[i].bytes);
+    }
+    for (int i = 0; i < NELEMS(bad); i++) {
+        size_t v = 1;
+        ck_assert_msg(cs_bench_parse_bytes(bad[i], &v) == CS_ERR_ARG, "'%s' accepted", bad[i]);
+    }
+    {
+        size_t v = 1;
+        ck_assert_int_eq(cs_bench_parse_bytes(NULL, &v), CS_ERR_ARG);
+    }
+}
+END_TEST
+
+START_TEST(format_bytes) {
+    struct {
+        size_t bytes;
+        const char *text;
+    } cases[] = {{0, "0"},
+                 {4, "4"},
+                 {1000, "1000"},
+                 {1024, "1K"},
+                 {1536, "1536"},
+                 {64 * 1024, "64K"},
+                 {1 << 20, "1M"},
+                 {(1 << 20) + 1024, "1025K"},
+                 {(size_t)4 << 20, "4M"},
+                 {(size_t)1 << 30, "1024M"}};
+    char buf[32];
+    for (int i = 0; i < NELEMS(cases); i++) {
+        size_t back = 0;
+        cs_bench_format_bytes(cases[i].bytes, buf, sizeof(buf));
+        ck_assert_str_eq(buf, cases[i].text);
+        /* What format writes, parse reads back. */
+        ck_assert_int_eq(cs_bench_parse_bytes(buf, &back), CS_OK);
+        ck_assert_uint_eq(back, cases[i].bytes);
+    }
+    cs_bench_format_bytes(64 * 1024, buf, 3); /* truncated, still terminated */
+    ck_assert_str_eq(buf, "64");
+}
+END_TEST
+
+/* The canonical args of a parse (copied: the options point into static storage). */
+static void args_of(const char *const *args, char *out, size_t len) {
+    cs_bench_opts_t o = parse_ok(args);
+    snprintf(out, len, "%s", o.args);
+}
+
+START_TEST(canonical_args) {
+    char a[1024], b[1024];
+    const char *base[] = {"--colls", "allreduce,bcast", "--sizes", "8,1K", NULL};
+    const char *same[][16] = {
+        {"--sizes", "1K,8", "--colls", "bcast,allreduce", NULL},
+        {"--colls", "bcast,allreduce,bcast", "--sizes", "8,1024,8", NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8:1K:128", NULL},
+        {"--db", "/tmp/other.db", "--quiet", "--resume", "--colls", "allreduce,bcast", "--sizes",
+         "8,1K", NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--reps-max", "1000", NULL},
+        {"--colls", "gather", "--sizes", "4", "--colls", "allreduce,bcast", "--sizes", "8,1K",
+         NULL},
+    };
+    const char *differ[][16] = {
+        {"--colls", "allreduce", "--sizes", "8,1K", NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,1K,4K", NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,2K", NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--reps-max", "999", NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--budget", "10m", NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--comm-sizes", "2", NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--algorithms", "allreduce/*", NULL},
+    };
+    args_of(base, a, sizeof(a));
+    for (int i = 0; i < NELEMS(same); i++) {
+        args_of(same[i], b, sizeof(b));
+        ck_assert_msg(strcmp(a, b) == 0, "case %d: '%s' != '%s'", i, a, b);
+    }
+    for (int i = 0; i < NELEMS(differ); i++) {
+        args_of(differ[i], b, sizeof(b));
+        ck_assert_msg(strcmp(a, b) != 0, "case %d: both '%s'", i, a);
+    }
+    /* Different plans also differ from each other. */
+    {
+        char c[1024];
+        args_of(differ[0], b, sizeof(b));
+        args_of(differ[1], c, sizeof(c));
+        ck_assert_str_ne(b, c);
+    }
+}
+END_TEST
+
+/* --- rules --------------------------------------------------------------------------------- */
+
+#define NATIVE(us)                                                                                 \
+    { "allreduce/native", "", (us), 1.0, 1 }
+#define CAND(name, us, p)                                                                          \
+    { (name), "", (us), (p), 0 }
+
+/* Checks that rows[0..n-1] are well formed: rank-1 intervals contiguous from 0 to unbounded,
+ * every interval's ranks 1..k consecutive with native last. Returns the number of intervals. */
+static int check_cover(const cs_bench_rule_t *rows, int n) {
+    uint64_t next_lo = 0;
+    int intervals = 0;
+    ck_assert_int_gt(n, 0);
+    for (int i = 0; i < n;) {
+        int j = i;
+        ck_assert_int_eq(rows[i].rank, 1);
+        ck_assert_uint_eq(rows[i].lo_bytes, next_lo);
+        ck_assert_uint_gt(rows[i].hi_bytes, rows[i].lo_bytes);
+        while (j < n && rows[j].lo_bytes == rows[i].lo_bytes) {
+            ck_assert_int_eq(rows[j].rank, j - i + 1);
+            ck_assert_uint_eq(rows[j].hi_bytes, rows[i].hi_bytes);
+            j++;
+        }
+        ck_assert_str_eq(rows[j - 1].algorithm, "allreduce/native");
+        for (int k = i; k < j - 1; k++) {
+            ck_assert_str_ne(rows[k].algorithm, "allreduce/native");
+        }
+        next_lo = rows[i].hi_bytes;
+        intervals++;
+        i = j;
+    }
+    ck_assert_uint_eq(next_lo, CS_BENCH_UNBOUNDED);
+    return intervals;
+}
+
+START_TEST(rank_native_only_wins) {
+    /* Slower, or faster but not significant, or significant but 2 % faster: native wins. */
+    const cs_bench_entry_t e[] = {CAND("allreduce/slow", 20.0, 0.001), NATIVE(10.0),
+                                  CAND("allreduce/lucky", 5.0, 0.05),
+                                  CAND("allreduce/marginal", 9.8, 1e-6)};
+    cs_bench_size_t s = {64, e, NELEMS(e)};
+    int order[CS_BENCH_MAX_RANKED], n = -1;
+    ck_assert_int_eq(cs_bench_rank(&s, order, &n), CS_OK);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(order[0], 1);
+}
+END_TEST
+
+START_TEST(rank_order) {
+    /* Two winners by median, then native; the losers are not ranked. */
+    const cs_bench_entry_t e[] = {NATIVE(10.0), CAND("allreduce/b", 8.0, 0.001),
+                                  CAND("allreduce/loser", 12.0, 0.5),
+                                  CAND("allreduce/a", 6.0, 0.009)};
+    cs_bench_size_t s = {64, e, NELEMS(e)};
+    int order[CS_BENCH_MAX_RANKED], n = -1;
+    ck_assert_int_eq(cs_bench_rank(&s, order, &n), CS_OK);
+    ck_assert_int_eq(n, 3);
+    ck_assert_int_eq(order[0], 3);
+    ck_assert_int_eq(order[1], 1);
+    ck_assert_int_eq(order[2], 0);
+}
+END_TEST
+
+START_TEST(rank_errors) {
+    const cs_bench_entry_t no_native[] = {CAND("allreduce/a", 6.0, 0.001)};
+    cs_bench_size_t s = {64, no_native, 1};
+    cs_bench_entry_t many[CS_BENCH_MAX_RANKED + 1];
+    int order[CS_BENCH_MAX_RANKED + 1], n = -1;
+    ck_assert_int_eq(cs_bench_rank(&s, order, &n), CS_ERR_ARG);
+    for (int i = 0; i < NELEMS(many); i++) {
+        cs_bench_entry_t c = CAND("allreduce/x", 10.0, 0.5);
+        many[i] = c;
+    }
+    many[0].native = 1;
+    s.entries = many;
+    s.n = NELEMS(many);
+    ck_assert_int_eq(cs_bench_rank(&s, order, &n), CS_ERR_ARG);
+    s.n = CS_BENCH_MAX_RANKED;
+    ck_assert_int_eq(cs_bench_rank(&s, order, &n), CS_OK);
+    ck_assert_int_eq(n, 1);
+}
+END_TEST
+
+START_TEST(rules_native_everywhere) {
+    const cs_bench_entry_t e4[] = {NATIVE(2.0), CAND("allreduce/a", 3.0, 0.9)};
+    const cs_bench_entry_t e64[] = {NATIVE(4.0), CAND("allreduce/a", 3.0, 0.05)};
+    const cs_bench_entry_t e1k[] = {NATIVE(9.0), CAND("allreduce/a", 8.9, 0.0001)};
+    const cs_bench_size_t sizes[] = {{4, e4, 2}, {64, e64, 2}, {1024, e1k, 2}};
+    cs_bench_rule_t rows[16];
+    int n = -1;
+    ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(check_cover(rows, n), 1);
+    ck_assert_uint_eq(rows[0].lo_bytes, 0);
+    ck_assert_uint_eq(rows[0].hi_bytes, CS_BENCH_UNBOUNDED);
+    ck_assert_str_eq(rows[0].algorithm, "allreduce/native");
+    ck_assert_str_eq(rows[0].params, "");
+    /* Medians of a merged interval are those of its first size. */
+    ck_assert_double_eq(rows[0].median_us, 2.0);
+    ck_assert_double_eq(rows[0].native_us, 2.0);
+}
+END_TEST
+
+START_TEST(rules_winner_in_the_middle) {
+    /* Sizes 4, 16, 64, 256: "mid" wins at 16 and 64 only. Boundaries at the geometric means:
+     * sqrt(4 * 16) = 8, sqrt(64 * 256) = 128. */
+    const cs_bench_entry_t e4[] = {NATIVE(2.0), CAND("allreduce/mid", 3.0, 0.9)};
+    const cs_bench_entry_t e16[] = {NATIVE(4.0), CAND("allreduce/mid", 2.0, 0.001)};
+    const cs_bench_entry_t e64[] = {NATIVE(5.0), CAND("allreduce/mid", 4.0, 0.002)};
+    const cs_bench_entry_t e256[] = {NATIVE(9.0), CAND("allreduce/mid", 9.5, 0.7)};
+    const cs_bench_size_t sizes[] = {{4, e4, 2}, {16, e16, 2}, {64, e64, 2}, {256, e256, 2}};
+    cs_bench_rule_t rows[16];
+    int n = -1;
+    ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(n, 4);
+    ck_assert_int_eq(check_cover(rows, n), 3);
+    ck_assert_uint_eq(rows[0].lo_bytes, 0);
+    ck_assert_uint_eq(rows[0].hi_bytes, 8);
+    ck_assert_str_eq(rows[0].algorithm, "allreduce/native");
+    ck_assert_uint_eq(rows[1].lo_bytes, 8);
+    ck_assert_uint_eq(rows[1].hi_bytes, 128);
+    ck_assert_int_eq(rows[1].rank, 1);
+    ck_assert_str_eq(rows[1].algorithm, "allreduce/mid");
+    ck_assert_double_eq(rows[1].median_us, 2.0);
+    ck_assert_double_eq(rows[1].native_us, 4.0);
+    ck_assert_double_eq(rows[1].p_value, 0.001);
+    ck_assert_int_eq(rows[2].rank, 2);
+    ck_assert_str_eq(rows[2].algorithm, "allreduce/native");
+    ck_assert_double_eq(rows[2].median_us, 4.0);
+    ck_assert_uint_eq(rows[3].lo_bytes, 128);
+    ck_assert_uint_eq(rows[3].hi_bytes, CS_BENCH_UNBOUNDED);
+    ck_assert_str_eq(rows[3].algorithm, "allreduce/native");
+}
+END_TEST
+
+START_TEST(rules_ranking_change_splits) {
+    /* Same winners in another order is another ranking: a new interval. Boundary between 1024
+     * and 4096: sqrt(4194304) = 2048; between 8 and 1000: sqrt(8000) = 89.44 -> 89. */
+    const cs_bench_entry_t e8[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001),
+                                   CAND("allreduce/b", 6.0, 0.001)};
+    const cs_bench_entry_t e1000[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001),
+                                      CAND("allreduce/b", 4.0, 0.001)};
+    const cs_bench_entry_t e1024[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001),
+                                      CAND("allreduce/b", 4.5, 0.001)};
+    const cs_bench_entry_t e4096[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001),
+                                      CAND("allreduce/b", 9.9, 0.001)};
+    const cs_bench_size_t sizes[] = {
+        {8, e8, 3}, {1000, e1000, 3}, {1024, e1024, 3}, {4096, e4096, 3}};
+    cs_bench_rule_t rows[16];
+    int n = -1;
+    ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(n, 8);
+    ck_assert_int_eq(check_cover(rows, n), 3);
+    ck_assert_str_eq(rows[0].algorithm, "allreduce/a");
+    ck_assert_str_eq(rows[1].algorithm, "allreduce/b");
+    ck_assert_uint_eq(rows[0].hi_bytes, 89);
+    ck_assert_uint_eq(rows[3].lo_bytes, 89);
+    ck_assert_str_eq(rows[3].algorithm, "allreduce/b");
+    ck_assert_str_eq(rows[4].algorithm, "allreduce/a");
+    ck_assert_double_eq(rows[3].median_us, 4.0); /* of 1000, the interval's first size */
+    ck_assert_uint_eq(rows[3].hi_bytes, 2048);
+    ck_assert_uint_eq(rows[6].lo_bytes, 2048);
+    ck_assert_str_eq(rows[6].algorithm, "allreduce/a");
+    ck_assert_str_eq(rows[7].algorithm, "allreduce/native");
+}
+END_TEST
+
+START_TEST(rules_params_distinguish) {
+    /* The same algorithm with other parameters is another candidate. */
+    const cs_bench_entry_t e4[] = {NATIVE(10.0), {"allreduce/g", "dims=2x2", 5.0, 0.001, 0}};
+    const cs_bench_entry_t e8[] = {NATIVE(10.0), {"allreduce/g", "dims=4x1", 5.0, 0.001, 0}};
+    const cs_bench_size_t sizes[] = {{4, e4, 2}, {8, e8, 2}};
+    cs_bench_rule_t rows[8];
+    int n = -1;
+    ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(check_cover(rows, n), 2);
+    ck_assert_str_eq(rows[0].params, "dims=2x2");
+    ck_assert_str_eq(rows[2].params, "dims=4x1");
+    ck_assert_uint_eq(rows[0].hi_bytes, 6); /* sqrt(32) = 5.66 -> 6 */
+}
+END_TEST
+
+START_TEST(rules_adjacent_sizes) {
+    /* Neighbours 4 and 5 (geometric mean rounds to 4): the boundary still lies above 4. */
+    const cs_bench_entry_t a[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001)};
+    const cs_bench_entry_t b[] = {NATIVE(10.0)};
+    const cs_bench_size_t sizes[] = {{4, a, 2}, {5, b, 1}};
+    cs_bench_rule_t rows[8];
+    int n = -1;
+    ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(check_cover(rows, n), 2);
+    ck_assert_uint_eq(rows[0].hi_bytes, 5);
+}
+END_TEST
+
+START_TEST(rules_errors) {
+    const cs_bench_entry_t ok[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001)};
+    const cs_bench_entry_t no_native[] = {CAND("allreduce/a", 5.0, 0.001)};
+    const cs_bench_size_t missing[] = {{4, ok, 2}, {16, no_native, 1}};
+    const cs_bench_size_t unsorted[] = {{16, ok, 2}, {4, ok, 2}};
+    const cs_bench_size_t repeated[] = {{16, ok, 2}, {16, ok, 2}};
+    const cs_bench_size_t one[] = {{16, ok, 2}};
+    cs_bench_rule_t rows[8];
+    int n = -1;
+    ck_assert_int_eq(cs_bench_rules(missing, 2, rows, NELEMS(rows), &n), CS_ERR_ARG);
+    ck_assert_int_eq(cs_bench_rules(unsorted, 2, rows, NELEMS(rows), &n), CS_ERR_ARG);
+    ck_assert_int_eq(cs_bench_rules(repeated, 2, rows, NELEMS(rows), &n), CS_ERR_ARG);
+    ck_assert_int_eq(cs_bench_rules(one, 1, rows, 1, &n), CS_ERR_NOMEM);
+    ck_assert_int_eq(cs_bench_rules(one, 1, rows, 0, &n), CS_ERR_NOMEM);
+    ck_assert_int_eq(cs_bench_rules(one, 1, rows, 2, &n), CS_OK);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(cs_bench_rules(one, 0, rows, 2, &n), CS_OK);
+    ck_assert_int_eq(n, 0);
+}
+END_TEST
+
+static Suite *bench_suite(void) {
+    Suite *s = suite_create("bench");
+    TCase *tc = tcase_create("options");
+    tcase_add_test(tc, parse_defaults);
+    tcase_add_test(tc, parse_every_option);
+    tcase_add_test(tc, parse_size_list);
+    tcase_add_test(tc, parse_size_range);
+    tcase_add_test(tc, parse_errors);
+    tcase_add_test(tc, parse_error_message_is_one_line);
+    tcase_add_test(tc, duration);
+    tcase_add_test(tc, budget_not_finite);
+    tcase_add_test(tc, bytes);
+    tcase_add_test(tc, format_bytes);
+    tcase_add_test(tc, canonical_args);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("rules");
+    tcase_add_test(tc, rank_native_only_wins);
+    tcase_add_test(tc, rank_order);
+    tcase_add_test(tc, rank_errors);
+    tcase_add_test(tc, rules_native_everywhere);
+    tcase_add_test(tc, rules_winner_in_the_middle);
+    tcase_add_test(tc, rules_ranking_change_splits);
+    tcase_add_test(tc, rules_params_distinguish);
+    tcase_add_test(tc, rules_adjacent_sizes);
+    tcase_add_test(tc, rules_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(bench_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
