@@ -3,7 +3,7 @@
 
 #include "core/log.h"
 #include "db.h"
-#include "machine.h"
+#include "core/machine.h"
 #include "measure.h"
 #include "options.h"
 #include "progress.h"
@@ -144,7 +144,7 @@ static int ensure_parent_dir(const char *path) {
 }
 
 /* Rank 0: opens the database and starts (or resumes) the run. */
-static int open_run(const cs_bench_opts_t *o, const cs_bench_machine_t *m, run_t *r, int *resumed) {
+static int open_run(const cs_bench_opts_t *o, const cs_machine_t *m, run_t *r, int *resumed) {
     int rc = CS_OK;
     char why[512] = "";
     bool was_resumed = false;
@@ -490,7 +490,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     int rank, nprocs, rc = CS_OK, status = 0, resumed = 0, nrules = 0;
     char err[512];
     cs_bench_opts_t opts;
-    cs_bench_machine_t machine;
+    cs_machine_t machine;
     cs_bench_progress_t progress;
     run_t r;
     plan_t *plan = NULL;
@@ -533,7 +533,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     if (opts.quiet) {
         cs_log_set_level(0);
     }
-    CS_CHECK(cs_bench_machine(&machine, world));
+    CS_CHECK(cs_machine_query(&machine, world));
     if (rank == 0) {
         status = open_run(&opts, &machine, &r, &resumed) == CS_OK ? 0 : 1;
     }

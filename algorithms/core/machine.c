@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void topology(cs_bench_machine_t *m) {
+static void topology(cs_machine_t *m) {
     hwloc_topology_t topo;
     snprintf(m->topology, sizeof(m->topology), "unknown");
     if (hwloc_topology_init(&topo) != 0) {
@@ -23,7 +23,7 @@ static void topology(cs_bench_machine_t *m) {
     hwloc_topology_destroy(topo);
 }
 
-int cs_bench_machine(cs_bench_machine_t *m, MPI_Comm comm) {
+int cs_machine_query(cs_machine_t *m, MPI_Comm comm) {
     int rc = CS_OK;
     MPI_Comm node = MPI_COMM_NULL;
     int len = 0, node_rank, leader;

@@ -1,26 +1,26 @@
-/* What machine and job a tuning run measures.
+/* What machine and job collsel runs on: for the tuning run and for the selector.
  *
  * The fingerprint is the host name, an hwloc summary ("packages=1 numa=1 cores=2 pus=2") and
  * the first line of MPI_Get_library_version; a database tuned elsewhere is recognised by it.
  * The job layout is the number of nodes and processes per node (MPI_Comm_split_type shared
  * memory; the largest node counts). */
-#ifndef CS_BENCH_MACHINE_H
-#define CS_BENCH_MACHINE_H
+#ifndef CS_MACHINE_H
+#define CS_MACHINE_H
 
-#include "core/status.h"
+#include "status.h"
 
 #include <mpi.h>
 
-typedef struct cs_bench_machine {
+typedef struct cs_machine {
     char host[256];
     char topology[256];
     char mpi_library[256];
     int cores, pus; /* of this node, from hwloc */
     int nprocs, nnodes, ppn;
-} cs_bench_machine_t;
+} cs_machine_t;
 
 /* Fills `m` (collective over `comm`). CS_ERR_MPI on failure; hwloc failure leaves the
  * topology as "unknown" and cores 0. */
-int cs_bench_machine(cs_bench_machine_t *m, MPI_Comm comm) CS_MUST_CHECK;
+int cs_machine_query(cs_machine_t *m, MPI_Comm comm) CS_MUST_CHECK;
 
 #endif
