@@ -420,7 +420,7 @@ static int run_points(const cs_bench_opts_t *o, plan_t *plan, run_t *r, int rank
     int rc = CS_OK;
     cs_bench_bufs_t bufs = {0};
     cs_bench_sync_t sync = {0, 0};
-    MPI_Comm sub = MPI_COMM_NULL, node = MPI_COMM_NULL;
+    MPI_Comm sub = MPI_COMM_NULL;
     double start = PMPI_Wtime();
     int done = 0;
     size_t max_count = o->sizes[o->nsizes - 1] / sizeof(int);
@@ -428,10 +428,7 @@ static int run_points(const cs_bench_opts_t *o, plan_t *plan, run_t *r, int rank
         int n = plan->comm_sizes[ci], ppn = 0;
         CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
         if (sub != MPI_COMM_NULL) {
-            CS_MPI_CHECK(PMPI_Comm_split_type(sub, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-            CS_MPI_CHECK(PMPI_Comm_size(node, &ppn));
-            CS_MPI_CHECK(PMPI_Comm_free(&node));
-            CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ppn, 1, MPI_INT, MPI_MAX, sub));
+            CS_CHECK(cs_machine_node_size(sub, &ppn));
             CS_CHECK(cs_bench_bufs_alloc(&bufs, max_count, n));
             CS_CHECK(cs_bench_sync_init(&sync, sub));
         }

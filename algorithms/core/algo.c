@@ -63,9 +63,8 @@ out:
     return rc;
 }
 
-int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) {
+int cs_algo_run_ctx(const cs_algo_t *a, const cs_call_t *call, cs_comm_t *ctx) {
     int rc = CS_OK;
-    cs_comm_t *ctx = NULL;
     const cs_sched_t *sched = NULL;
     cs_exec_t e;
     cs_mpi_transport_t tr;
@@ -74,7 +73,6 @@ int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) {
         CS_CHECK(a->run(call));
         goto out;
     }
-    CS_CHECK(cs_comm_get(call->comm, &ctx));
     CS_CHECK(cached_sched(ctx, a, call, &sched));
     CS_CHECK(cs_comm_reserve(ctx, (size_t)sched->scratch_bytes, sched->max_comm));
     tr.comm = ctx->comm;
@@ -83,6 +81,18 @@ int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) {
     cs_exec_start(&e, sched, call->sendbuf, call->recvbuf, ctx->scratch, &cs_exec_mpi_transport,
                   &tr);
     CS_CHECK(cs_exec_run(&e));
+out:
+    return rc;
+}
+
+int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) {
+    int rc = CS_OK;
+    cs_comm_t *ctx = NULL;
+    CS_CHECK(cs_algo_applicable(a, call)); /* before creating a context for nothing */
+    if (a->run == NULL) {
+        CS_CHECK(cs_comm_get(call->comm, &ctx));
+    }
+    CS_CHECK(cs_algo_run_ctx(a, call, ctx));
 out:
     return rc;
 }

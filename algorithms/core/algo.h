@@ -40,4 +40,8 @@ int cs_algo_build(const cs_algo_t *a, const cs_call_t *call, cs_sched_t *s) CS_M
  * CS_ERR_NOT_APPLICABLE without communicating when `a` does not apply. */
 int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) CS_MUST_CHECK;
 
+struct cs_comm;
+/* cs_algo_run with the communicator context of call->comm already at hand (the selector). */
+int cs_algo_run_ctx(const cs_algo_t *a, const cs_call_t *call, struct cs_comm *ctx) CS_MUST_CHECK;
+
 #endif

@@ -10,6 +10,9 @@ static void context_free(cs_comm_t *ctx) {
     if (ctx == NULL) {
         return;
     }
+    if (ctx->selector_free != NULL) {
+        ctx->selector_free(ctx->selector);
+    }
     if (ctx->comm != MPI_COMM_NULL) {
         PMPI_Comm_free(&ctx->comm);
     }
@@ -29,6 +32,42 @@ static int delete_fn(MPI_Comm comm, int key, void *value, void *extra) {
     return MPI_SUCCESS;
 }
 
+/* Runs at the start of MPI_Finalize, which deletes MPI_COMM_SELF's attributes first, while MPI
+ * still works: frees the context of MPI_COMM_WORLD (the standard does not promise to delete
+ * MPI_COMM_WORLD's attributes) and the keyval. Contexts on communicators the application never
+ * freed stay, like those communicators. */
+static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra) {
+    void *ctx = NULL;
+    int found = 0;
+    (void)comm;
+    (void)key;
+    (void)value;
+    (void)extra;
+    if (keyval == MPI_KEYVAL_INVALID) {
+        return MPI_SUCCESS;
+    }
+    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, keyval, &ctx, &found) == MPI_SUCCESS && found) {
+        PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+    }
+    PMPI_Comm_free_keyval(&keyval);
+    return MPI_SUCCESS;
+}
+
+/* Creates the keyval and hooks finalize_fn to MPI_COMM_SELF. The hook's keyval is freed at
+ * once: its attribute keeps it alive until MPI_Finalize deletes it. */
+static int create_keyval(void) {
+    int rc = CS_OK;
+    int hook = MPI_KEYVAL_INVALID;
+    CS_MPI_CHECK(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL));
+    CS_MPI_CHECK(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_fn, &hook, NULL));
+    CS_MPI_CHECK(PMPI_Comm_set_attr(MPI_COMM_SELF, hook, NULL));
+out:
+    if (hook != MPI_KEYVAL_INVALID) {
+        PMPI_Comm_free_keyval(&hook);
+    }
+    return rc;
+}
+
 int cs_comm_get(MPI_Comm user, cs_comm_t **out) {
     int rc = CS_OK;
     int found = 0;
@@ -36,7 +75,7 @@ int cs_comm_get(MPI_Comm user, cs_comm_t **out) {
     void *value = NULL;
     *out = NULL;
     if (keyval == MPI_KEYVAL_INVALID) {
-        CS_MPI_CHECK(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL));
+        CS_CHECK(create_keyval());
     }
     CS_MPI_CHECK(PMPI_Comm_get_attr(user, keyval, &value, &found));
     if (found) {

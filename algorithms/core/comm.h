@@ -38,6 +38,8 @@ typedef struct cs_comm {
     size_t scratch_cap;
     MPI_Request *reqs;
     int reqs_cap;
+    void *selector;                   /* the selector's state for this communicator */
+    void (*selector_free)(void *sel); /* frees it with the context */
 } cs_comm_t;
 
 /* Returns the context of `user`, creating it (collectively: PMPI_Comm_dup) on first use.

@@ -2,8 +2,8 @@
  *
  * The fingerprint is the host name, an hwloc summary ("packages=1 numa=1 cores=2 pus=2") and
  * the first line of MPI_Get_library_version; a database tuned elsewhere is recognised by it.
- * The job layout is the number of nodes and processes per node (MPI_Comm_split_type shared
- * memory; the largest node counts). */
+ * The job layout is the number of nodes and processes per node (cs_machine_node_size); nodes
+ * are counted as nprocs / ppn, rounded up. */
 #ifndef CS_MACHINE_H
 #define CS_MACHINE_H
 
@@ -18,6 +18,15 @@ typedef struct cs_machine {
     int cores, pus; /* of this node, from hwloc */
     int nprocs, nnodes, ppn;
 } cs_machine_t;
+
+/* Fills host, topology, mpi_library, cores and pus of `m` (not collective; never fails: what
+ * cannot be found reads "unknown"). */
+void cs_machine_fingerprint(cs_machine_t *m);
+
+/* Sets *ppn to the processes per node of `comm` (the largest node), collectively:
+ * COLLSEL_NODE_SIZE=k emulates nodes of k consecutive ranks; otherwise MPI_Comm_split_type
+ * shared memory. */
+int cs_machine_node_size(MPI_Comm comm, int *ppn) CS_MUST_CHECK;
 
 /* Fills `m` (collective over `comm`). CS_ERR_MPI on failure; hwloc failure leaves the
  * topology as "unknown" and cores 0. */
