@@ -2,8 +2,8 @@
 #include "tune.h"
 
 #include "core/log.h"
-#include "db.h"
 #include "core/machine.h"
+#include "db.h"
 #include "measure.h"
 #include "options.h"
 #include "progress.h"

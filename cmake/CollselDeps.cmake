@@ -6,6 +6,7 @@
 find_package(MPI REQUIRED COMPONENTS C)
 find_package(SQLite3 REQUIRED)
 find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 if(COLLSEL_TESTS)
   pkg_check_modules(CHECK REQUIRED IMPORTED_TARGET check)

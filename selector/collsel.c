@@ -1,0 +1,613 @@
+/* libcollsel: rule loading, per-communicator set-up and per-call dispatch (see select.h for
+ * the precedence, collsel.h for the public contract). */
+#include "collsel.h"
+
+#include "core/log.h"
+#include "core/machine.h"
+#include "db.h"
+#include "registry.h"
+#include "select.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- process-wide state -------------------------------------------------------------------- */
+
+enum { TABLE_NONE, TABLE_OK, TABLE_UNUSABLE };
+
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static cs_sel_env_t env;
+static char init_db[4096];
+static int init_db_set;
+static atomic_int active = 1;        /* 0: disabled or finalized: every call native */
+static atomic_ulong generation;      /* bumped whenever a context is freed */
+static int table_state = TABLE_NONE; /* guarded by lock */
+static cs_sel_rule_t *table;         /* guarded by lock */
+static int ntable;
+static char table_why[16384]; /* why the table is empty or unusable */
+static atomic_int forced_warned[CS_COLL_COUNT];
+
+/* The communicator of this thread's last call, so a steady stream of calls skips the
+ * attribute lookup. Valid while `gen` equals `generation`. */
+static _Thread_local struct {
+    MPI_Comm comm;
+    cs_comm_t *ctx;
+    unsigned long gen;
+} last = {MPI_COMM_NULL, NULL, 0};
+
+static int world_rank(void) {
+    int init = 0, fin = 0, rank = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (init && !fin) {
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    }
+    return rank;
+}
+
+static void parse_env(void) {
+    cs_sel_env_parse(&env, world_rank() == 0);
+    if (env.disable) {
+        atomic_store(&active, 0);
+    }
+}
+
+int collsel_init(const char *db_path) {
+    pthread_once(&env_once, parse_env);
+    pthread_mutex_lock(&lock);
+    if (!init_db_set) {
+        init_db_set = 1;
+        if (db_path != NULL) {
+            snprintf(init_db, sizeof(init_db), "%s", db_path);
+        } else {
+            snprintf(init_db, sizeof(init_db), "%s", env.db);
+        }
+    }
+    atomic_store(&active, !env.disable);
+    pthread_mutex_unlock(&lock);
+    return MPI_SUCCESS;
+}
+
+int collsel_finalize(void) {
+    pthread_mutex_lock(&lock);
+    atomic_store(&active, 0);
+    free(table);
+    table = NULL;
+    ntable = 0;
+    table_state = TABLE_NONE;
+    init_db_set = 0;
+    pthread_mutex_unlock(&lock);
+    return MPI_SUCCESS;
+}
+
+/* --- loading the rules (rank 0 of the first communicator) ---------------------------------- */
+
+typedef struct loader {
+    cs_sel_rule_t *v;
+    int n, cap;
+} loader_t;
+
+static int add_rule(const cs_db_rule_t *r, void *ctx) {
+    loader_t *l = ctx;
+    cs_coll_t coll;
+    cs_sel_rule_t *x;
+    if (cs_coll_from_name(r->coll, &coll) != CS_OK) {
+        return CS_OK; /* a collective this collsel does not know: skip */
+    }
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 64;
+        cs_sel_rule_t *v = realloc(l->v, (size_t)cap * sizeof(*v));
+        if (v == NULL) {
+            return CS_ERR_NOMEM;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    x = &l->v[l->n++];
+    memset(x, 0, sizeof(*x));
+    x->coll = (int32_t)coll;
+    x->comm_size = r->comm_size;
+    x->ppn = r->ppn;
+    x->rank = r->rank;
+    x->lo_bytes = r->lo_bytes;
+    x->hi_bytes = r->hi_bytes;
+    x->median_us = r->median_us;
+    x->native_us = r->native_us;
+    snprintf(x->algorithm, sizeof(x->algorithm), "%s", r->algorithm);
+    snprintf(x->params, sizeof(x->params), "%s", r->params ? r->params : "");
+    return CS_OK;
+}
+
+/* Opens the database and reads this machine's rules into table (lock held). Sets table_state
+ * and table_why; prints the one warning when a database was named but cannot be used. */
+static void load_table(void) {
+    const char *path = init_db_set ? init_db : env.db;
+    char why[4608] = "";
+    cs_db_t *db = NULL;
+    cs_machine_t m;
+    cs_db_machine_t want;
+    int64_t machine_id = 0;
+    loader_t l = {NULL, 0, 0};
+    int rc;
+    table_state = TABLE_UNUSABLE;
+    if (path[0] == '\0') {
+        snprintf(table_why, sizeof(table_why), "no tuning database (set COLLSEL_DB)");
+        cs_log(CS_LOG_WARN, "%s: every collective is native", table_why);
+        return;
+    }
+    rc = cs_db_open(path, CS_DB_READ_ONLY, &db, why, sizeof(why));
+    if (rc != CS_OK) {
+        snprintf(table_why, sizeof(table_why), "%s", why[0] ? why : cs_status_str(rc));
+        goto warn;
+    }
+    cs_machine_fingerprint(&m);
+    want.host = NULL; /* other nodes of a cluster have other names but the same hardware */
+    want.topology = m.topology;
+    want.mpi_library = m.mpi_library;
+    rc = cs_db_find_machine(db, &want, &machine_id);
+    if (rc == CS_ERR_NOT_FOUND) {
+        snprintf(table_why, sizeof(table_why),
+                 "%s has no rules for this machine (%s; %s): tune it here with collsel-bench", path,
+                 m.topology, m.mpi_library);
+        goto warn;
+    }
+    if (rc == CS_OK) {
+        rc = cs_db_foreach_rule(db, machine_id, add_rule, &l);
+    }
+    if (rc != CS_OK) {
+        snprintf(table_why, sizeof(table_why), "%s: cannot read rules: %s", path,
+                 rc == CS_ERR_DB ? cs_db_errmsg(db) : cs_status_str(rc));
+        goto warn;
+    }
+    cs_db_close(db);
+    table = l.v;
+    ntable = l.n;
+    table_state = TABLE_OK;
+    snprintf(table_why, sizeof(table_why), "%d rules from %s", ntable, path);
+    cs_log(CS_LOG_WARN, "%s (machine %s)", table_why, m.topology);
+    return;
+warn:
+    cs_db_close(db);
+    free(l.v);
+    /* The database was named and cannot be used: said once, whatever COLLSEL_VERBOSE is. */
+    fprintf(stderr, "collsel: warning: %s; every collective is native\n", table_why);
+}
+
+/* Makes sure every rank of `comm` has the rule table (collective). */
+static int share_table(MPI_Comm comm, int rank) {
+    int rc = CS_OK;
+    int need, state = 0, n = 0;
+    pthread_mutex_lock(&lock);
+    need = table_state == TABLE_NONE;
+    pthread_mutex_unlock(&lock);
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_INT, MPI_MAX, comm));
+    if (!need) {
+        return CS_OK;
+    }
+    pthread_mutex_lock(&lock);
+    if (rank == 0) {
+        if (table_state == TABLE_NONE) {
+            load_table();
+        }
+        state = table_state;
+        n = ntable;
+    }
+    pthread_mutex_unlock(&lock);
+    {
+        int head[2] = {state, n};
+        CS_MPI_CHECK(PMPI_Bcast(head, 2, MPI_INT, 0, comm));
+        state = head[0];
+        n = head[1];
+    }
+    if (state == TABLE_OK && n > 0) {
+        cs_sel_rule_t *copy = rank == 0 ? table : malloc((size_t)n * sizeof(*copy));
+        int ok = copy != NULL;
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm));
+        if (!ok) {
+            if (rank != 0) {
+                free(copy);
+            }
+            state = TABLE_UNUSABLE;
+            n = 0;
+        } else {
+            CS_MPI_CHECK(PMPI_Bcast(copy, (int)((size_t)n * sizeof(*copy)), MPI_BYTE, 0, comm));
+            if (rank != 0) {
+                pthread_mutex_lock(&lock);
+                if (table_state == TABLE_NONE) {
+                    table = copy;
+                    ntable = n;
+                    table_state = TABLE_OK;
+                    snprintf(table_why, sizeof(table_why), "%d rules (from rank 0)", n);
+                } else {
+                    free(copy);
+                }
+                pthread_mutex_unlock(&lock);
+            }
+        }
+    }
+    if (rank != 0 && state != TABLE_OK) {
+        pthread_mutex_lock(&lock);
+        if (table_state == TABLE_NONE) {
+            table_state = state;
+            snprintf(table_why, sizeof(table_why), "the tuning database is not usable");
+        }
+        pthread_mutex_unlock(&lock);
+    }
+out:
+    return rc;
+}
+
+/* --- per-communicator set-up ---------------------------------------------------------------- */
+
+static void sel_free(void *p) {
+    cs_sel_comm_t *sc = p;
+    atomic_fetch_add(&generation, 1);
+    if (sc != NULL) {
+        cs_sel_comm_clear(sc);
+        free(sc);
+    }
+}
+
+static void describe_comm(const cs_sel_comm_t *sc, int nprocs) {
+    char line[2048];
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        size_t used = 0;
+        if (env.force[c] != NULL) {
+            cs_log(CS_LOG_INFO, "%d processes: %s: forced %s (COLLSEL_FORCE)", nprocs,
+                   cs_coll_name((cs_coll_t)c), env.force[c]->name);
+            continue;
+        }
+        if (sc->niv[c] == 0) {
+            cs_log(CS_LOG_INFO, "%d processes: %s: no rules, native", nprocs,
+                   cs_coll_name((cs_coll_t)c));
+            continue;
+        }
+        line[0] = '\0';
+        for (int i = 0; i < sc->niv[c] && used < sizeof(line); i++) {
+            const cs_sel_interval_t *iv = &sc->iv[c][i];
+            if (iv->hi == UINT64_MAX) {
+                used += (size_t)snprintf(line + used, sizeof(line) - used, " [%llu, inf) %s",
+                                         (unsigned long long)iv->lo, iv->cand[0]->name);
+            } else {
+                used += (size_t)snprintf(line + used, sizeof(line) - used, " [%llu, %llu) %s",
+                                         (unsigned long long)iv->lo, (unsigned long long)iv->hi,
+                                         iv->cand[0]->name);
+            }
+        }
+        cs_log(CS_LOG_INFO, "%d processes (%d per node): %s: tuned at %d processes, %d per node:%s",
+               nprocs, sc->ppn, cs_coll_name((cs_coll_t)c), sc->tuned_size[c], sc->tuned_ppn[c],
+               line);
+    }
+}
+
+/* Collective over ctx->comm: shares the rules and prunes them for this communicator. Every
+ * rank ends with the same verdict (native only when any rank failed). */
+static int setup(cs_comm_t *ctx, MPI_Comm user) {
+    int rc = CS_OK;
+    int inter = 0, ppn = 1, ok;
+    cs_sel_comm_t *sc = calloc(1, sizeof(*sc));
+    CS_MPI_CHECK(PMPI_Comm_test_inter(user, &inter));
+    if (inter) { /* not handled: native, and nothing collective to agree on */
+        CS_REQUIRE(sc != NULL, CS_ERR_NOMEM);
+        sc->native_only = 1;
+        goto done;
+    }
+    CS_CHECK(share_table(ctx->comm, ctx->rank));
+    CS_CHECK(cs_machine_node_size(ctx->comm, &ppn));
+    ok = sc != NULL;
+    if (ok) {
+        pthread_mutex_lock(&lock);
+        sc->native_only = table_state != TABLE_OK;
+        ok = sc->native_only || cs_sel_prune(table, ntable, ctx->nprocs, ppn, sc) == CS_OK;
+        pthread_mutex_unlock(&lock);
+    }
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm));
+    CS_REQUIRE(ok, CS_ERR_NOMEM);
+    if (ctx->rank == 0 && cs_log_level() >= CS_LOG_INFO && !sc->native_only) {
+        describe_comm(sc, ctx->nprocs);
+    }
+done:
+    ctx->selector = sc;
+    ctx->selector_free = sel_free;
+    sc = NULL;
+out:
+    if (sc != NULL) {
+        cs_sel_comm_clear(sc);
+        free(sc);
+    }
+    return rc;
+}
+
+/* The context of `comm` with its selector state, or 0 when the call goes native. */
+static int enter(MPI_Comm comm, cs_comm_t **ctx_out, cs_sel_comm_t **sc_out) {
+    cs_comm_t *ctx;
+    if (!atomic_load_explicit(&active, memory_order_relaxed)) {
+        return 0;
+    }
+    if (last.comm == comm && last.gen == atomic_load_explicit(&generation, memory_order_relaxed)) {
+        ctx = last.ctx;
+    } else {
+        pthread_once(&env_once, parse_env);
+        if (!atomic_load(&active) || comm == MPI_COMM_NULL || cs_comm_get(comm, &ctx) != CS_OK) {
+            return 0;
+        }
+        if (ctx->selector == NULL && setup(ctx, comm) != CS_OK) {
+            return 0;
+        }
+        last.comm = comm;
+        last.ctx = ctx;
+        last.gen = atomic_load(&generation);
+    }
+    *ctx_out = ctx;
+    *sc_out = ctx->selector;
+    return !(*sc_out)->native_only;
+}
+
+/* --- dispatch ------------------------------------------------------------------------------- */
+
+static int mpi_status(int rc) {
+    return rc == CS_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+/* Runs the call with the forced algorithm, or the first ranked candidate that applies. */
+static int dispatch(cs_comm_t *ctx, const cs_sel_interval_t *iv, const cs_call_t *call) {
+    const cs_algo_t *forced = env.force[call->coll];
+    const cs_algo_t *native = cs_registry_native(call->coll);
+    int rc;
+    if (forced != NULL) {
+        rc = cs_algo_run_ctx(forced, call, ctx);
+        if (rc != CS_ERR_NOT_APPLICABLE) {
+            cs_log(CS_LOG_DEBUG, "%s %zu bytes: %s (forced)", cs_coll_name(call->coll), call->bytes,
+                   forced->name);
+            return mpi_status(rc);
+        }
+        if (env.fallback == CS_FALLBACK_ERROR) {
+            return MPI_ERR_OTHER;
+        }
+        if (env.fallback == CS_FALLBACK_WARN && call->rank == 0 &&
+            atomic_exchange(&forced_warned[call->coll], 1) == 0) {
+            fprintf(stderr, "collsel: warning: forced %s cannot run a %s of %zu bytes; native\n",
+                    forced->name, cs_coll_name(call->coll), call->bytes);
+        }
+        return mpi_status(cs_algo_run_ctx(native, call, ctx));
+    }
+    for (int i = 0; iv != NULL && i < iv->ncand; i++) {
+        rc = cs_algo_run_ctx(iv->cand[i], call, ctx);
+        if (rc != CS_ERR_NOT_APPLICABLE) {
+            cs_log(CS_LOG_DEBUG, "%s %zu bytes: %s", cs_coll_name(call->coll), call->bytes,
+                   iv->cand[i]->name);
+            return mpi_status(rc);
+        }
+    }
+    return mpi_status(cs_algo_run_ctx(native, call, ctx));
+}
+
+/* The interval for the call, or NULL; *go_native when the first choice is native anyway (the
+ * fast path: no call normalisation). */
+static const cs_sel_interval_t *choose(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes,
+                                       int *go_native) {
+    const cs_sel_interval_t *iv;
+    if (env.force[coll] != NULL) {
+        *go_native = 0;
+        return NULL;
+    }
+    iv = cs_sel_lookup(sc, coll, bytes);
+    *go_native = iv == NULL || iv->cand[0]->run != NULL;
+    if (*go_native && env.verbose >= CS_LOG_DEBUG) {
+        cs_log(CS_LOG_DEBUG, "%s %llu bytes: %s/native", cs_coll_name(coll),
+               (unsigned long long)bytes, cs_coll_name(coll));
+    }
+    return iv;
+}
+
+static uint64_t type_bytes(int count, MPI_Datatype type) {
+    int size = 0;
+    if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) {
+        return 0;
+    }
+    return (uint64_t)count * (uint64_t)size;
+}
+
+int collsel_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    cs_comm_t *ctx;
+    cs_sel_comm_t *sc;
+    const cs_sel_interval_t *iv;
+    cs_call_t call;
+    int go_native;
+    if (!enter(comm, &ctx, &sc)) {
+        return PMPI_Bcast(buffer, count, datatype, root, comm);
+    }
+    iv = choose(sc, CS_COLL_BCAST, type_bytes(count, datatype), &go_native);
+    if (go_native || cs_call_bcast(&call, buffer, count, datatype, root, comm) != CS_OK) {
+        return PMPI_Bcast(buffer, count, datatype, root, comm);
+    }
+    return dispatch(ctx, iv, &call);
+}
+
+int collsel_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    cs_comm_t *ctx;
+    cs_sel_comm_t *sc;
+    const cs_sel_interval_t *iv;
+    cs_call_t call;
+    int go_native;
+    if (!enter(comm, &ctx, &sc)) {
+        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    }
+    /* The key must be equal on every rank: the root may send in place. */
+    iv = choose(sc, CS_COLL_GATHER,
+                sendbuf == MPI_IN_PLACE ? type_bytes(recvcount, recvtype)
+                                        : type_bytes(sendcount, sendtype),
+                &go_native);
+    if (go_native || cs_call_gather(&call, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                    recvtype, root, comm) != CS_OK) {
+        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    }
+    return dispatch(ctx, iv, &call);
+}
+
+int collsel_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    cs_comm_t *ctx;
+    cs_sel_comm_t *sc;
+    const cs_sel_interval_t *iv;
+    cs_call_t call;
+    int go_native;
+    if (!enter(comm, &ctx, &sc)) {
+        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    }
+    iv = choose(sc, CS_COLL_SCATTER,
+                recvbuf == MPI_IN_PLACE ? type_bytes(sendcount, sendtype)
+                                        : type_bytes(recvcount, recvtype),
+                &go_native);
+    if (go_native || cs_call_scatter(&call, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                     recvtype, root, comm) != CS_OK) {
+        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    }
+    return dispatch(ctx, iv, &call);
+}
+
+int collsel_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   int root, MPI_Comm comm) {
+    cs_comm_t *ctx;
+    cs_sel_comm_t *sc;
+    const cs_sel_interval_t *iv;
+    cs_call_t call;
+    int go_native;
+    if (!enter(comm, &ctx, &sc)) {
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    }
+    iv = choose(sc, CS_COLL_REDUCE, type_bytes(count, datatype), &go_native);
+    if (go_native ||
+        cs_call_reduce(&call, sendbuf, recvbuf, count, datatype, op, root, comm) != CS_OK) {
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    }
+    return dispatch(ctx, iv, &call);
+}
+
+int collsel_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm) {
+    cs_comm_t *ctx;
+    cs_sel_comm_t *sc;
+    const cs_sel_interval_t *iv;
+    cs_call_t call;
+    int go_native;
+    if (!enter(comm, &ctx, &sc)) {
+        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    }
+    iv = choose(sc, CS_COLL_ALLREDUCE, type_bytes(count, datatype), &go_native);
+    if (go_native ||
+        cs_call_allreduce(&call, sendbuf, recvbuf, count, datatype, op, comm) != CS_OK) {
+        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    }
+    return dispatch(ctx, iv, &call);
+}
+
+int collsel_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    cs_comm_t *ctx;
+    cs_sel_comm_t *sc;
+    const cs_sel_interval_t *iv;
+    cs_call_t call;
+    int go_native;
+    if (!enter(comm, &ctx, &sc)) {
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    }
+    iv = choose(sc, CS_COLL_ALLGATHER, type_bytes(recvcount, recvtype), &go_native);
+    if (go_native || cs_call_allgather(&call, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                       recvtype, comm) != CS_OK) {
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    }
+    return dispatch(ctx, iv, &call);
+}
+
+int collsel_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                       MPI_Comm comm) {
+    cs_comm_t *ctx;
+    cs_sel_comm_t *sc;
+    const cs_sel_interval_t *iv;
+    cs_call_t call;
+    int go_native;
+    if (!enter(comm, &ctx, &sc) ||
+        cs_call_allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                           recvtype, comm) != CS_OK) {
+        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                               comm);
+    }
+    /* The key (mean bytes per block) needs all counts: normalisation computes it. */
+    iv = choose(sc, CS_COLL_ALLGATHERV, call.bytes, &go_native);
+    if (go_native) {
+        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                               comm);
+    }
+    return dispatch(ctx, iv, &call);
+}
+
+/* --- explain -------------------------------------------------------------------------------- */
+
+int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *buf, size_t len) {
+    cs_coll_t coll;
+    cs_comm_t *ctx = NULL;
+    cs_sel_comm_t *sc = NULL;
+    const cs_sel_interval_t *iv;
+    int usable;
+    if (buf == NULL || len == 0 || coll_name == NULL ||
+        cs_coll_from_name(coll_name, &coll) != CS_OK) {
+        return MPI_ERR_ARG;
+    }
+    usable = enter(comm, &ctx, &sc);
+    if (!atomic_load(&active)) {
+        snprintf(buf, len, "%s/native: collsel is %s", coll_name,
+                 env.disable ? "disabled (COLLSEL_DISABLE)" : "finalized");
+        return MPI_SUCCESS;
+    }
+    if (ctx == NULL || sc == NULL) {
+        snprintf(buf, len, "%s/native: no communicator context", coll_name);
+        return MPI_SUCCESS;
+    }
+    if (!usable) {
+        pthread_mutex_lock(&lock);
+        snprintf(buf, len, "%s/native: %s", coll_name,
+                 table_state == TABLE_OK ? "intercommunicator" : table_why);
+        pthread_mutex_unlock(&lock);
+        return MPI_SUCCESS;
+    }
+    if (env.force[coll] != NULL) {
+        snprintf(buf, len, "%s: forced by COLLSEL_FORCE (if it cannot run a call: %s)",
+                 env.force[coll]->name,
+                 env.fallback == CS_FALLBACK_ERROR  ? "error"
+                 : env.fallback == CS_FALLBACK_WARN ? "native, with a warning"
+                                                    : "native");
+        return MPI_SUCCESS;
+    }
+    iv = cs_sel_lookup(sc, coll, bytes);
+    if (iv == NULL) {
+        snprintf(buf, len, "%s/native: no rule for %s on %d processes", coll_name, coll_name,
+                 ctx->nprocs);
+        return MPI_SUCCESS;
+    }
+    {
+        char hi[32];
+        size_t used;
+        if (iv->hi == UINT64_MAX) {
+            snprintf(hi, sizeof(hi), "inf");
+        } else {
+            snprintf(hi, sizeof(hi), "%llu", (unsigned long long)iv->hi);
+        }
+        used = (size_t)snprintf(
+            buf, len,
+            "%s: %s of %zu bytes on %d processes (%d per node) falls in [%llu, %s) tuned at %d "
+            "processes, %d per node; median %.2f us vs native %.2f us; ranked:",
+            iv->cand[0]->name, coll_name, bytes, ctx->nprocs, sc->ppn, (unsigned long long)iv->lo,
+            hi, sc->tuned_size[coll], sc->tuned_ppn[coll], iv->median_us[0], iv->native_us);
+        for (int i = 0; i < iv->ncand && used < len; i++) {
+            used += (size_t)snprintf(buf + used, len - used, " %s", iv->cand[i]->name);
+        }
+    }
+    return MPI_SUCCESS;
+}

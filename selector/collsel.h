@@ -1,0 +1,98 @@
+/**
+ * @file collsel.h
+ * @brief collsel: MPI collectives dispatched to the algorithm tuned fastest for this machine.
+ *
+ * A tuning run (collsel-bench) stores, per collective, communicator size and message size,
+ * which algorithm beat the MPI library's own collective. Link libcollsel and call the
+ * collsel_* functions below instead of the MPI ones (same arguments, same semantics), or link
+ * or preload libcollsel_pmpi to dispatch unmodified MPI_* calls.
+ *
+ * Rules are read once: rank 0 of the first communicator used opens the database read-only and
+ * broadcasts the rules. On any doubt (no database, an unreadable, corrupt or foreign one, no
+ * rule for a call, a tuned algorithm that cannot run a call) the call goes to the MPI library's
+ * own collective. collsel never aborts the application and prints nothing unless asked
+ * (COLLSEL_VERBOSE) or the database given is unusable (one warning, from rank 0).
+ *
+ * Environment:
+ *  - COLLSEL_DB=path             the tuning database (also collsel_init's argument)
+ *  - COLLSEL_DISABLE=1           pass every call straight to MPI
+ *  - COLLSEL_FORCE='allreduce/recursive_doubling;bcast/binomial'  run these algorithms
+ *  - COLLSEL_FALLBACK=silent|warn|error  what a forced algorithm that cannot run a call does:
+ *                                run native quietly (default), run native and warn once, or
+ *                                return MPI_ERR_OTHER
+ *  - COLLSEL_VERBOSE=0..3        0 silent; 1 one summary line from rank 0; 2 the decisions per
+ *                                communicator; 3 every call
+ * A bad value gets a message naming it and is ignored.
+ *
+ * The functions are safe to call from several threads when MPI is initialised with
+ * MPI_THREAD_MULTIPLE, as far as the underlying MPI calls are.
+ */
+#ifndef COLLSEL_H
+#define COLLSEL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief Sets the tuning database and reads the environment. Optional.
+ *
+ * @param db_path database file; NULL means $COLLSEL_DB (no database: every call is native).
+ * @return MPI_SUCCESS. The first call wins; later calls (from any thread) do nothing. Opening
+ *         the database happens on first use of a communicator, collectively.
+ */
+int collsel_init(const char *db_path);
+
+/**
+ * @brief Forgets the rules. Collectives called afterwards are native until collsel_init.
+ *        Per-communicator state is freed with the communicators (at MPI_Finalize for the
+ *        predefined ones).
+ * @return MPI_SUCCESS.
+ */
+int collsel_finalize(void);
+
+/** @brief MPI_Bcast, dispatched to the tuned algorithm. */
+int collsel_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+/** @brief MPI_Gather, dispatched to the tuned algorithm. */
+int collsel_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+/** @brief MPI_Scatter, dispatched to the tuned algorithm. */
+int collsel_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+/** @brief MPI_Reduce, dispatched to the tuned algorithm. */
+int collsel_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   int root, MPI_Comm comm);
+/** @brief MPI_Allreduce, dispatched to the tuned algorithm. */
+int collsel_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm);
+/** @brief MPI_Allgather, dispatched to the tuned algorithm. */
+int collsel_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+/** @brief MPI_Allgatherv, dispatched to the tuned algorithm. */
+int collsel_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                       MPI_Comm comm);
+
+/**
+ * @brief Says which algorithm a call would run, and why.
+ *
+ * @param coll  collective name: "bcast", "gather", "scatter", "reduce", "allreduce",
+ *              "allgather" or "allgatherv".
+ * @param bytes the call's size: bytes per process (allgatherv: mean bytes per block).
+ * @param comm  the communicator (collective on first use of comm, like any collsel call).
+ * @param buf   receives one line of text, always NUL-terminated when len > 0.
+ * @param len   size of buf.
+ * @return MPI_SUCCESS, or MPI_ERR_ARG for an unknown collective or NULL buf.
+ *
+ * Assumes a call that every ranked candidate can run (commutative op, any root).
+ */
+int collsel_explain(const char *coll, size_t bytes, MPI_Comm comm, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

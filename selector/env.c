@@ -1,0 +1,109 @@
+/* The selector's environment variables (see select.h and collsel.h). */
+#include "select.h"
+
+#include "core/log.h"
+#include "registry.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void complain(int report, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void complain(int report, const char *fmt, ...) {
+    va_list ap;
+    if (!report) {
+        return;
+    }
+    va_start(ap, fmt);
+    fputs("collsel: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cs_sel_parse_force(const char *text, const cs_algo_t *force[CS_COLL_COUNT], char *err,
+                       size_t errlen) {
+    const char *s = text;
+    while (*s != '\0') {
+        char entry[256];
+        size_t len = strcspn(s, ";");
+        const cs_algo_t *a;
+        char *paren;
+        if (len == 0) {
+            s++;
+            continue;
+        }
+        if (len >= sizeof(entry)) {
+            snprintf(err, errlen, "COLLSEL_FORCE: entry '%.40s...' is too long", s);
+            return CS_ERR_ARG;
+        }
+        memcpy(entry, s, len);
+        entry[len] = '\0';
+        s += len;
+        paren = strchr(entry, '(');
+        if (paren != NULL) {
+            size_t plen = strlen(paren);
+            if (paren[plen - 1] != ')') {
+                snprintf(err, errlen, "COLLSEL_FORCE: '%s' lacks a closing ')'", entry);
+                return CS_ERR_ARG;
+            }
+            *paren = '\0';
+        }
+        a = cs_registry_find(entry);
+        if (a == NULL) {
+            snprintf(err, errlen,
+                     "COLLSEL_FORCE: unknown algorithm '%s' (see collsel-bench --list)", entry);
+            return CS_ERR_ARG;
+        }
+        if (paren != NULL && paren[1] != ')') {
+            snprintf(err, errlen, "COLLSEL_FORCE: algorithm '%s' has no parameters (got '(%s')",
+                     entry, paren + 1);
+            return CS_ERR_ARG;
+        }
+        force[a->coll] = a;
+    }
+    return CS_OK;
+}
+
+void cs_sel_env_parse(cs_sel_env_t *env, int report) {
+    const char *v;
+    char err[512];
+    memset(env, 0, sizeof(*env));
+    env->verbose = cs_log_level(); /* COLLSEL_VERBOSE, reported there when bad */
+    v = getenv("COLLSEL_DISABLE");
+    if (v != NULL && *v != '\0') {
+        if (strcmp(v, "1") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "true") == 0) {
+            env->disable = 1;
+        } else if (strcmp(v, "0") != 0 && strcmp(v, "no") != 0 && strcmp(v, "false") != 0) {
+            complain(report, "COLLSEL_DISABLE: bad value '%s' (use 1 or 0); ignored", v);
+        }
+    }
+    v = getenv("COLLSEL_FALLBACK");
+    if (v != NULL && *v != '\0') {
+        if (strcmp(v, "silent") == 0) {
+            env->fallback = CS_FALLBACK_SILENT;
+        } else if (strcmp(v, "warn") == 0) {
+            env->fallback = CS_FALLBACK_WARN;
+        } else if (strcmp(v, "error") == 0) {
+            env->fallback = CS_FALLBACK_ERROR;
+        } else {
+            complain(report,
+                     "COLLSEL_FALLBACK: bad value '%s' (use silent, warn or error); ignored", v);
+        }
+    }
+    v = getenv("COLLSEL_FORCE");
+    if (v != NULL && *v != '\0') {
+        const cs_algo_t *force[CS_COLL_COUNT] = {0};
+        if (cs_sel_parse_force(v, force, err, sizeof(err)) != CS_OK) {
+            complain(report, "%s; COLLSEL_FORCE ignored", err);
+        } else {
+            memcpy(env->force, force, sizeof(force));
+        }
+    }
+    v = getenv("COLLSEL_DB");
+    if (v != NULL && *v != '\0') {
+        snprintf(env->db, sizeof(env->db), "%s", v);
+    }
+}

@@ -1,0 +1,97 @@
+/* The selector: rules from a tuning database, pruned per communicator, looked up per call.
+ *
+ * Process-wide state (select.c):
+ *   - the environment, parsed once (env.c): COLLSEL_DB, COLLSEL_DISABLE, COLLSEL_FORCE,
+ *     COLLSEL_FALLBACK, COLLSEL_VERBOSE;
+ *   - the rule table: every rule of the machine this process runs on (same hwloc topology and
+ *     MPI library as the tuning run; the host name may differ, as on a cluster's other nodes).
+ *     It is loaded once per process group: when a communicator is first used and any of its
+ *     ranks has no table yet, its rank 0 opens the database read-only, packs the rules into a
+ *     flat array and broadcasts it (with the outcome), so thousands of ranks never open one
+ *     SQLite file.
+ *
+ * Per communicator (cs_sel_comm_t, cached in the communicator context on first use): for each
+ * collective, the intervals of the rules tuned for this communicator size and processes per
+ * node, or of the nearest tuned communicator size (then the nearest ppn) when there is no exact
+ * match, each interval with its ranked candidates resolved to registry entries.
+ *
+ * Precedence per call:
+ *   1. COLLSEL_DISABLE, collsel_finalize(), an intercommunicator, or an unusable database:
+ *      native.
+ *   2. COLLSEL_FORCE names an algorithm for the collective: that algorithm when it applies to
+ *      the call; otherwise COLLSEL_FALLBACK decides (silent: native; warn: native and one
+ *      warning; error: MPI_ERR_OTHER).
+ *   3. The rule interval holding the call's bytes (binary search): its first ranked candidate
+ *      whose requirements hold for this call (the list always ends with native).
+ *   4. No rule for the collective or size: native.
+ * Nothing is allocated and no SQL runs on this path. */
+#ifndef CS_SELECT_H
+#define CS_SELECT_H
+
+#include "core/algo.h"
+#include "core/comm.h"
+
+#include <stdint.h>
+
+#define CS_SEL_MAX_CANDS 8
+#define CS_SEL_NAME      64
+
+/* A rule as packed for the broadcast (fixed size, no pointers). */
+typedef struct cs_sel_rule {
+    int32_t coll, comm_size, ppn, rank;
+    uint64_t lo_bytes, hi_bytes; /* hi_bytes UINT64_MAX: unbounded */
+    double median_us, native_us;
+    char algorithm[CS_SEL_NAME];
+    char params[CS_SEL_NAME];
+} cs_sel_rule_t;
+
+/* One size interval of a communicator's rules. */
+typedef struct cs_sel_interval {
+    uint64_t lo, hi;
+    int ncand;
+    const cs_algo_t *cand[CS_SEL_MAX_CANDS]; /* ranked; ends with native */
+    double median_us[CS_SEL_MAX_CANDS];
+    double native_us;
+} cs_sel_interval_t;
+
+typedef struct cs_sel_comm {
+    int native_only; /* intercommunicator or no usable rules */
+    int ppn;
+    int tuned_size[CS_COLL_COUNT], tuned_ppn[CS_COLL_COUNT]; /* 0: no rules */
+    cs_sel_interval_t *iv[CS_COLL_COUNT];
+    int niv[CS_COLL_COUNT];
+} cs_sel_comm_t;
+
+/* Fallback policy of COLLSEL_FALLBACK. */
+enum { CS_FALLBACK_SILENT, CS_FALLBACK_WARN, CS_FALLBACK_ERROR };
+
+/* Parsed environment (env.c). */
+typedef struct cs_sel_env {
+    int disable;
+    int verbose;
+    int fallback;
+    const cs_algo_t *force[CS_COLL_COUNT];
+    char db[4096];
+} cs_sel_env_t;
+
+/* Parses the environment into `env`; bad values are reported on stderr (when `report`) and
+ * ignored. */
+void cs_sel_env_parse(cs_sel_env_t *env, int report);
+
+/* Parses a COLLSEL_FORCE value into force[]; CS_ERR_ARG with a message in err (the entries
+ * before the bad one are kept). */
+int cs_sel_parse_force(const char *text, const cs_algo_t *force[CS_COLL_COUNT], char *err,
+                       size_t errlen) CS_MUST_CHECK;
+
+/* The interval of `sc` holding `bytes` for `coll`, or NULL (binary search). */
+const cs_sel_interval_t *cs_sel_lookup(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes);
+
+/* Builds the per-communicator rules of a communicator of `nprocs` processes, `ppn` per node,
+ * from rules[0..n-1] into `sc` (allocates the intervals). */
+int cs_sel_prune(const cs_sel_rule_t *rules, int n, int nprocs, int ppn,
+                 cs_sel_comm_t *sc) CS_MUST_CHECK;
+
+/* Frees what cs_sel_prune allocated. */
+void cs_sel_comm_clear(cs_sel_comm_t *sc);
+
+#endif
