@@ -353,16 +353,140 @@ static int mpi_status(int rc) {
     return rc == CS_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
+/* --- the call cache (select.h) ------------------------------------------------------------ */
+
+static int same_key(const cs_sel_key_t *a, const cs_sel_key_t *b) {
+    return a->coll == b->coll && a->sendcount == b->sendcount && a->recvcount == b->recvcount &&
+           a->root == b->root && a->sendtype == b->sendtype && a->recvtype == b->recvtype &&
+           a->op == b->op && a->send_in_place == b->send_in_place &&
+           a->recv_in_place == b->recv_in_place;
+}
+
+static cs_sel_key_t make_key(cs_coll_t coll, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, const void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Op op, int root) {
+    cs_sel_key_t k;
+    k.coll = (int)coll;
+    k.sendcount = sendcount;
+    k.recvcount = recvcount;
+    k.root = root;
+    k.sendtype = sendtype;
+    k.recvtype = recvtype;
+    k.op = op;
+    k.send_in_place = sendbuf == MPI_IN_PLACE;
+    k.recv_in_place = recvbuf == MPI_IN_PLACE;
+    return k;
+}
+
+static int predefined_type(MPI_Datatype t) {
+    int ni, na, nt, combiner;
+    return t == MPI_DATATYPE_NULL ||
+           (PMPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) == MPI_SUCCESS &&
+            combiner == MPI_COMBINER_NAMED);
+}
+
+static int predefined_op(MPI_Op op) {
+    static const MPI_Op ops[] = {MPI_OP_NULL, MPI_MAX,    MPI_MIN,    MPI_SUM,    MPI_PROD,
+                                 MPI_LAND,    MPI_BAND,   MPI_LOR,    MPI_BOR,    MPI_LXOR,
+                                 MPI_BXOR,    MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE};
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        if (ops[i] == op) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Where a normalised buffer `b` comes from: the other raw buffer when the caller passed
+ * MPI_IN_PLACE on this side, nowhere when normalisation dropped it, else this raw buffer. */
+static void origin(const void *b, int in_place, const void *own_raw, int own_from,
+                   const void *other_raw, int other_from, int *from, ptrdiff_t *off) {
+    if (in_place) {
+        *from = other_from;
+        *off = (const char *)b - (const char *)other_raw;
+    } else if (b == NULL) {
+        *from = CS_SEL_FROM_NONE;
+        *off = 0;
+    } else {
+        *from = own_from;
+        *off = (const char *)b - (const char *)own_raw;
+    }
+}
+
+/* Remembers that `key` on this communicator runs `entry`, after a successful run. */
+static void remember(cs_sel_comm_t *sc, const cs_sel_key_t *key, cs_comm_sched_t *entry,
+                     const cs_call_t *call, const void *raw_send, const void *raw_recv) {
+    cs_sel_hit_t *h;
+    if (key->coll == CS_COLL_ALLGATHERV || !predefined_type(key->sendtype) ||
+        !predefined_type(key->recvtype) || !predefined_op(key->op)) {
+        return;
+    }
+    h = &sc->hits[sc->next_hit];
+    sc->next_hit = (sc->next_hit + 1) % CS_SEL_HITS;
+    if (sc->nhits < CS_SEL_HITS) {
+        sc->nhits++;
+    }
+    h->valid = 1;
+    h->key = *key;
+    h->entry = entry;
+    h->version = entry->version;
+    origin(call->sendbuf, key->send_in_place, raw_send, CS_SEL_FROM_SEND, raw_recv,
+           CS_SEL_FROM_RECV, &h->send_from, &h->send_off);
+    origin(call->recvbuf, key->recv_in_place, raw_recv, CS_SEL_FROM_RECV, raw_send,
+           CS_SEL_FROM_SEND, &h->recv_from, &h->recv_off);
+}
+
+static void *resolve(int from, ptrdiff_t off, const void *raw_send, const void *raw_recv) {
+    if (from == CS_SEL_FROM_NONE) {
+        return NULL;
+    }
+    return (char *)(uintptr_t)(from == CS_SEL_FROM_SEND ? raw_send : raw_recv) + off;
+}
+
+/* Runs a cached call; returns -1 when there is none for `key`. */
+static int run_hit(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_sel_key_t *key, const void *raw_send,
+                   const void *raw_recv) {
+    for (int i = 0; i < sc->nhits; i++) {
+        const cs_sel_hit_t *h = &sc->hits[i];
+        if (h->valid && same_key(&h->key, key) && h->entry->version == h->version) {
+            return mpi_status(cs_algo_exec(ctx, &h->entry->sched,
+                                           resolve(h->send_from, h->send_off, raw_send, raw_recv),
+                                           resolve(h->recv_from, h->recv_off, raw_send, raw_recv)));
+        }
+    }
+    return -1;
+}
+
+/* Runs `a` for `call`; a schedule that ran is remembered for calls with the same key. */
+static int run_algo(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_algo_t *a, const cs_call_t *call,
+                    const cs_sel_key_t *key, const void *raw_send, const void *raw_recv) {
+    int rc = CS_OK;
+    cs_comm_sched_t *entry = NULL;
+    CS_CHECK(cs_algo_applicable(a, call));
+    if (a->run != NULL) {
+        CS_CHECK(a->run(call));
+        goto out;
+    }
+    CS_CHECK(cs_algo_prepare(a, call, ctx, &entry));
+    CS_CHECK(cs_algo_exec(ctx, &entry->sched, call->sendbuf, call->recvbuf));
+    remember(sc, key, entry, call, raw_send, raw_recv);
+out:
+    if (rc != CS_ERR_NOT_APPLICABLE && env.verbose >= CS_LOG_DEBUG) {
+        cs_log(CS_LOG_DEBUG, "%s %zu bytes: %s%s", cs_coll_name(call->coll), call->bytes, a->name,
+               a == env.force[call->coll] ? " (forced)" : "");
+    }
+    return rc;
+}
+
 /* Runs the call with the forced algorithm, or the first ranked candidate that applies. */
-static int dispatch(cs_comm_t *ctx, const cs_sel_interval_t *iv, const cs_call_t *call) {
+static int dispatch(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_sel_interval_t *iv,
+                    const cs_call_t *call, const cs_sel_key_t *key, const void *raw_send,
+                    const void *raw_recv) {
     const cs_algo_t *forced = env.force[call->coll];
-    const cs_algo_t *native = cs_registry_native(call->coll);
     int rc;
     if (forced != NULL) {
-        rc = cs_algo_run_ctx(forced, call, ctx);
+        rc = run_algo(ctx, sc, forced, call, key, raw_send, raw_recv);
         if (rc != CS_ERR_NOT_APPLICABLE) {
-            cs_log(CS_LOG_DEBUG, "%s %zu bytes: %s (forced)", cs_coll_name(call->coll), call->bytes,
-                   forced->name);
             return mpi_status(rc);
         }
         if (env.fallback == CS_FALLBACK_ERROR) {
@@ -373,17 +497,15 @@ static int dispatch(cs_comm_t *ctx, const cs_sel_interval_t *iv, const cs_call_t
             fprintf(stderr, "collsel: warning: forced %s cannot run a %s of %zu bytes; native\n",
                     forced->name, cs_coll_name(call->coll), call->bytes);
         }
-        return mpi_status(cs_algo_run_ctx(native, call, ctx));
     }
-    for (int i = 0; iv != NULL && i < iv->ncand; i++) {
-        rc = cs_algo_run_ctx(iv->cand[i], call, ctx);
+    for (int i = 0; forced == NULL && iv != NULL && i < iv->ncand; i++) {
+        rc = run_algo(ctx, sc, iv->cand[i], call, key, raw_send, raw_recv);
         if (rc != CS_ERR_NOT_APPLICABLE) {
-            cs_log(CS_LOG_DEBUG, "%s %zu bytes: %s", cs_coll_name(call->coll), call->bytes,
-                   iv->cand[i]->name);
             return mpi_status(rc);
         }
     }
-    return mpi_status(cs_algo_run_ctx(native, call, ctx));
+    return mpi_status(
+        run_algo(ctx, sc, cs_registry_native(call->coll), call, key, raw_send, raw_recv));
 }
 
 /* The interval for the call, or NULL; *go_native when the first choice is native anyway (the
@@ -404,6 +526,11 @@ static const cs_sel_interval_t *choose(const cs_sel_comm_t *sc, cs_coll_t coll, 
     return iv;
 }
 
+/* Normalises a filled call for this communicator; nonzero when it cannot be (then native). */
+static int finish(cs_call_t *call, const cs_comm_t *ctx, MPI_Comm comm) {
+    return cs_call_finish(call, comm, ctx->rank, ctx->nprocs) != CS_OK;
+}
+
 static uint64_t type_bytes(int count, MPI_Datatype type) {
     int size = 0;
     if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) {
@@ -412,117 +539,183 @@ static uint64_t type_bytes(int count, MPI_Datatype type) {
     return (uint64_t)count * (uint64_t)size;
 }
 
+/* The common part of the seven entry points: enter, the call cache, the rule lookup. Returns
+ * 1 when the call was run (status in *status), 0 when the caller must normalise and dispatch
+ * (*iv set), -1 when it goes to PMPI. */
+static int start(MPI_Comm comm, const cs_sel_key_t *key, cs_comm_t **ctx, cs_sel_comm_t **sc,
+                 const cs_sel_interval_t **iv, const void *raw_send, const void *raw_recv,
+                 int *status) {
+    int go_native;
+    uint64_t bytes;
+    if (!enter(comm, ctx, sc)) {
+        return -1;
+    }
+    *status = run_hit(*ctx, *sc, key, raw_send, raw_recv);
+    if (*status >= 0) {
+        return 1;
+    }
+    /* The selection key, equal on every rank: a root's MPI_IN_PLACE side does not count. */
+    switch (key->coll) {
+    case CS_COLL_GATHER:
+        bytes = key->send_in_place ? type_bytes(key->recvcount, key->recvtype)
+                                   : type_bytes(key->sendcount, key->sendtype);
+        break;
+    case CS_COLL_SCATTER:
+    case CS_COLL_ALLGATHER:
+        bytes = key->recv_in_place ? type_bytes(key->sendcount, key->sendtype)
+                                   : type_bytes(key->recvcount, key->recvtype);
+        break;
+    default:
+        bytes = type_bytes(key->sendcount, key->sendtype);
+        break;
+    }
+    *iv = choose(*sc, (cs_coll_t)key->coll, bytes, &go_native);
+    return go_native ? -1 : 0;
+}
+
 int collsel_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     cs_comm_t *ctx;
     cs_sel_comm_t *sc;
-    const cs_sel_interval_t *iv;
+    const cs_sel_interval_t *iv = NULL;
     cs_call_t call;
-    int go_native;
-    if (!enter(comm, &ctx, &sc)) {
-        return PMPI_Bcast(buffer, count, datatype, root, comm);
+    int status;
+    cs_sel_key_t key = make_key(CS_COLL_BCAST, buffer, count, datatype, buffer, count, datatype,
+                                MPI_OP_NULL, root);
+    switch (start(comm, &key, &ctx, &sc, &iv, buffer, buffer, &status)) {
+    case 1:
+        return status;
+    case 0:
+        cs_call_fill_bcast(&call, buffer, count, datatype, root);
+        if (finish(&call, ctx, comm) == 0) {
+            return dispatch(ctx, sc, iv, &call, &key, buffer, buffer);
+        }
+        break;
+    default:
+        break;
     }
-    iv = choose(sc, CS_COLL_BCAST, type_bytes(count, datatype), &go_native);
-    if (go_native || cs_call_bcast(&call, buffer, count, datatype, root, comm) != CS_OK) {
-        return PMPI_Bcast(buffer, count, datatype, root, comm);
-    }
-    return dispatch(ctx, iv, &call);
+    return PMPI_Bcast(buffer, count, datatype, root, comm);
 }
 
 int collsel_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     cs_comm_t *ctx;
     cs_sel_comm_t *sc;
-    const cs_sel_interval_t *iv;
+    const cs_sel_interval_t *iv = NULL;
     cs_call_t call;
-    int go_native;
-    if (!enter(comm, &ctx, &sc)) {
-        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    int status;
+    cs_sel_key_t key = make_key(CS_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                recvtype, MPI_OP_NULL, root);
+    switch (start(comm, &key, &ctx, &sc, &iv, sendbuf, recvbuf, &status)) {
+    case 1:
+        return status;
+    case 0:
+        cs_call_fill_gather(&call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                            root);
+        if (finish(&call, ctx, comm) == 0) {
+            return dispatch(ctx, sc, iv, &call, &key, sendbuf, recvbuf);
+        }
+        break;
+    default:
+        break;
     }
-    /* The key must be equal on every rank: the root may send in place. */
-    iv = choose(sc, CS_COLL_GATHER,
-                sendbuf == MPI_IN_PLACE ? type_bytes(recvcount, recvtype)
-                                        : type_bytes(sendcount, sendtype),
-                &go_native);
-    if (go_native || cs_call_gather(&call, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                    recvtype, root, comm) != CS_OK) {
-        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    }
-    return dispatch(ctx, iv, &call);
+    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int collsel_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     cs_comm_t *ctx;
     cs_sel_comm_t *sc;
-    const cs_sel_interval_t *iv;
+    const cs_sel_interval_t *iv = NULL;
     cs_call_t call;
-    int go_native;
-    if (!enter(comm, &ctx, &sc)) {
-        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    int status;
+    cs_sel_key_t key = make_key(CS_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                recvtype, MPI_OP_NULL, root);
+    switch (start(comm, &key, &ctx, &sc, &iv, sendbuf, recvbuf, &status)) {
+    case 1:
+        return status;
+    case 0:
+        cs_call_fill_scatter(&call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                             root);
+        if (finish(&call, ctx, comm) == 0) {
+            return dispatch(ctx, sc, iv, &call, &key, sendbuf, recvbuf);
+        }
+        break;
+    default:
+        break;
     }
-    iv = choose(sc, CS_COLL_SCATTER,
-                recvbuf == MPI_IN_PLACE ? type_bytes(sendcount, sendtype)
-                                        : type_bytes(recvcount, recvtype),
-                &go_native);
-    if (go_native || cs_call_scatter(&call, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                     recvtype, root, comm) != CS_OK) {
-        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    }
-    return dispatch(ctx, iv, &call);
+    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int collsel_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    int root, MPI_Comm comm) {
     cs_comm_t *ctx;
     cs_sel_comm_t *sc;
-    const cs_sel_interval_t *iv;
+    const cs_sel_interval_t *iv = NULL;
     cs_call_t call;
-    int go_native;
-    if (!enter(comm, &ctx, &sc)) {
-        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    int status;
+    cs_sel_key_t key =
+        make_key(CS_COLL_REDUCE, sendbuf, count, datatype, recvbuf, count, datatype, op, root);
+    switch (start(comm, &key, &ctx, &sc, &iv, sendbuf, recvbuf, &status)) {
+    case 1:
+        return status;
+    case 0:
+        cs_call_fill_reduce(&call, sendbuf, recvbuf, count, datatype, op, root);
+        if (finish(&call, ctx, comm) == 0) {
+            return dispatch(ctx, sc, iv, &call, &key, sendbuf, recvbuf);
+        }
+        break;
+    default:
+        break;
     }
-    iv = choose(sc, CS_COLL_REDUCE, type_bytes(count, datatype), &go_native);
-    if (go_native ||
-        cs_call_reduce(&call, sendbuf, recvbuf, count, datatype, op, root, comm) != CS_OK) {
-        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    }
-    return dispatch(ctx, iv, &call);
+    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int collsel_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                       MPI_Op op, MPI_Comm comm) {
     cs_comm_t *ctx;
     cs_sel_comm_t *sc;
-    const cs_sel_interval_t *iv;
+    const cs_sel_interval_t *iv = NULL;
     cs_call_t call;
-    int go_native;
-    if (!enter(comm, &ctx, &sc)) {
-        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    int status;
+    cs_sel_key_t key =
+        make_key(CS_COLL_ALLREDUCE, sendbuf, count, datatype, recvbuf, count, datatype, op, 0);
+    switch (start(comm, &key, &ctx, &sc, &iv, sendbuf, recvbuf, &status)) {
+    case 1:
+        return status;
+    case 0:
+        cs_call_fill_allreduce(&call, sendbuf, recvbuf, count, datatype, op);
+        if (finish(&call, ctx, comm) == 0) {
+            return dispatch(ctx, sc, iv, &call, &key, sendbuf, recvbuf);
+        }
+        break;
+    default:
+        break;
     }
-    iv = choose(sc, CS_COLL_ALLREDUCE, type_bytes(count, datatype), &go_native);
-    if (go_native ||
-        cs_call_allreduce(&call, sendbuf, recvbuf, count, datatype, op, comm) != CS_OK) {
-        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    }
-    return dispatch(ctx, iv, &call);
+    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int collsel_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     cs_comm_t *ctx;
     cs_sel_comm_t *sc;
-    const cs_sel_interval_t *iv;
+    const cs_sel_interval_t *iv = NULL;
     cs_call_t call;
-    int go_native;
-    if (!enter(comm, &ctx, &sc)) {
-        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    int status;
+    cs_sel_key_t key = make_key(CS_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                recvtype, MPI_OP_NULL, 0);
+    switch (start(comm, &key, &ctx, &sc, &iv, sendbuf, recvbuf, &status)) {
+    case 1:
+        return status;
+    case 0:
+        cs_call_fill_allgather(&call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+        if (finish(&call, ctx, comm) == 0) {
+            return dispatch(ctx, sc, iv, &call, &key, sendbuf, recvbuf);
+        }
+        break;
+    default:
+        break;
     }
-    iv = choose(sc, CS_COLL_ALLGATHER, type_bytes(recvcount, recvtype), &go_native);
-    if (go_native || cs_call_allgather(&call, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                       recvtype, comm) != CS_OK) {
-        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    }
-    return dispatch(ctx, iv, &call);
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int collsel_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -530,22 +723,25 @@ int collsel_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                        MPI_Comm comm) {
     cs_comm_t *ctx;
     cs_sel_comm_t *sc;
-    const cs_sel_interval_t *iv;
     cs_call_t call;
-    int go_native;
-    if (!enter(comm, &ctx, &sc) ||
-        cs_call_allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                           recvtype, comm) != CS_OK) {
-        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                               comm);
+    int go_native = 1;
+    const cs_sel_interval_t *iv = NULL;
+    cs_sel_key_t key = make_key(CS_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, 0,
+                                recvtype, MPI_OP_NULL, 0);
+    /* The key (mean bytes per block) needs every count: normalisation computes it; calls with
+     * count arrays are not cached. */
+    if (enter(comm, &ctx, &sc)) {
+        cs_call_fill_allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                recvtype);
+        if (finish(&call, ctx, comm) == 0) {
+            iv = choose(sc, CS_COLL_ALLGATHERV, call.bytes, &go_native);
+        }
     }
-    /* The key (mean bytes per block) needs all counts: normalisation computes it. */
-    iv = choose(sc, CS_COLL_ALLGATHERV, call.bytes, &go_native);
-    if (go_native) {
-        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                               comm);
+    if (!go_native) {
+        return dispatch(ctx, sc, iv, &call, &key, sendbuf, recvbuf);
     }
-    return dispatch(ctx, iv, &call);
+    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm);
 }
 
 /* --- explain -------------------------------------------------------------------------------- */

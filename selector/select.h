@@ -31,6 +31,7 @@
 #include "core/algo.h"
 #include "core/comm.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define CS_SEL_MAX_CANDS 8
@@ -54,7 +55,35 @@ typedef struct cs_sel_interval {
     double native_us;
 } cs_sel_interval_t;
 
+/* The call cache: a call whose arguments (all but the buffers) equal an earlier one's runs the
+ * schedule prepared for it without normalising or looking anything up again. Only calls on
+ * predefined datatypes and ops are cached (a freed derived type's handle may return with
+ * another layout); allgatherv (count arrays) never is. */
+#define CS_SEL_HITS 4
+
+typedef struct cs_sel_key {
+    int coll, sendcount, recvcount, root;
+    MPI_Datatype sendtype, recvtype;
+    MPI_Op op;
+    int send_in_place, recv_in_place; /* the raw buffer was MPI_IN_PLACE */
+} cs_sel_key_t;
+
+/* Where a normalised buffer comes from: the raw send or receive buffer plus an offset, or
+ * nowhere (insignificant). */
+enum { CS_SEL_FROM_SEND, CS_SEL_FROM_RECV, CS_SEL_FROM_NONE };
+
+typedef struct cs_sel_hit {
+    int valid;
+    cs_sel_key_t key;
+    struct cs_comm_sched *entry;
+    unsigned version;
+    int send_from, recv_from;
+    ptrdiff_t send_off, recv_off;
+} cs_sel_hit_t;
+
 typedef struct cs_sel_comm {
+    cs_sel_hit_t hits[CS_SEL_HITS];
+    int nhits, next_hit;
     int native_only; /* intercommunicator or no usable rules */
     int ppn;
     int tuned_size[CS_COLL_COUNT], tuned_ppn[CS_COLL_COUNT]; /* 0: no rules */

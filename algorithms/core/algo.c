@@ -42,45 +42,51 @@ static int same_shape(const cs_call_t *a, const cs_call_t *b) {
 }
 
 /* Finds the schedule of `a` for `call` in the context's cache or builds it there. */
-static int cached_sched(cs_comm_t *ctx, const cs_algo_t *a, const cs_call_t *call,
-                        const cs_sched_t **out) {
+int cs_algo_prepare(const cs_algo_t *a, const cs_call_t *call, cs_comm_t *ctx,
+                    cs_comm_sched_t **out) {
     int rc = CS_OK;
-    cs_comm_sched_t *entry;
-    for (int i = 0; i < CS_COMM_SCHEDS; i++) {
+    cs_comm_sched_t *entry = NULL;
+    CS_REQUIRE(a->build != NULL, CS_ERR_NOT_APPLICABLE);
+    for (int i = 0; i < CS_COMM_SCHEDS && entry == NULL; i++) {
         if (ctx->scheds[i].algo == a && same_shape(&ctx->scheds[i].shape, call)) {
-            *out = &ctx->scheds[i].sched;
-            return CS_OK;
+            entry = &ctx->scheds[i];
         }
     }
-    entry = &ctx->scheds[ctx->next_sched];
-    ctx->next_sched = (ctx->next_sched + 1) % CS_COMM_SCHEDS;
-    entry->algo = NULL;
-    CS_CHECK(cs_algo_build(a, call, &entry->sched));
-    entry->algo = a;
-    entry->shape = *call;
-    *out = &entry->sched;
+    if (entry == NULL) {
+        entry = &ctx->scheds[ctx->next_sched];
+        ctx->next_sched = (ctx->next_sched + 1) % CS_COMM_SCHEDS;
+        entry->algo = NULL;
+        entry->version++;
+        CS_CHECK(cs_algo_build(a, call, &entry->sched));
+        entry->algo = a;
+        entry->shape = *call;
+    }
+    CS_CHECK(cs_comm_reserve(ctx, (size_t)entry->sched.scratch_bytes, entry->sched.max_comm));
+    *out = entry;
 out:
     return rc;
 }
 
-int cs_algo_run_ctx(const cs_algo_t *a, const cs_call_t *call, cs_comm_t *ctx) {
-    int rc = CS_OK;
-    const cs_sched_t *sched = NULL;
+int cs_algo_exec(cs_comm_t *ctx, const cs_sched_t *sched, const void *sendbuf, void *recvbuf) {
     cs_exec_t e;
     cs_mpi_transport_t tr;
+    tr.comm = ctx->comm;
+    tr.tag = CS_TAG;
+    tr.reqs = ctx->reqs;
+    cs_exec_start(&e, sched, sendbuf, recvbuf, ctx->scratch, &cs_exec_mpi_transport, &tr);
+    return cs_exec_run(&e);
+}
+
+int cs_algo_run_ctx(const cs_algo_t *a, const cs_call_t *call, cs_comm_t *ctx) {
+    int rc = CS_OK;
+    cs_comm_sched_t *entry = NULL;
     CS_CHECK(cs_algo_applicable(a, call));
     if (a->run != NULL) {
         CS_CHECK(a->run(call));
         goto out;
     }
-    CS_CHECK(cached_sched(ctx, a, call, &sched));
-    CS_CHECK(cs_comm_reserve(ctx, (size_t)sched->scratch_bytes, sched->max_comm));
-    tr.comm = ctx->comm;
-    tr.tag = CS_TAG;
-    tr.reqs = ctx->reqs;
-    cs_exec_start(&e, sched, call->sendbuf, call->recvbuf, ctx->scratch, &cs_exec_mpi_transport,
-                  &tr);
-    CS_CHECK(cs_exec_run(&e));
+    CS_CHECK(cs_algo_prepare(a, call, ctx, &entry));
+    CS_CHECK(cs_algo_exec(ctx, &entry->sched, call->sendbuf, call->recvbuf));
 out:
     return rc;
 }

@@ -41,7 +41,18 @@ int cs_algo_build(const cs_algo_t *a, const cs_call_t *call, cs_sched_t *s) CS_M
 int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) CS_MUST_CHECK;
 
 struct cs_comm;
+struct cs_comm_sched;
 /* cs_algo_run with the communicator context of call->comm already at hand (the selector). */
 int cs_algo_run_ctx(const cs_algo_t *a, const cs_call_t *call, struct cs_comm *ctx) CS_MUST_CHECK;
+
+/* The two halves of running a schedule algorithm, for callers that run one call shape again
+ * and again (the selector's call cache): cs_algo_prepare() finds or builds the schedule of `a`
+ * for `call` in the context's cache and reserves its scratch memory and requests; the entry
+ * stays what it is while its `version` is unchanged. cs_algo_exec() runs a prepared schedule
+ * on new buffers. CS_ERR_NOT_APPLICABLE for an algorithm without a schedule. */
+int cs_algo_prepare(const cs_algo_t *a, const cs_call_t *call, struct cs_comm *ctx,
+                    struct cs_comm_sched **entry) CS_MUST_CHECK;
+int cs_algo_exec(struct cs_comm *ctx, const cs_sched_t *sched, const void *sendbuf,
+                 void *recvbuf) CS_MUST_CHECK;
 
 #endif

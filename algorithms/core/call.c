@@ -1,6 +1,7 @@
 /* Call construction and normalisation (see call.h for the rules). */
 #include "call.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static const struct {
@@ -34,9 +35,24 @@ int cs_coll_is_reduction(cs_coll_t coll) {
     return (unsigned)coll < CS_COLL_COUNT && colls[coll].reduction;
 }
 
+/* Facts of predefined datatypes, which never change or go away, cached per thread in a small
+ * direct-mapped table keyed by handle. Derived types are queried every time: a freed handle
+ * may come back for another layout. */
+enum { TYPE_CACHE = 16 };
+static _Thread_local cs_type_t type_cache[TYPE_CACHE];
+
+static unsigned type_slot(MPI_Datatype type) {
+    return (unsigned)(((uintptr_t)type >> 4) % TYPE_CACHE);
+}
+
 int cs_type_init(cs_type_t *out, MPI_Datatype type) {
     int rc = CS_OK;
-    int size = 0;
+    int size = 0, nints, naddrs, ntypes, combiner;
+    cs_type_t *hit = &type_cache[type_slot(type)];
+    if (hit->type == type && type != MPI_DATATYPE_NULL) {
+        *out = *hit;
+        return CS_OK;
+    }
     memset(out, 0, sizeof(*out));
     CS_REQUIRE(type != MPI_DATATYPE_NULL, CS_ERR_ARG);
     out->type = type;
@@ -46,6 +62,10 @@ int cs_type_init(cs_type_t *out, MPI_Datatype type) {
     out->size = size;
     out->dense =
         out->size == out->extent && out->size == out->true_extent && out->lb == out->true_lb;
+    CS_MPI_CHECK(PMPI_Type_get_envelope(type, &nints, &naddrs, &ntypes, &combiner));
+    if (combiner == MPI_COMBINER_NAMED) {
+        *hit = *out;
+    }
 out:
     return rc;
 }
@@ -53,16 +73,6 @@ out:
 /* Address of block `index` of `count` elements of `t` in `buf`. */
 static void *block_addr(const void *buf, MPI_Aint index_elems, const cs_type_t *t) {
     return (char *)buf + index_elems * t->extent;
-}
-
-static int query_comm(cs_call_t *call, MPI_Comm comm) {
-    int rc = CS_OK;
-    call->comm = comm;
-    CS_REQUIRE(comm != MPI_COMM_NULL, CS_ERR_ARG);
-    CS_MPI_CHECK(PMPI_Comm_rank(comm, &call->rank));
-    CS_MPI_CHECK(PMPI_Comm_size(comm, &call->nprocs));
-out:
-    return rc;
 }
 
 /* Fills the raw fields shared by all constructors. */
@@ -79,83 +89,112 @@ static void raw(cs_call_t *call, cs_coll_t coll, const void *sendbuf, int sendco
     call->op = MPI_OP_NULL;
 }
 
-int cs_call_bcast(cs_call_t *call, void *buf, int count, MPI_Datatype type, int root,
-                  MPI_Comm comm) {
-    int rc = CS_OK;
+void cs_call_fill_bcast(cs_call_t *call, void *buf, int count, MPI_Datatype type, int root) {
     raw(call, CS_COLL_BCAST, buf, count, type, buf, count, type);
     call->root = root;
-    CS_CHECK(query_comm(call, comm));
-    CS_CHECK(cs_call_normalize(call));
+}
+
+void cs_call_fill_gather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
+    raw(call, CS_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    call->root = root;
+}
+
+void cs_call_fill_scatter(cs_call_t *call, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root) {
+    raw(call, CS_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    call->root = root;
+}
+
+void cs_call_fill_reduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, int root) {
+    raw(call, CS_COLL_REDUCE, sendbuf, count, type, recvbuf, count, type);
+    call->op = op;
+    call->root = root;
+}
+
+void cs_call_fill_allreduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype type, MPI_Op op) {
+    raw(call, CS_COLL_ALLREDUCE, sendbuf, count, type, recvbuf, count, type);
+    call->op = op;
+}
+
+void cs_call_fill_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype) {
+    raw(call, CS_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+}
+
+void cs_call_fill_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                             const int *displs, MPI_Datatype recvtype) {
+    raw(call, CS_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype);
+    call->recvcounts = recvcounts;
+    call->displs = displs;
+}
+
+int cs_call_finish(cs_call_t *call, MPI_Comm comm, int rank, int nprocs) {
+    call->comm = comm;
+    call->rank = rank;
+    call->nprocs = nprocs;
+    return cs_call_normalize(call);
+}
+
+/* Queries rank and size of `comm`, then normalises. */
+static int finish(cs_call_t *call, MPI_Comm comm) {
+    int rc = CS_OK;
+    int rank, nprocs;
+    CS_REQUIRE(comm != MPI_COMM_NULL, CS_ERR_ARG);
+    CS_MPI_CHECK(PMPI_Comm_rank(comm, &rank));
+    CS_MPI_CHECK(PMPI_Comm_size(comm, &nprocs));
+    CS_CHECK(cs_call_finish(call, comm, rank, nprocs));
 out:
     return rc;
+}
+
+int cs_call_bcast(cs_call_t *call, void *buf, int count, MPI_Datatype type, int root,
+                  MPI_Comm comm) {
+    cs_call_fill_bcast(call, buf, count, type, root);
+    return finish(call, comm);
 }
 
 int cs_call_gather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    int rc = CS_OK;
-    raw(call, CS_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-    call->root = root;
-    CS_CHECK(query_comm(call, comm));
-    CS_CHECK(cs_call_normalize(call));
-out:
-    return rc;
+    cs_call_fill_gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+    return finish(call, comm);
 }
 
 int cs_call_scatter(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    int rc = CS_OK;
-    raw(call, CS_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-    call->root = root;
-    CS_CHECK(query_comm(call, comm));
-    CS_CHECK(cs_call_normalize(call));
-out:
-    return rc;
+    cs_call_fill_scatter(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+    return finish(call, comm);
 }
 
 int cs_call_reduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
-    int rc = CS_OK;
-    raw(call, CS_COLL_REDUCE, sendbuf, count, type, recvbuf, count, type);
-    call->op = op;
-    call->root = root;
-    CS_CHECK(query_comm(call, comm));
-    CS_CHECK(cs_call_normalize(call));
-out:
-    return rc;
+    cs_call_fill_reduce(call, sendbuf, recvbuf, count, type, op, root);
+    return finish(call, comm);
 }
 
 int cs_call_allreduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-    int rc = CS_OK;
-    raw(call, CS_COLL_ALLREDUCE, sendbuf, count, type, recvbuf, count, type);
-    call->op = op;
-    CS_CHECK(query_comm(call, comm));
-    CS_CHECK(cs_call_normalize(call));
-out:
-    return rc;
+    cs_call_fill_allreduce(call, sendbuf, recvbuf, count, type, op);
+    return finish(call, comm);
 }
 
 int cs_call_allgather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    int rc = CS_OK;
-    raw(call, CS_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-    CS_CHECK(query_comm(call, comm));
-    CS_CHECK(cs_call_normalize(call));
-out:
-    return rc;
+    cs_call_fill_allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    return finish(call, comm);
 }
 
 int cs_call_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                        void *recvbuf, const int *recvcounts, const int *displs,
                        MPI_Datatype recvtype, MPI_Comm comm) {
-    int rc = CS_OK;
-    raw(call, CS_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype);
-    call->recvcounts = recvcounts;
-    call->displs = displs;
-    CS_CHECK(query_comm(call, comm));
-    CS_CHECK(cs_call_normalize(call));
-out:
-    return rc;
+    cs_call_fill_allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                            recvtype);
+    return finish(call, comm);
 }
 
 /* bcast, reduce, allreduce: one count and one type on both sides. */

@@ -96,6 +96,27 @@ int cs_call_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount, MPI_
                        void *recvbuf, const int *recvcounts, const int *displs,
                        MPI_Datatype recvtype, MPI_Comm comm) CS_MUST_CHECK;
 
+/* The constructors in two steps, for callers that know rank and size already (the selector):
+ * cs_call_fill_<coll>() stores the MPI arguments (no MPI call, cannot fail), then
+ * cs_call_finish() records communicator, rank and size and normalises. */
+void cs_call_fill_bcast(cs_call_t *call, void *buf, int count, MPI_Datatype type, int root);
+void cs_call_fill_gather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root);
+void cs_call_fill_scatter(cs_call_t *call, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root);
+void cs_call_fill_reduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, int root);
+void cs_call_fill_allreduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype type, MPI_Op op);
+void cs_call_fill_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype);
+void cs_call_fill_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                             const int *displs, MPI_Datatype recvtype);
+int cs_call_finish(cs_call_t *call, MPI_Comm comm, int rank, int nprocs) CS_MUST_CHECK;
+
 /* Normalises a call whose MPI arguments, rank and nprocs are set (see above). The raw MPI
  * arguments are as the caller gave them, including MPI_IN_PLACE. */
 int cs_call_normalize(cs_call_t *call) CS_MUST_CHECK;

@@ -27,6 +27,7 @@ typedef struct cs_comm_sched {
     const struct cs_algo *algo;
     cs_call_t shape;
     cs_sched_t sched;
+    unsigned version; /* changes whenever the entry is rebuilt */
 } cs_comm_sched_t;
 
 typedef struct cs_comm {
