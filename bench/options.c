@@ -32,6 +32,8 @@ const char cs_bench_usage[] =
     "  --reps-max N          repetitions per candidate and size at most (default 1000)\n"
     "  --resume              continue the last unfinished run with the same options\n"
     "  --list                print the plan (every algorithm variant, size, estimate) and exit\n"
+    "  --validate            after a tuning run: measure, interleaved, native vs the selector's\n"
+    "                        choice (collsel_* API) vs the best tuned candidate at every point\n"
     "  --quiet               print only errors and the final summary\n"
     "  --help                this text\n";
 
@@ -336,6 +338,9 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
         } else if (strcmp(a, "--list") == 0) {
             o->list = 1;
             takes_value = 0;
+        } else if (strcmp(a, "--validate") == 0) {
+            o->validate = 1;
+            takes_value = 0;
         } else if (strcmp(a, "--quiet") == 0) {
             o->quiet = 1;
             takes_value = 0;
@@ -377,12 +382,15 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
         }
     }
     CS_CHECK(parse_sizes(sizes, o, err, errlen));
+    if (o->validate && o->resume) {
+        return fail(err, errlen, "--validate cannot be resumed: run it again without --resume");
+    }
     /* The plan-defining options, in a fixed order: a resumed run must match them. */
     {
         char buf[256];
         size_t used = 0;
-        used +=
-            (size_t)snprintf(o->args + used, sizeof(o->args) - used, "colls=%#x sizes=", o->colls);
+        used += (size_t)snprintf(o->args + used, sizeof(o->args) - used,
+                                 "%scolls=%#x sizes=", o->validate ? "validate " : "", o->colls);
         for (int i = 0; i < o->nsizes && used < sizeof(o->args); i++) {
             cs_bench_format_bytes(o->sizes[i], buf, sizeof(buf));
             used +=

@@ -24,7 +24,7 @@ typedef struct cs_bench_opts {
     int ncomm_sizes;
     double budget_s; /* whole run; 0: no limit (per-point default applies) */
     int reps_max;    /* repetitions per candidate and size at most */
-    int resume, list, quiet, help;
+    int resume, list, quiet, help, validate;
     char args[1024]; /* canonical form of the plan-defining options (for --resume) */
 } cs_bench_opts_t;
 

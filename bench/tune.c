@@ -1,6 +1,7 @@
 /* The tuning run (see tune.h). */
 #include "tune.h"
 
+#include "collsel.h"
 #include "core/log.h"
 #include "core/machine.h"
 #include "db.h"
@@ -31,11 +32,23 @@ typedef struct plan {
     int npoints;
 } plan_t;
 
+/* The best candidate the tuning run measured at one point (validation). */
+typedef struct best {
+    char coll[32], algorithm[128];
+    int comm_size;
+    uint64_t bytes;
+    double median_us;
+} best_t;
+
 /* Rank-0 state of a run. */
 typedef struct run {
     cs_db_t *db;
     int64_t machine_id, run_id;
     char path[4096];
+    best_t *best; /* validation: the tuned runs' best candidates */
+    size_t nbest, best_cap;
+    double *ratio_native, *ratio_best; /* validation: selected/native, selected/best */
+    int nratios;
 } run_t;
 
 static void say(int rank, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -413,6 +426,183 @@ static int print_rule(const cs_db_rule_t *rule, void *ctx) {
     return CS_OK;
 }
 
+/* --- validation ------------------------------------------------------------------------------ */
+
+/* The selector's dispatch through the public API, as a candidate to time. */
+static const cs_coll_fns_t collsel_fns = {collsel_bcast,     collsel_gather,    collsel_scatter,
+                                          collsel_reduce,    collsel_allreduce, collsel_allgather,
+                                          collsel_allgatherv};
+
+static int run_selected(const cs_call_t *call) {
+    return cs_call_invoke(call, &collsel_fns) == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
+}
+
+static cs_algo_t selected_algo[CS_COLL_COUNT];
+static char selected_name[CS_COLL_COUNT][48];
+
+static const cs_algo_t *selected_of(cs_coll_t coll) {
+    cs_algo_t *a = &selected_algo[coll];
+    snprintf(selected_name[coll], sizeof(selected_name[coll]), "%s/selected", cs_coll_name(coll));
+    a->name = selected_name[coll];
+    a->coll = coll;
+    a->desc = "collsel's dispatch (collsel.h)";
+    a->run = run_selected;
+    return a;
+}
+
+static int collect_best(const cs_db_measurement_t *m, void *ctx) {
+    run_t *r = ctx;
+    best_t *b = NULL;
+    for (size_t i = 0; i < r->nbest && b == NULL; i++) {
+        if (strcmp(r->best[i].coll, m->point.coll) == 0 &&
+            r->best[i].comm_size == m->point.comm_size && r->best[i].bytes == m->point.bytes) {
+            b = &r->best[i];
+        }
+    }
+    if (b == NULL) {
+        if (r->nbest == r->best_cap) {
+            size_t cap = r->best_cap ? 2 * r->best_cap : 128;
+            best_t *v = realloc(r->best, cap * sizeof(*v));
+            if (v == NULL) {
+                return CS_ERR_NOMEM;
+            }
+            r->best = v;
+            r->best_cap = cap;
+        }
+        b = &r->best[r->nbest++];
+        snprintf(b->coll, sizeof(b->coll), "%s", m->point.coll);
+        b->comm_size = m->point.comm_size;
+        b->bytes = m->point.bytes;
+        b->median_us = INFINITY;
+    }
+    if (m->median_us < b->median_us) {
+        b->median_us = m->median_us;
+        snprintf(b->algorithm, sizeof(b->algorithm), "%s", m->point.algorithm);
+    }
+    return CS_OK;
+}
+
+typedef struct run_ids {
+    int64_t v[64];
+    int n;
+} run_ids_t;
+
+static int collect_run_id(const cs_db_rule_t *rule, void *ctx) {
+    run_ids_t *ids = ctx;
+    for (int i = 0; i < ids->n; i++) {
+        if (ids->v[i] == rule->run_id) {
+            return CS_OK;
+        }
+    }
+    if (ids->n < 64 && rule->run_id > 0) {
+        ids->v[ids->n++] = rule->run_id;
+    }
+    return CS_OK;
+}
+
+/* Rank 0: the best candidate of every point measured by the runs that made the rules. */
+static int load_best(run_t *r) {
+    int rc = CS_OK;
+    run_ids_t ids = {{0}, 0};
+    CS_CHECK(cs_db_foreach_rule(r->db, r->machine_id, collect_run_id, &ids));
+    for (int i = 0; i < ids.n; i++) {
+        CS_CHECK(cs_db_foreach_measurement(r->db, ids.v[i], collect_best, r));
+    }
+out:
+    return rc;
+}
+
+static const char *best_for(const run_t *r, cs_coll_t coll, int comm_size, uint64_t bytes) {
+    for (size_t i = 0; i < r->nbest; i++) {
+        if (strcmp(r->best[i].coll, cs_coll_name(coll)) == 0 && r->best[i].comm_size == comm_size &&
+            r->best[i].bytes == bytes) {
+            return r->best[i].algorithm;
+        }
+    }
+    return NULL;
+}
+
+/* One validation point: native, the selector's choice and the tuned best, interleaved. */
+static int validate_point(const cs_bench_opts_t *o, run_t *r, const cs_call_t *call,
+                          cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, unsigned seed, int ppn,
+                          MPI_Comm sub, cs_bench_progress_t *progress) {
+    int rc = CS_OK;
+    cs_bench_cand_t cands[3];
+    char best[128] = "", choice[1024] = "";
+    int ncand = 2;
+    const cs_algo_t *best_algo = NULL;
+    memset(cands, 0, sizeof(cands));
+    if (call->rank == 0) {
+        const char *b = best_for(r, call->coll, call->nprocs, call->bytes);
+        snprintf(best, sizeof(best), "%s", b != NULL ? b : "");
+    }
+    CS_MPI_CHECK(PMPI_Bcast(best, (int)sizeof(best), MPI_CHAR, 0, sub));
+    CS_MPI_CHECK(
+        collsel_explain(cs_coll_name(call->coll), call->bytes, sub, choice, sizeof(choice)));
+    choice[strcspn(choice, ":")] = '\0';
+    best_algo = cs_registry_find(best);
+    cands[0].algo = cs_registry_native(call->coll);
+    cands[1].algo = selected_of(call->coll);
+    if (best_algo != NULL && best_algo->run == NULL) {
+        cands[ncand++].algo = best_algo;
+    }
+    for (int i = 0; i < ncand; i++) {
+        cands[i].params = "";
+    }
+    CS_CHECK(cs_bench_measure(cands, ncand, call, bufs, DEFAULT_POINT_BUDGET_S, o->reps_max, seed,
+                              sync, sub, call->rank == 0 ? progress : NULL));
+    if (call->rank == 0) {
+        cs_db_validation_t v;
+        double native = cands[0].summary.median, sel = cands[1].summary.median;
+        double oracle = ncand == 3 ? cands[2].summary.median : native;
+        memset(&v, 0, sizeof(v));
+        v.run_id = r->run_id;
+        v.coll = cs_coll_name(call->coll);
+        v.comm_size = call->nprocs;
+        v.ppn = ppn;
+        v.bytes = call->bytes;
+        v.native_us = native;
+        v.selected_us = cands[1].failed ? NAN : sel;
+        v.oracle_us = oracle;
+        v.selected_algorithm = choice;
+        v.selected_params = "";
+        v.oracle_algorithm = ncand == 3 ? best_algo->name : cands[0].algo->name;
+        v.oracle_params = "";
+        if (cands[1].failed) {
+            fprintf(stderr, "collsel-bench: FAILED: the selector's %s of %zu bytes: %s\n",
+                    cs_coll_name(call->coll), call->bytes, cands[1].failure);
+        }
+        CS_CHECK(cs_db_insert_validation(r->db, &v));
+        if (!cands[1].failed && native > 0 && oracle > 0) {
+            r->ratio_native[r->nratios] = sel / native;
+            r->ratio_best[r->nratios] = sel / oracle;
+            r->nratios++;
+        }
+        if (!o->quiet) {
+            cs_bench_progress_end(progress);
+            printf("  %-10s np=%-3d %8zu B  native %9.2f us  selected %9.2f us (%s)  best %9.2f "
+                   "us (%s)  sel/native %.2f  sel/best %.2f\n",
+                   cs_coll_name(call->coll), call->nprocs, call->bytes, native, sel, choice, oracle,
+                   v.oracle_algorithm, sel / native, sel / oracle);
+        }
+    }
+    cs_bench_cands_free(cands, ncand);
+out:
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median and worst of v[0..n-1] (sorts v). */
+static void median_worst(double *v, int n, double *median, double *worst) {
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    *median = n == 0 ? NAN : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    *worst = n == 0 ? NAN : v[n - 1];
+}
+
 /* --- the run ------------------------------------------------------------------------------- */
 
 static int run_points(const cs_bench_opts_t *o, plan_t *plan, run_t *r, int rank, MPI_Comm world,
@@ -442,6 +632,13 @@ static int run_points(const cs_bench_opts_t *o, plan_t *plan, run_t *r, int rank
                 double budget = DEFAULT_POINT_BUDGET_S;
                 CS_CHECK(cs_bench_call(&call, (cs_coll_t)c, count, sub, &bufs));
                 cs_bench_progress_point(progress, (cs_coll_t)c, n, call.bytes);
+                if (o->validate) {
+                    unsigned seed = (unsigned)(c * 1000003 + si * 7919 + n);
+                    CS_CHECK(validate_point(o, r, &call, &bufs, &sync, seed, ppn, sub, progress));
+                    done++;
+                    cs_bench_progress_point_done(progress);
+                    continue;
+                }
                 if (rank == 0) {
                     bool exists = false;
                     cs_db_point_t pt = {
@@ -550,12 +747,50 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
             "(compare only within this run)",
             machine.ppn, machine.cores);
     }
+    if (opts.validate) {
+        status = 0;
+        if (rank == 0) {
+            r.ratio_native = calloc((size_t)plan->npoints + 1, sizeof(double));
+            r.ratio_best = calloc((size_t)plan->npoints + 1, sizeof(double));
+            status = r.ratio_native == NULL || r.ratio_best == NULL || load_best(&r) != CS_OK;
+            if (!status && r.nbest == 0) {
+                say(rank,
+                    "--validate: %s has no rules for this machine yet: run a tuning run "
+                    "first",
+                    r.path);
+                status = 1;
+            }
+        }
+        CS_MPI_CHECK(PMPI_Bcast(&status, 1, MPI_INT, 0, world));
+        CS_REQUIRE(status == 0, CS_ERR_DB);
+        {
+            /* The selector reads the database just validated; rank 0 chose its path. */
+            char path[4096];
+            snprintf(path, sizeof(path), "%s", r.path);
+            CS_MPI_CHECK(PMPI_Bcast(path, (int)sizeof(path), MPI_CHAR, 0, world));
+            collsel_init(path);
+        }
+    }
     cs_bench_progress_start(&progress, plan->npoints, rank == 0 && !opts.quiet);
     rc = run_points(&opts, plan, &r, rank, world, &progress);
     cs_bench_progress_end(&progress);
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
     CS_CHECK(rc);
-    if (rank == 0) {
+    if (rank == 0 && opts.validate) {
+        double mn, wn, mb, wb;
+        char dur[32];
+        int n = r.nratios;
+        median_worst(r.ratio_native, n, &mn, &wn);
+        median_worst(r.ratio_best, n, &mb, &wb);
+        CS_CHECK(cs_db_finish_run(r.db, r.run_id, CS_DB_RUN_DONE));
+        cs_bench_format_duration(PMPI_Wtime() - t0, dur, sizeof(dur));
+        printf("validation over %d points%s: selected/native median %.3f worst %.3f; "
+               "selected/best median %.3f worst %.3f\n",
+               n, machine.cores > 0 && machine.ppn > machine.cores ? " (oversubscribed)" : "", mn,
+               wn, mb, wb);
+        fprintf(stderr, "collsel-bench: validation run %lld done in %s -> %s\n",
+                (long long)r.run_id, dur, r.path);
+    } else if (rank == 0) {
         int64_t nmeas = 0, nfail = 0;
         char dur[32];
         CS_CHECK(derive_rules(&r, &nrules));
@@ -586,6 +821,9 @@ out:
     if (rank == 0) {
         cs_db_close(r.db);
     }
+    free(r.best);
+    free(r.ratio_native);
+    free(r.ratio_best);
     free(plan);
     return rc == CS_OK ? 0 : 1;
 }

@@ -361,3 +361,30 @@ int cs_call_normalize(cs_call_t *c) {
 out:
     return rc;
 }
+
+int cs_call_invoke(const cs_call_t *c, const cs_coll_fns_t *fns) {
+    const void *send = c->in_place && c->coll != CS_COLL_SCATTER ? MPI_IN_PLACE : c->sendbuf;
+    switch (c->coll) {
+    case CS_COLL_BCAST:
+        return fns->bcast(c->recvbuf, c->recvcount, c->recv.type, c->root, c->comm);
+    case CS_COLL_GATHER:
+        return fns->gather(send, c->sendcount, c->send.type, c->recvbuf, c->recvcount, c->recv.type,
+                           c->root, c->comm);
+    case CS_COLL_SCATTER:
+        return fns->scatter(c->sendbuf, c->sendcount, c->send.type,
+                            c->in_place ? MPI_IN_PLACE : c->recvbuf, c->recvcount, c->recv.type,
+                            c->root, c->comm);
+    case CS_COLL_REDUCE:
+        return fns->reduce(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->root, c->comm);
+    case CS_COLL_ALLREDUCE:
+        return fns->allreduce(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
+    case CS_COLL_ALLGATHER:
+        return fns->allgather(send, c->sendcount, c->send.type, c->recvbuf, c->recvcount,
+                              c->recv.type, c->comm);
+    case CS_COLL_ALLGATHERV:
+        return fns->allgatherv(send, c->sendcount, c->send.type, c->recvbuf, c->recvcounts,
+                               c->displs, c->recv.type, c->comm);
+    default:
+        return MPI_ERR_ARG;
+    }
+}

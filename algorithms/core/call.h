@@ -117,6 +117,24 @@ void cs_call_fill_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount
                              const int *displs, MPI_Datatype recvtype);
 int cs_call_finish(cs_call_t *call, MPI_Comm comm, int rank, int nprocs) CS_MUST_CHECK;
 
+/* A set of functions with MPI's collective signatures: the MPI library's (PMPI_*), or
+ * collsel's public ones. */
+typedef struct cs_coll_fns {
+    int (*bcast)(void *, int, MPI_Datatype, int, MPI_Comm);
+    int (*gather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
+    int (*scatter)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
+    int (*reduce)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
+    int (*allreduce)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+    int (*allgather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+    int (*allgatherv)(const void *, int, MPI_Datatype, void *, const int *, const int *,
+                      MPI_Datatype, MPI_Comm);
+} cs_coll_fns_t;
+
+/* Calls the function of `fns` for call->coll with the call's MPI arguments, MPI_IN_PLACE
+ * restored where the caller used it (MPI forbids the aliased buffers normalisation made).
+ * Returns the MPI error code. */
+int cs_call_invoke(const cs_call_t *call, const cs_coll_fns_t *fns);
+
 /* Normalises a call whose MPI arguments, rank and nprocs are set (see above). The raw MPI
  * arguments are as the caller gave them, including MPI_IN_PLACE. */
 int cs_call_normalize(cs_call_t *call) CS_MUST_CHECK;
