@@ -562,7 +562,7 @@ static int validate_point(const cs_bench_opts_t *o, run_t *r, const cs_call_t *c
         v.ppn = ppn;
         v.bytes = call->bytes;
         v.native_us = native;
-        v.selected_us = cands[1].failed ? NAN : sel;
+        v.selected_us = sel;
         v.oracle_us = oracle;
         v.selected_algorithm = choice;
         v.selected_params = "";
@@ -572,7 +572,9 @@ static int validate_point(const cs_bench_opts_t *o, run_t *r, const cs_call_t *c
             fprintf(stderr, "collsel-bench: FAILED: the selector's %s of %zu bytes: %s\n",
                     cs_coll_name(call->coll), call->bytes, cands[1].failure);
         }
-        CS_CHECK(cs_db_insert_validation(r->db, &v));
+        if (!cands[1].failed) { /* a wrong dispatch has no time to store; it is reported */
+            CS_CHECK(cs_db_insert_validation(r->db, &v));
+        }
         if (!cands[1].failed && native > 0 && oracle > 0) {
             r->ratio_native[r->nratios] = sel / native;
             r->ratio_best[r->nratios] = sel / oracle;
