@@ -26,7 +26,15 @@ void cs_bench_format_duration(double seconds, char *buf, size_t len) {
 
 void cs_bench_progress_start(cs_bench_progress_t *p, int total, int enabled) {
     p->enabled = enabled;
+    p->out = stderr;
     p->tty = enabled && isatty(STDERR_FILENO);
+    if (enabled && !p->tty) {
+        FILE *tty = fopen("/dev/tty", "w");
+        if (tty != NULL) {
+            p->out = tty;
+            p->tty = 1;
+        }
+    }
     p->total = total > 0 ? total : 1;
     p->done = 0;
     p->start = now();
@@ -48,9 +56,9 @@ static void draw(cs_bench_progress_t *p, const char *name) {
         cs_bench_format_duration(elapsed / p->done * (p->total - p->done), eta, sizeof(eta));
     }
     cs_bench_format_bytes(p->bytes, size, sizeof(size));
-    fprintf(stderr, "\r\033[K[%s] %3d%% %s np=%d %sB %s  ETA %s", bar, p->done * 100 / p->total,
+    fprintf(p->out, "\r\033[K[%s] %3d%% %s np=%d %sB %s  ETA %s", bar, p->done * 100 / p->total,
             cs_coll_name(p->coll), p->comm_size, size, name, eta);
-    fflush(stderr);
+    fflush(p->out);
     p->line_open = 1;
 }
 
@@ -86,8 +94,16 @@ void cs_bench_progress_point_done(cs_bench_progress_t *p) {
 
 void cs_bench_progress_end(cs_bench_progress_t *p) {
     if (p->tty && p->line_open) {
-        fputs("\r\033[K", stderr);
-        fflush(stderr);
+        fputs("\r\033[K", p->out);
+        fflush(p->out);
         p->line_open = 0;
     }
+}
+
+void cs_bench_progress_close(cs_bench_progress_t *p) {
+    cs_bench_progress_end(p);
+    if (p->out != NULL && p->out != stderr) {
+        fclose(p->out);
+    }
+    p->out = stderr;
 }

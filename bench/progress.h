@@ -1,8 +1,10 @@
 /* Progress of a tuning run, printed by rank 0 on stderr.
  *
  * On a terminal: one line redrawn in place with a bar, the percentage of plan points done, the
- * current collective, size and algorithm, and the estimated time left. Without a terminal (a
- * batch job's log): one line per collective and communicator size. Quiet: nothing. */
+ * current collective, size and algorithm, and the estimated time left. Under mpirun a rank's
+ * stderr is a pipe even when mpirun runs on a terminal, so the bar goes to the controlling
+ * terminal (/dev/tty) when there is one. Without a terminal (a batch job's log): one line per
+ * collective and communicator size on stderr. Quiet: nothing. */
 #ifndef CS_BENCH_PROGRESS_H
 #define CS_BENCH_PROGRESS_H
 
@@ -10,8 +12,11 @@
 
 #include <stddef.h>
 
+#include <stdio.h>
+
 typedef struct cs_bench_progress {
     int enabled, tty;
+    FILE *out; /* where the bar goes: stderr or the controlling terminal */
     int total, done;
     double start;
     int last_coll, last_comm_size;
@@ -31,6 +36,8 @@ void cs_bench_progress_step(cs_bench_progress_t *p, const char *name);
 void cs_bench_progress_point_done(cs_bench_progress_t *p);
 /* Ends the progress line so that other output can follow. */
 void cs_bench_progress_end(cs_bench_progress_t *p);
+/* Ends the progress line and closes the terminal, if one was opened. */
+void cs_bench_progress_close(cs_bench_progress_t *p);
 
 /* Writes a duration as "1h02m", "3m20s" or "12s". */
 void cs_bench_format_duration(double seconds, char *buf, size_t len);

@@ -775,7 +775,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     }
     cs_bench_progress_start(&progress, plan->npoints, rank == 0 && !opts.quiet);
     rc = run_points(&opts, plan, &r, rank, world, &progress);
-    cs_bench_progress_end(&progress);
+    cs_bench_progress_close(&progress);
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
     CS_CHECK(rc);
     if (rank == 0 && opts.validate) {
