@@ -1,6 +1,7 @@
 /* The registry table, generated from registry.def (see registry.h). */
 #include "registry.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define CS_ALGO(id) extern const cs_algo_t cs_algo_##id;
@@ -31,4 +32,37 @@ const cs_algo_t *cs_registry_native(cs_coll_t coll) {
         }
     }
     return NULL;
+}
+
+int cs_variant_parse(const char *text, cs_variant_t *out, char *err, size_t errlen) {
+    char name[128], params[256] = "";
+    const char *paren = strchr(text, '(');
+    size_t len = paren != NULL ? (size_t)(paren - text) : strlen(text);
+    char why[256];
+    if (len >= sizeof(name)) {
+        snprintf(err, errlen, "'%.40s...' is too long", text);
+        return CS_ERR_ARG;
+    }
+    memcpy(name, text, len);
+    name[len] = '\0';
+    if (paren != NULL) {
+        size_t plen = strlen(paren + 1);
+        if (plen == 0 || paren[plen] != ')' || plen >= sizeof(params)) {
+            snprintf(err, errlen, "'%s' lacks a closing ')'", text);
+            return CS_ERR_ARG;
+        }
+        memcpy(params, paren + 1, plen - 1);
+        params[plen - 1] = '\0';
+    }
+    out->algo = cs_registry_find(name);
+    if (out->algo == NULL) {
+        snprintf(err, errlen, "unknown algorithm '%s' (see collsel-bench --list)", name);
+        return CS_ERR_ARG;
+    }
+    if (cs_params_parse(out->algo->params, out->algo->nparams, params, &out->params, why,
+                        sizeof(why)) != CS_OK) {
+        snprintf(err, errlen, "%s: %s", name, why);
+        return CS_ERR_ARG;
+    }
+    return CS_OK;
 }

@@ -14,6 +14,11 @@ extern const int cs_registry_count;
 /* The algorithm with key `name` ("allreduce/ring"), or NULL. */
 const cs_algo_t *cs_registry_find(const char *name);
 
+/* Parses a variant name, "<coll>/<alg>" or "<coll>/<alg>(key=value,...)", into *out (unnamed
+ * parameters get their defaults). CS_ERR_ARG with a message in err naming what is wrong:
+ * an unknown algorithm, a missing ')', a parameter the algorithm does not take. */
+int cs_variant_parse(const char *text, cs_variant_t *out, char *err, size_t errlen) CS_MUST_CHECK;
+
 /* The native algorithm of `coll`; never NULL for a valid collective. */
 const cs_algo_t *cs_registry_native(cs_coll_t coll);
 

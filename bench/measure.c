@@ -13,6 +13,19 @@ enum {
     CHECK_EVERY = 5, /* repetitions between stability checks */
 };
 
+void cs_bench_cand_set(cs_bench_cand_t *c, const cs_algo_t *a, const cs_params_t *params) {
+    memset(c, 0, sizeof(*c));
+    c->v.algo = a;
+    if (params != NULL) {
+        c->v.params = *params;
+    } else {
+        cs_params_defaults(a->params, a->nparams, &c->v.params);
+    }
+    cs_params_format(&c->v.params, c->params, sizeof(c->params));
+    cs_variant_name(&c->v, c->name, sizeof(c->name));
+    c->p_value = 1.0;
+}
+
 void cs_bench_cands_free(cs_bench_cand_t *cands, int ncand) {
     for (int i = 0; i < ncand; i++) {
         free(cands[i].samples);
@@ -35,7 +48,7 @@ static int run_checked(const cs_bench_cand_t *c, const cs_call_t *call, cs_bench
     int rc = CS_OK;
     int local = 0;
     cs_bench_fill(call, b, seed);
-    local = cs_algo_run(c->algo, call) != CS_OK;
+    local = cs_algo_run_variant(&c->v, call) != CS_OK;
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &local, 1, MPI_INT, MPI_LOR, comm));
     *failed = local;
 out:
@@ -59,7 +72,7 @@ static int verify(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, cs_b
             continue;
         }
         if (progress != NULL) {
-            cs_bench_progress_step(progress, cands[i].algo->name);
+            cs_bench_progress_step(progress, cands[i].name);
         }
         CS_CHECK(run_checked(&cands[i], call, b, seed, comm, &failed));
         for (size_t k = 0; !failed && k < nout; k++) {
@@ -133,7 +146,7 @@ static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *c
                 continue;
             }
             CS_CHECK(cs_bench_sync_start(sync, comm, &t0, &late));
-            CS_CHECK(cs_algo_run(cands[i].algo, call));
+            CS_CHECK(cs_algo_run_variant(&cands[i].v, call));
             rep[i] = (cs_bench_sync_now(sync) - t0) * 1e6;
             rep[ncand] += late;
         }
@@ -193,9 +206,9 @@ int cs_bench_measure(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, c
     int rc = CS_OK;
     cs_bench_cands_free(cands, ncand);
     for (int i = 0; i < ncand; i++) {
-        cands[i].applicable = cs_algo_applicable(cands[i].algo, call) == CS_OK;
+        cands[i].applicable = cs_algo_applicable(cands[i].v.algo, call) == CS_OK;
     }
-    CS_REQUIRE(ncand > 0 && cands[0].applicable && cands[0].algo->run != NULL, CS_ERR_ARG);
+    CS_REQUIRE(ncand > 0 && cands[0].applicable && cands[0].v.algo->run != NULL, CS_ERR_ARG);
     CS_CHECK(verify(cands, ncand, call, b, seed, comm, progress));
     if (progress != NULL) {
         cs_bench_progress_step(progress, "timing");

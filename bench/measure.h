@@ -25,9 +25,10 @@
 #include "workload.h"
 
 typedef struct cs_bench_cand {
-    const cs_algo_t *algo;
-    const char *params; /* "key=value,..." sorted keys; "" when the algorithm has none */
-    int failed;         /* verification failed or the algorithm returned an error */
+    cs_variant_t v;
+    char params[128]; /* v's parameters as "key=value,..." (sorted keys; "" when none) */
+    char name[192];   /* v's name, "<coll>/<alg>(key=value,...)" */
+    int failed;       /* verification failed or the algorithm returned an error */
     char failure[200];
     int applicable; /* 0: CS_ERR_NOT_APPLICABLE for this call; neither verified nor timed */
     double *raw;    /* microseconds, one per repetition (max over ranks), as timed */
@@ -38,6 +39,9 @@ typedef struct cs_bench_cand {
     size_t outliers;
     double p_value; /* candidate faster than native; 1 for native itself */
 } cs_bench_cand_t;
+
+/* Sets candidate `c` to variant (a, params); params NULL: the defaults. Clears its results. */
+void cs_bench_cand_set(cs_bench_cand_t *c, const cs_algo_t *a, const cs_params_t *params);
 
 /* Verifies, times and summarises cands[0..ncand-1] (cands[0] native) for `call`, whose
  * buffers are `b`. Allocates each candidate's raw and samples arrays (freed by

@@ -25,7 +25,9 @@
 #define MIN_POINT_BUDGET_S     0.05
 
 typedef struct plan {
-    cs_bench_cand_t cands[CS_COLL_COUNT][MAX_CANDS];
+    const cs_algo_t *algos[CS_COLL_COUNT][MAX_CANDS]; /* [0] native, then the selected ones */
+    int nalgos[CS_COLL_COUNT];
+    cs_bench_cand_t cands[CS_COLL_COUNT][MAX_CANDS]; /* variants for the current comm size */
     int ncands[CS_COLL_COUNT];
     int comm_sizes[CS_BENCH_MAX_LIST];
     int ncomm_sizes;
@@ -34,7 +36,7 @@ typedef struct plan {
 
 /* The best candidate the tuning run measured at one point (validation). */
 typedef struct best {
-    char coll[32], algorithm[128];
+    char coll[32], algorithm[128], params[128];
     int comm_size;
     uint64_t bytes;
     double median_us;
@@ -77,8 +79,8 @@ static int selected(const cs_bench_opts_t *o, const char *name) {
     return 0;
 }
 
-/* Candidates per collective: native first, then the selected registered algorithms, then the
- * extra ones. */
+/* Algorithms per collective: native first, then the selected registered algorithms, then the
+ * extra ones. Their variants depend on the communicator (expand_cands). */
 static int make_plan(const cs_bench_opts_t *o, const cs_algo_t *const *extra, int nextra,
                      int nprocs, plan_t *plan) {
     memset(plan, 0, sizeof(*plan));
@@ -87,23 +89,20 @@ static int make_plan(const cs_bench_opts_t *o, const cs_algo_t *const *extra, in
         if (!(o->colls & (1u << c))) {
             continue;
         }
-        plan->cands[c][n++].algo = cs_registry_native((cs_coll_t)c);
+        plan->algos[c][n++] = cs_registry_native((cs_coll_t)c);
         for (int i = 0; i < cs_registry_count; i++) {
             const cs_algo_t *a = cs_registry[i];
             if (a->coll == (cs_coll_t)c && a->run == NULL && selected(o, a->name) &&
                 n < MAX_CANDS) {
-                plan->cands[c][n++].algo = a;
+                plan->algos[c][n++] = a;
             }
         }
         for (int i = 0; i < nextra; i++) {
             if (extra[i]->coll == (cs_coll_t)c && n < MAX_CANDS) {
-                plan->cands[c][n++].algo = extra[i];
+                plan->algos[c][n++] = extra[i];
             }
         }
-        for (int i = 0; i < n; i++) {
-            plan->cands[c][i].params = "";
-        }
-        plan->ncands[c] = n;
+        plan->nalgos[c] = n;
     }
     if (o->ncomm_sizes == 0) {
         plan->comm_sizes[0] = nprocs;
@@ -113,24 +112,53 @@ static int make_plan(const cs_bench_opts_t *o, const cs_algo_t *const *extra, in
         plan->ncomm_sizes = o->ncomm_sizes;
     }
     for (int c = 0; c < CS_COLL_COUNT; c++) {
-        if (plan->ncands[c] > 0) {
+        if (plan->nalgos[c] > 0) {
             plan->npoints += plan->ncomm_sizes * o->nsizes;
         }
     }
     return CS_OK;
 }
 
-static void print_list(const cs_bench_opts_t *o, const plan_t *plan) {
+/* The candidates of every collective on a communicator of nprocs processes, ppn per node:
+ * each planned algorithm's variants. */
+static int expand_cands(plan_t *plan, int nprocs, int ppn) {
+    int rc = CS_OK;
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        int n = 0;
+        for (int i = 0; i < plan->nalgos[c]; i++) {
+            cs_variant_t v[MAX_CANDS];
+            int nv = 0;
+            CS_CHECK(cs_algo_variants(plan->algos[c][i], nprocs, ppn, v, MAX_CANDS - n, &nv));
+            for (int k = 0; k < nv; k++) {
+                cs_bench_cand_set(&plan->cands[c][n++], v[k].algo, &v[k].params);
+            }
+        }
+        plan->ncands[c] = n;
+    }
+out:
+    return rc;
+}
+
+/* --list: every variant the plan would run (per communicator size when there are several),
+ * the plan's size and its estimated duration. `ppn`: processes per node of the job. */
+static int print_list(const cs_bench_opts_t *o, plan_t *plan, int ppn) {
+    int rc = CS_OK;
     int ncolls = 0, nmeasure = 0;
     char dur[32];
-    for (int c = 0; c < CS_COLL_COUNT; c++) {
-        for (int i = 0; i < plan->ncands[c]; i++) {
-            const cs_bench_cand_t *k = &plan->cands[c][i];
-            printf("%s%s%s%s\n", k->algo->name, k->params[0] ? "(" : "", k->params,
-                   k->params[0] ? ")" : "");
+    for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
+        int n = plan->comm_sizes[ci];
+        CS_CHECK(expand_cands(plan, n, ppn < n ? ppn : n));
+        if (plan->ncomm_sizes > 1) {
+            printf("# communicator size %d\n", n);
         }
-        ncolls += plan->ncands[c] > 0;
-        nmeasure += plan->ncands[c] * o->nsizes * plan->ncomm_sizes;
+        ncolls = 0;
+        for (int c = 0; c < CS_COLL_COUNT; c++) {
+            for (int i = 0; i < plan->ncands[c]; i++) {
+                printf("%s\n", plan->cands[c][i].name);
+            }
+            ncolls += plan->ncands[c] > 0;
+            nmeasure += plan->ncands[c] * o->nsizes;
+        }
     }
     double per_point = o->budget_s > 0 ? o->budget_s / (plan->npoints > 0 ? plan->npoints : 1)
                                        : DEFAULT_POINT_BUDGET_S;
@@ -139,6 +167,8 @@ static void print_list(const cs_bench_opts_t *o, const plan_t *plan) {
            ncolls, o->nsizes, plan->ncomm_sizes, plan->npoints, nmeasure);
     printf("estimated duration: at most %s (%.2f s timing per point, plus verification)\n", dur,
            per_point);
+out:
+    return rc;
 }
 
 static int ensure_parent_dir(const char *path) {
@@ -204,7 +234,7 @@ static int store_point(run_t *r, cs_bench_cand_t *cands, int ncand, cs_coll_t co
     open = 1;
     for (int i = 0; i < ncand; i++) {
         const cs_bench_cand_t *c = &cands[i];
-        cs_db_point_t pt = {cs_coll_name(coll), c->algo->name, c->params, comm_size, ppn, bytes};
+        cs_db_point_t pt = {cs_coll_name(coll), c->v.algo->name, c->params, comm_size, ppn, bytes};
         if (!c->applicable) {
             continue;
         }
@@ -222,7 +252,7 @@ static int store_point(run_t *r, cs_bench_cand_t *cands, int ncand, cs_coll_t co
                                  c->summary.median,
                                  c->summary.q3,
                                  c->summary.max,
-                                 c->algo->run == NULL, /* native is the reference */
+                                 c->v.algo->run == NULL, /* native is the reference */
                                  c->raw,
                                  c->nraw};
         CS_CHECK(cs_db_insert_measurement(r->db, &m));
@@ -478,6 +508,7 @@ static int collect_best(const cs_db_measurement_t *m, void *ctx) {
     if (m->median_us < b->median_us) {
         b->median_us = m->median_us;
         snprintf(b->algorithm, sizeof(b->algorithm), "%s", m->point.algorithm);
+        snprintf(b->params, sizeof(b->params), "%s", m->point.params ? m->point.params : "");
     }
     return CS_OK;
 }
@@ -512,11 +543,11 @@ out:
     return rc;
 }
 
-static const char *best_for(const run_t *r, cs_coll_t coll, int comm_size, uint64_t bytes) {
+static const best_t *best_for(const run_t *r, cs_coll_t coll, int comm_size, uint64_t bytes) {
     for (size_t i = 0; i < r->nbest; i++) {
         if (strcmp(r->best[i].coll, cs_coll_name(coll)) == 0 && r->best[i].comm_size == comm_size &&
             r->best[i].bytes == bytes) {
-            return r->best[i].algorithm;
+            return &r->best[i];
         }
     }
     return NULL;
@@ -528,26 +559,25 @@ static int validate_point(const cs_bench_opts_t *o, run_t *r, const cs_call_t *c
                           MPI_Comm sub, cs_bench_progress_t *progress) {
     int rc = CS_OK;
     cs_bench_cand_t cands[3];
-    char best[128] = "", choice[1024] = "";
+    char best[320] = "", choice[1024] = "", err[256], *paren;
     int ncand = 2;
-    const cs_algo_t *best_algo = NULL;
+    cs_variant_t bv;
     memset(cands, 0, sizeof(cands));
     if (call->rank == 0) {
-        const char *b = best_for(r, call->coll, call->nprocs, call->bytes);
-        snprintf(best, sizeof(best), "%s", b != NULL ? b : "");
+        const best_t *b = best_for(r, call->coll, call->nprocs, call->bytes);
+        if (b != NULL) {
+            snprintf(best, sizeof(best), b->params[0] ? "%s(%s)" : "%s%s", b->algorithm, b->params);
+        }
     }
     CS_MPI_CHECK(PMPI_Bcast(best, (int)sizeof(best), MPI_CHAR, 0, sub));
     CS_MPI_CHECK(
         collsel_explain(cs_coll_name(call->coll), call->bytes, sub, choice, sizeof(choice)));
     choice[strcspn(choice, ":")] = '\0';
-    best_algo = cs_registry_find(best);
-    cands[0].algo = cs_registry_native(call->coll);
-    cands[1].algo = selected_of(call->coll);
-    if (best_algo != NULL && best_algo->run == NULL) {
-        cands[ncand++].algo = best_algo;
-    }
-    for (int i = 0; i < ncand; i++) {
-        cands[i].params = "";
+    cs_bench_cand_set(&cands[0], cs_registry_native(call->coll), NULL);
+    cs_bench_cand_set(&cands[1], selected_of(call->coll), NULL);
+    if (best[0] != '\0' && cs_variant_parse(best, &bv, err, sizeof(err)) == CS_OK &&
+        bv.algo->run == NULL) {
+        cs_bench_cand_set(&cands[ncand++], bv.algo, &bv.params);
     }
     CS_CHECK(cs_bench_measure(cands, ncand, call, bufs, DEFAULT_POINT_BUDGET_S, o->reps_max, seed,
                               sync, sub, call->rank == 0 ? progress : NULL));
@@ -564,10 +594,20 @@ static int validate_point(const cs_bench_opts_t *o, run_t *r, const cs_call_t *c
         v.native_us = native;
         v.selected_us = sel;
         v.oracle_us = oracle;
+        /* choice is the selector's variant name: split "alg(params)" into its columns. */
+        paren = strchr(choice, '(');
+        if (paren != NULL) {
+            *paren++ = '\0';
+            paren[strcspn(paren, ")")] = '\0';
+        }
         v.selected_algorithm = choice;
-        v.selected_params = "";
-        v.oracle_algorithm = ncand == 3 ? best_algo->name : cands[0].algo->name;
-        v.oracle_params = "";
+        v.selected_params = paren != NULL ? paren : "";
+        v.oracle_algorithm = cands[ncand - 1].v.algo->name;
+        v.oracle_params = cands[ncand - 1].params;
+        if (ncand < 3) {
+            v.oracle_algorithm = cands[0].v.algo->name;
+            v.oracle_params = "";
+        }
         if (cands[1].failed) {
             fprintf(stderr, "collsel-bench: FAILED: the selector's %s of %zu bytes: %s\n",
                     cs_coll_name(call->coll), call->bytes, cands[1].failure);
@@ -621,6 +661,7 @@ static int run_points(const cs_bench_opts_t *o, plan_t *plan, run_t *r, int rank
         CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
         if (sub != MPI_COMM_NULL) {
             CS_CHECK(cs_machine_node_size(sub, &ppn));
+            CS_CHECK(expand_cands(plan, n, ppn));
             CS_CHECK(cs_bench_bufs_alloc(&bufs, max_count, n));
             CS_CHECK(cs_bench_sync_init(&sync, sub));
         }
@@ -644,7 +685,7 @@ static int run_points(const cs_bench_opts_t *o, plan_t *plan, run_t *r, int rank
                 if (rank == 0) {
                     bool exists = false;
                     cs_db_point_t pt = {
-                        cs_coll_name((cs_coll_t)c), cands[0].algo->name, "", n, ppn, call.bytes};
+                        cs_coll_name((cs_coll_t)c), cands[0].v.algo->name, "", n, ppn, call.bytes};
                     CS_CHECK(cs_db_measurement_exists(r->db, r->run_id, &pt, &exists));
                     skip = exists;
                     if (o->budget_s > 0) {
@@ -720,11 +761,13 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         return 1;
     }
     if (opts.list) {
-        if (rank == 0) {
-            print_list(&opts, plan);
+        int ppn = 1;
+        status = cs_machine_node_size(world, &ppn) != CS_OK;
+        if (rank == 0 && !status) {
+            status = print_list(&opts, plan, ppn) != CS_OK;
         }
         free(plan);
-        return 0;
+        return status;
     }
     if (opts.quiet) {
         cs_log_set_level(0);

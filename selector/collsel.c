@@ -256,9 +256,11 @@ static void describe_comm(const cs_sel_comm_t *sc, int nprocs) {
     char line[2048];
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         size_t used = 0;
-        if (env.force[c] != NULL) {
+        if (env.force[c].algo != NULL) {
+            char name[256];
+            cs_variant_name(&env.force[c], name, sizeof(name));
             cs_log(CS_LOG_INFO, "%d processes: %s: forced %s (COLLSEL_FORCE)", nprocs,
-                   cs_coll_name((cs_coll_t)c), env.force[c]->name);
+                   cs_coll_name((cs_coll_t)c), name);
             continue;
         }
         if (sc->niv[c] == 0) {
@@ -269,19 +271,27 @@ static void describe_comm(const cs_sel_comm_t *sc, int nprocs) {
         line[0] = '\0';
         for (int i = 0; i < sc->niv[c] && used < sizeof(line); i++) {
             const cs_sel_interval_t *iv = &sc->iv[c][i];
-            if (iv->hi == UINT64_MAX) {
-                used += (size_t)snprintf(line + used, sizeof(line) - used, " [%llu, inf) %s",
-                                         (unsigned long long)iv->lo, iv->cand[0]->name);
-            } else {
-                used += (size_t)snprintf(line + used, sizeof(line) - used, " [%llu, %llu) %s",
-                                         (unsigned long long)iv->lo, (unsigned long long)iv->hi,
-                                         iv->cand[0]->name);
+            char name[256], hi[32] = "inf";
+            cs_variant_name(&iv->cand[0], name, sizeof(name));
+            if (iv->hi != UINT64_MAX) {
+                snprintf(hi, sizeof(hi), "%llu", (unsigned long long)iv->hi);
             }
+            used += (size_t)snprintf(line + used, sizeof(line) - used, " [%llu, %s) %s",
+                                     (unsigned long long)iv->lo, hi, name);
         }
         cs_log(CS_LOG_INFO, "%d processes (%d per node): %s: tuned at %d processes, %d per node:%s",
                nprocs, sc->ppn, cs_coll_name((cs_coll_t)c), sc->tuned_size[c], sc->tuned_ppn[c],
                line);
     }
+}
+
+static int any_forced(void) {
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        if (env.force[c].algo != NULL) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* Collective over ctx->comm: shares the rules and prunes them for this communicator. Every
@@ -301,8 +311,9 @@ static int setup(cs_comm_t *ctx, MPI_Comm user) {
     ok = sc != NULL;
     if (ok) {
         pthread_mutex_lock(&lock);
-        sc->native_only = table_state != TABLE_OK;
-        ok = sc->native_only || cs_sel_prune(table, ntable, ctx->nprocs, ppn, sc) == CS_OK;
+        /* Without usable rules only COLLSEL_FORCE can make a call go anywhere but native. */
+        sc->native_only = table_state != TABLE_OK && !any_forced();
+        ok = table_state != TABLE_OK || cs_sel_prune(table, ntable, ctx->nprocs, ppn, sc) == CS_OK;
         pthread_mutex_unlock(&lock);
     }
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm));
@@ -457,35 +468,39 @@ static int run_hit(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_sel_key_t *key, c
     return -1;
 }
 
-/* Runs `a` for `call`; a schedule that ran is remembered for calls with the same key. */
-static int run_algo(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_algo_t *a, const cs_call_t *call,
-                    const cs_sel_key_t *key, const void *raw_send, const void *raw_recv) {
+/* Runs variant `v` for `call`; a schedule that ran is remembered for calls with the same key. */
+static int run_variant(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_variant_t *v,
+                       const cs_call_t *call, const cs_sel_key_t *key, const void *raw_send,
+                       const void *raw_recv) {
     int rc = CS_OK;
     cs_comm_sched_t *entry = NULL;
-    CS_CHECK(cs_algo_applicable(a, call));
-    if (a->run != NULL) {
-        CS_CHECK(a->run(call));
+    CS_CHECK(cs_algo_applicable(v->algo, call));
+    if (v->algo->run != NULL) {
+        CS_CHECK(v->algo->run(call));
         goto out;
     }
-    CS_CHECK(cs_algo_prepare(a, call, ctx, &entry));
+    CS_CHECK(cs_algo_prepare(v->algo, &v->params, call, ctx, &entry));
     CS_CHECK(cs_algo_exec(ctx, &entry->sched, call->sendbuf, call->recvbuf));
     remember(sc, key, entry, call, raw_send, raw_recv);
 out:
     if (rc != CS_ERR_NOT_APPLICABLE && env.verbose >= CS_LOG_DEBUG) {
-        cs_log(CS_LOG_DEBUG, "%s %zu bytes: %s%s", cs_coll_name(call->coll), call->bytes, a->name,
-               a == env.force[call->coll] ? " (forced)" : "");
+        char name[256];
+        cs_variant_name(v, name, sizeof(name));
+        cs_log(CS_LOG_DEBUG, "%s %zu bytes: %s%s", cs_coll_name(call->coll), call->bytes, name,
+               v == &env.force[call->coll] ? " (forced)" : "");
     }
     return rc;
 }
 
-/* Runs the call with the forced algorithm, or the first ranked candidate that applies. */
+/* Runs the call with the forced variant, or the first ranked candidate that applies. */
 static int dispatch(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_sel_interval_t *iv,
                     const cs_call_t *call, const cs_sel_key_t *key, const void *raw_send,
                     const void *raw_recv) {
-    const cs_algo_t *forced = env.force[call->coll];
+    const cs_variant_t *forced = &env.force[call->coll];
+    cs_variant_t native;
     int rc;
-    if (forced != NULL) {
-        rc = run_algo(ctx, sc, forced, call, key, raw_send, raw_recv);
+    if (forced->algo != NULL) {
+        rc = run_variant(ctx, sc, forced, call, key, raw_send, raw_recv);
         if (rc != CS_ERR_NOT_APPLICABLE) {
             return mpi_status(rc);
         }
@@ -494,18 +509,21 @@ static int dispatch(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_sel_interval_t *
         }
         if (env.fallback == CS_FALLBACK_WARN && call->rank == 0 &&
             atomic_exchange(&forced_warned[call->coll], 1) == 0) {
+            char name[256];
+            cs_variant_name(forced, name, sizeof(name));
             fprintf(stderr, "collsel: warning: forced %s cannot run a %s of %zu bytes; native\n",
-                    forced->name, cs_coll_name(call->coll), call->bytes);
+                    name, cs_coll_name(call->coll), call->bytes);
         }
     }
-    for (int i = 0; forced == NULL && iv != NULL && i < iv->ncand; i++) {
-        rc = run_algo(ctx, sc, iv->cand[i], call, key, raw_send, raw_recv);
+    for (int i = 0; forced->algo == NULL && iv != NULL && i < iv->ncand; i++) {
+        rc = run_variant(ctx, sc, &iv->cand[i], call, key, raw_send, raw_recv);
         if (rc != CS_ERR_NOT_APPLICABLE) {
             return mpi_status(rc);
         }
     }
-    return mpi_status(
-        run_algo(ctx, sc, cs_registry_native(call->coll), call, key, raw_send, raw_recv));
+    native.algo = cs_registry_native(call->coll);
+    cs_params_defaults(NULL, 0, &native.params);
+    return mpi_status(run_variant(ctx, sc, &native, call, key, raw_send, raw_recv));
 }
 
 /* The interval for the call, or NULL; *go_native when the first choice is native anyway (the
@@ -513,12 +531,12 @@ static int dispatch(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_sel_interval_t *
 static const cs_sel_interval_t *choose(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes,
                                        int *go_native) {
     const cs_sel_interval_t *iv;
-    if (env.force[coll] != NULL) {
+    if (env.force[coll].algo != NULL) {
         *go_native = 0;
         return NULL;
     }
     iv = cs_sel_lookup(sc, coll, bytes);
-    *go_native = iv == NULL || iv->cand[0]->run != NULL;
+    *go_native = iv == NULL || iv->cand[0].algo->run != NULL;
     if (*go_native && env.verbose >= CS_LOG_DEBUG) {
         cs_log(CS_LOG_DEBUG, "%s %llu bytes: %s/native", cs_coll_name(coll),
                (unsigned long long)bytes, cs_coll_name(coll));
@@ -773,9 +791,10 @@ int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *bu
         pthread_mutex_unlock(&lock);
         return MPI_SUCCESS;
     }
-    if (env.force[coll] != NULL) {
-        snprintf(buf, len, "%s: forced by COLLSEL_FORCE (if it cannot run a call: %s)",
-                 env.force[coll]->name,
+    if (env.force[coll].algo != NULL) {
+        char name[256];
+        cs_variant_name(&env.force[coll], name, sizeof(name));
+        snprintf(buf, len, "%s: forced by COLLSEL_FORCE (if it cannot run a call: %s)", name,
                  env.fallback == CS_FALLBACK_ERROR  ? "error"
                  : env.fallback == CS_FALLBACK_WARN ? "native, with a warning"
                                                     : "native");
@@ -788,8 +807,9 @@ int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *bu
         return MPI_SUCCESS;
     }
     {
-        char hi[32];
+        char hi[32], name[256];
         size_t used;
+        cs_variant_name(&iv->cand[0], name, sizeof(name));
         if (iv->hi == UINT64_MAX) {
             snprintf(hi, sizeof(hi), "inf");
         } else {
@@ -799,10 +819,11 @@ int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *bu
             buf, len,
             "%s: %s of %zu bytes on %d processes (%d per node) falls in [%llu, %s) tuned at %d "
             "processes, %d per node; median %.2f us vs native %.2f us; ranked:",
-            iv->cand[0]->name, coll_name, bytes, ctx->nprocs, sc->ppn, (unsigned long long)iv->lo,
-            hi, sc->tuned_size[coll], sc->tuned_ppn[coll], iv->median_us[0], iv->native_us);
+            name, coll_name, bytes, ctx->nprocs, sc->ppn, (unsigned long long)iv->lo, hi,
+            sc->tuned_size[coll], sc->tuned_ppn[coll], iv->median_us[0], iv->native_us);
         for (int i = 0; i < iv->ncand && used < len; i++) {
-            used += (size_t)snprintf(buf + used, len - used, " %s", iv->cand[i]->name);
+            cs_variant_name(&iv->cand[i], name, sizeof(name));
+            used += (size_t)snprintf(buf + used, len - used, " %s", name);
         }
     }
     return MPI_SUCCESS;

@@ -23,14 +23,13 @@ static void complain(int report, const char *fmt, ...) {
     va_end(ap);
 }
 
-int cs_sel_parse_force(const char *text, const cs_algo_t *force[CS_COLL_COUNT], char *err,
+int cs_sel_parse_force(const char *text, cs_variant_t force[CS_COLL_COUNT], char *err,
                        size_t errlen) {
     const char *s = text;
     while (*s != '\0') {
         char entry[256];
         size_t len = strcspn(s, ";");
-        const cs_algo_t *a;
-        char *paren;
+        cs_variant_t v;
         if (len == 0) {
             s++;
             continue;
@@ -42,27 +41,13 @@ int cs_sel_parse_force(const char *text, const cs_algo_t *force[CS_COLL_COUNT], 
         memcpy(entry, s, len);
         entry[len] = '\0';
         s += len;
-        paren = strchr(entry, '(');
-        if (paren != NULL) {
-            size_t plen = strlen(paren);
-            if (paren[plen - 1] != ')') {
-                snprintf(err, errlen, "COLLSEL_FORCE: '%s' lacks a closing ')'", entry);
-                return CS_ERR_ARG;
-            }
-            *paren = '\0';
-        }
-        a = cs_registry_find(entry);
-        if (a == NULL) {
-            snprintf(err, errlen,
-                     "COLLSEL_FORCE: unknown algorithm '%s' (see collsel-bench --list)", entry);
+        if (cs_variant_parse(entry, &v, err, errlen) != CS_OK) {
+            char why[512];
+            snprintf(why, sizeof(why), "%s", err);
+            snprintf(err, errlen, "COLLSEL_FORCE: %s", why);
             return CS_ERR_ARG;
         }
-        if (paren != NULL && paren[1] != ')') {
-            snprintf(err, errlen, "COLLSEL_FORCE: algorithm '%s' has no parameters (got '(%s')",
-                     entry, paren + 1);
-            return CS_ERR_ARG;
-        }
-        force[a->coll] = a;
+        force[v.algo->coll] = v;
     }
     return CS_OK;
 }
@@ -95,7 +80,8 @@ void cs_sel_env_parse(cs_sel_env_t *env, int report) {
     }
     v = getenv("COLLSEL_FORCE");
     if (v != NULL && *v != '\0') {
-        const cs_algo_t *force[CS_COLL_COUNT] = {0};
+        cs_variant_t force[CS_COLL_COUNT];
+        memset(force, 0, sizeof(force));
         if (cs_sel_parse_force(v, force, err, sizeof(err)) != CS_OK) {
             complain(report, "%s; COLLSEL_FORCE ignored", err);
         } else {

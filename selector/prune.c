@@ -45,6 +45,7 @@ static int build_coll(const cs_sel_rule_t *rules, int n, cs_coll_t coll, int npr
                       cs_sel_comm_t *sc) {
     int best = -1, count = 0;
     double best_d = 0;
+    char err[256];
     cs_sel_interval_t *iv;
     for (int i = 0; i < n; i++) {
         double d;
@@ -93,21 +94,23 @@ static int build_coll(const cs_sel_rule_t *rules, int n, cs_coll_t coll, int npr
             cur = &iv[count - 1];
         }
         a = cs_registry_find(r->algorithm);
-        /* Unknown keys (a newer collsel tuned this database) and variants with parameters no
-         * registered algorithm takes are skipped; native ends every list anyway. */
-        if (a == NULL || a->coll != coll || r->params[0] != '\0' ||
-            cur->ncand == CS_SEL_MAX_CANDS - 1) {
+        /* Unknown keys (a newer collsel tuned this database) and parameters the algorithm does
+         * not take are skipped; native ends every list anyway. */
+        if (a == NULL || a->coll != coll || cur->ncand == CS_SEL_MAX_CANDS - 1 ||
+            cs_params_parse(a->params, a->nparams, r->params, &cur->cand[cur->ncand].params, err,
+                            sizeof(err)) != CS_OK) {
             continue;
         }
         cur->median_us[cur->ncand] = r->median_us;
-        cur->cand[cur->ncand++] = a;
+        cur->cand[cur->ncand++].algo = a;
     }
     /* Every list ends with native, whatever the database held. */
     for (int i = 0; i < count; i++) {
         const cs_algo_t *native = cs_registry_native(coll);
-        if (iv[i].ncand == 0 || iv[i].cand[iv[i].ncand - 1] != native) {
+        if (iv[i].ncand == 0 || iv[i].cand[iv[i].ncand - 1].algo != native) {
             iv[i].median_us[iv[i].ncand] = iv[i].native_us;
-            iv[i].cand[iv[i].ncand++] = native;
+            cs_params_defaults(NULL, 0, &iv[i].cand[iv[i].ncand].params);
+            iv[i].cand[iv[i].ncand++].algo = native;
         }
     }
     sc->iv[coll] = iv;

@@ -50,7 +50,7 @@ typedef struct cs_sel_rule {
 typedef struct cs_sel_interval {
     uint64_t lo, hi;
     int ncand;
-    const cs_algo_t *cand[CS_SEL_MAX_CANDS]; /* ranked; ends with native */
+    cs_variant_t cand[CS_SEL_MAX_CANDS]; /* ranked; ends with native */
     double median_us[CS_SEL_MAX_CANDS];
     double native_us;
 } cs_sel_interval_t;
@@ -99,7 +99,7 @@ typedef struct cs_sel_env {
     int disable;
     int verbose;
     int fallback;
-    const cs_algo_t *force[CS_COLL_COUNT];
+    cs_variant_t force[CS_COLL_COUNT]; /* algo NULL: not forced */
     char db[4096];
 } cs_sel_env_t;
 
@@ -109,7 +109,7 @@ void cs_sel_env_parse(cs_sel_env_t *env, int report);
 
 /* Parses a COLLSEL_FORCE value into force[]; CS_ERR_ARG with a message in err (the entries
  * before the bad one are kept). */
-int cs_sel_parse_force(const char *text, const cs_algo_t *force[CS_COLL_COUNT], char *err,
+int cs_sel_parse_force(const char *text, cs_variant_t force[CS_COLL_COUNT], char *err,
                        size_t errlen) CS_MUST_CHECK;
 
 /* The interval of `sc` holding `bytes` for `coll`, or NULL (binary search). */

@@ -50,7 +50,8 @@ out:
     return rc;
 }
 
-static int build(cs_sched_t *s, const cs_call_t *c) {
+static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
     int rc = CS_OK;
     cs_blocks_t b;
     CS_CHECK(cs_build_allgather_own(s, c, &b));

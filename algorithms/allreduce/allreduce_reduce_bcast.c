@@ -13,7 +13,8 @@
  */
 #include "builders.h"
 
-static int build(cs_sched_t *s, const cs_call_t *c) {
+static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
     int rc = CS_OK;
     cs_ref_t recv = cs_ref(CS_SLOT_RECV, 0);
     CS_CHECK(cs_build_reduce_binomial(s, c, 0, recv));

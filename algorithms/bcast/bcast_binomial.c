@@ -32,7 +32,8 @@ out:
     return rc;
 }
 
-static int build(cs_sched_t *s, const cs_call_t *c) {
+static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
     return cs_build_bcast_binomial(s, cs_ref(CS_SLOT_RECV, 0), c->recvcount, &c->recv, c->root,
                                    c->rank, c->nprocs);
 }

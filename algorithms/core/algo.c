@@ -4,6 +4,8 @@
 #include "comm.h"
 #include "exec.h"
 
+#include <stdio.h>
+
 int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) {
     if (a->coll != call->coll) {
         return CS_ERR_NOT_APPLICABLE;
@@ -17,11 +19,43 @@ int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) {
     return CS_OK;
 }
 
-int cs_algo_build(const cs_algo_t *a, const cs_call_t *call, cs_sched_t *s) {
+int cs_algo_variants(const cs_algo_t *a, int nprocs, int ppn, cs_variant_t *out, int cap, int *n) {
     int rc = CS_OK;
+    cs_params_t sets[64];
+    int count = 1;
+    *n = 0;
+    if (a->variants != NULL) {
+        CS_CHECK(a->variants(nprocs, ppn, sets, (int)(sizeof(sets) / sizeof(sets[0])), &count));
+    } else {
+        cs_params_defaults(a->params, a->nparams, &sets[0]);
+    }
+    CS_REQUIRE(count <= cap, CS_ERR_NOMEM);
+    for (int i = 0; i < count; i++) {
+        out[i].algo = a;
+        out[i].params = sets[i];
+    }
+    *n = count;
+out:
+    return rc;
+}
+
+void cs_variant_name(const cs_variant_t *v, char *buf, size_t len) {
+    char params[CS_MAX_PARAMS * (CS_PARAM_KEY + CS_PARAM_VALUE + 2)];
+    cs_params_format(&v->params, params, sizeof(params));
+    snprintf(buf, len, params[0] ? "%s(%s)" : "%s%s", v->algo->name, params);
+}
+
+int cs_algo_build(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
+                  cs_sched_t *s) {
+    int rc = CS_OK;
+    cs_params_t defaults;
     CS_REQUIRE(a->build != NULL, CS_ERR_NOT_APPLICABLE);
+    if (params == NULL) {
+        cs_params_defaults(a->params, a->nparams, &defaults);
+        params = &defaults;
+    }
     cs_sched_reset(s, call->op);
-    CS_CHECK(a->build(s, call));
+    CS_CHECK(a->build(s, call, params));
     CS_CHECK(cs_sched_round(s));
 out:
     return rc;
@@ -42,13 +76,19 @@ static int same_shape(const cs_call_t *a, const cs_call_t *b) {
 }
 
 /* Finds the schedule of `a` for `call` in the context's cache or builds it there. */
-int cs_algo_prepare(const cs_algo_t *a, const cs_call_t *call, cs_comm_t *ctx,
-                    cs_comm_sched_t **out) {
+int cs_algo_prepare(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
+                    cs_comm_t *ctx, cs_comm_sched_t **out) {
     int rc = CS_OK;
     cs_comm_sched_t *entry = NULL;
+    cs_params_t defaults;
     CS_REQUIRE(a->build != NULL, CS_ERR_NOT_APPLICABLE);
+    if (params == NULL) {
+        cs_params_defaults(a->params, a->nparams, &defaults);
+        params = &defaults;
+    }
     for (int i = 0; i < CS_COMM_SCHEDS && entry == NULL; i++) {
-        if (ctx->scheds[i].algo == a && same_shape(&ctx->scheds[i].shape, call)) {
+        if (ctx->scheds[i].algo == a && same_shape(&ctx->scheds[i].shape, call) &&
+            cs_params_equal(&ctx->scheds[i].params, params)) {
             entry = &ctx->scheds[i];
         }
     }
@@ -57,9 +97,10 @@ int cs_algo_prepare(const cs_algo_t *a, const cs_call_t *call, cs_comm_t *ctx,
         ctx->next_sched = (ctx->next_sched + 1) % CS_COMM_SCHEDS;
         entry->algo = NULL;
         entry->version++;
-        CS_CHECK(cs_algo_build(a, call, &entry->sched));
+        CS_CHECK(cs_algo_build(a, params, call, &entry->sched));
         entry->algo = a;
         entry->shape = *call;
+        entry->params = *params;
     }
     CS_CHECK(cs_comm_reserve(ctx, (size_t)entry->sched.scratch_bytes, entry->sched.max_comm));
     *out = entry;
@@ -77,7 +118,8 @@ int cs_algo_exec(cs_comm_t *ctx, const cs_sched_t *sched, const void *sendbuf, v
     return cs_exec_run(&e);
 }
 
-int cs_algo_run_ctx(const cs_algo_t *a, const cs_call_t *call, cs_comm_t *ctx) {
+int cs_algo_run_ctx(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
+                    cs_comm_t *ctx) {
     int rc = CS_OK;
     cs_comm_sched_t *entry = NULL;
     CS_CHECK(cs_algo_applicable(a, call));
@@ -85,20 +127,28 @@ int cs_algo_run_ctx(const cs_algo_t *a, const cs_call_t *call, cs_comm_t *ctx) {
         CS_CHECK(a->run(call));
         goto out;
     }
-    CS_CHECK(cs_algo_prepare(a, call, ctx, &entry));
+    CS_CHECK(cs_algo_prepare(a, params, call, ctx, &entry));
     CS_CHECK(cs_algo_exec(ctx, &entry->sched, call->sendbuf, call->recvbuf));
 out:
     return rc;
 }
 
-int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) {
+static int run(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call) {
     int rc = CS_OK;
     cs_comm_t *ctx = NULL;
     CS_CHECK(cs_algo_applicable(a, call)); /* before creating a context for nothing */
     if (a->run == NULL) {
         CS_CHECK(cs_comm_get(call->comm, &ctx));
     }
-    CS_CHECK(cs_algo_run_ctx(a, call, ctx));
+    CS_CHECK(cs_algo_run_ctx(a, params, call, ctx));
 out:
     return rc;
+}
+
+int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) {
+    return run(a, NULL, call);
+}
+
+int cs_algo_run_variant(const cs_variant_t *v, const cs_call_t *call) {
+    return run(v->algo, &v->params, call);
 }

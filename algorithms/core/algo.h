@@ -11,6 +11,7 @@
 #define CS_ALGO_H
 
 #include "call.h"
+#include "params.h"
 #include "sched.h"
 
 enum cs_req {
@@ -21,37 +22,64 @@ enum cs_req {
 typedef struct cs_algo {
     const char *name; /* "<coll>/<alg>": a database key, never renamed */
     cs_coll_t coll;
-    const char *desc; /* one line */
-    unsigned reqs;    /* CS_REQ_* */
-    int (*build)(cs_sched_t *s, const cs_call_t *call);
+    const char *desc;              /* one line */
+    unsigned reqs;                 /* CS_REQ_* */
+    const cs_param_spec_t *params; /* declared parameters (params.h); NULL when none */
+    int nparams;
+    /* The variants worth sweeping on a communicator of `nprocs` processes, `ppn` per node:
+     * writes at most `cap` parameter sets to out and their number to *n. NULL: one variant,
+     * the defaults. */
+    int (*variants)(int nprocs, int ppn, cs_params_t *out, int cap, int *n);
+    /* Appends the schedule of `call` for variant `params` (defaults filled in). */
+    int (*build)(cs_sched_t *s, const cs_call_t *call, const cs_params_t *params);
     int (*run)(const cs_call_t *call);
 } cs_algo_t;
+
+/* An algorithm with values for its parameters. */
+typedef struct cs_variant {
+    const cs_algo_t *algo;
+    cs_params_t params;
+} cs_variant_t;
+
+/* The variants of `a` for a communicator of nprocs processes, ppn per node, into
+ * out[0..cap-1] (*n of them). CS_ERR_NOMEM when cap is too small. */
+int cs_algo_variants(const cs_algo_t *a, int nprocs, int ppn, cs_variant_t *out, int cap,
+                     int *n) CS_MUST_CHECK;
+
+/* The variant's name, "<coll>/<alg>" or "<coll>/<alg>(key=value,...)". */
+void cs_variant_name(const cs_variant_t *v, char *buf, size_t len);
 
 /* CS_OK when `a` can run `call`, CS_ERR_NOT_APPLICABLE otherwise (wrong collective, or a
  * declared requirement does not hold). */
 int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) CS_MUST_CHECK;
 
-/* Resets `s`, runs a->build for `call` and closes the last round. The schedule is for the rank
- * and size recorded in the call. */
-int cs_algo_build(const cs_algo_t *a, const cs_call_t *call, cs_sched_t *s) CS_MUST_CHECK;
+/* Resets `s`, runs a->build for `call` with `params` (NULL: the defaults) and closes the last
+ * round. The schedule is for the rank and size recorded in the call. */
+int cs_algo_build(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
+                  cs_sched_t *s) CS_MUST_CHECK;
 
 /* Runs algorithm `a` for `call`: checks applicability, builds the schedule into the
  * communicator's cached storage and executes it on the private communicator, or calls a->run.
  * CS_ERR_NOT_APPLICABLE without communicating when `a` does not apply. */
 int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) CS_MUST_CHECK;
 
+/* cs_algo_run for a variant. */
+int cs_algo_run_variant(const cs_variant_t *v, const cs_call_t *call) CS_MUST_CHECK;
+
 struct cs_comm;
 struct cs_comm_sched;
-/* cs_algo_run with the communicator context of call->comm already at hand (the selector). */
-int cs_algo_run_ctx(const cs_algo_t *a, const cs_call_t *call, struct cs_comm *ctx) CS_MUST_CHECK;
+/* cs_algo_run of variant (a, params) with the communicator context of call->comm already at
+ * hand (the selector). params NULL: the defaults. */
+int cs_algo_run_ctx(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
+                    struct cs_comm *ctx) CS_MUST_CHECK;
 
 /* The two halves of running a schedule algorithm, for callers that run one call shape again
  * and again (the selector's call cache): cs_algo_prepare() finds or builds the schedule of `a`
  * for `call` in the context's cache and reserves its scratch memory and requests; the entry
  * stays what it is while its `version` is unchanged. cs_algo_exec() runs a prepared schedule
  * on new buffers. CS_ERR_NOT_APPLICABLE for an algorithm without a schedule. */
-int cs_algo_prepare(const cs_algo_t *a, const cs_call_t *call, struct cs_comm *ctx,
-                    struct cs_comm_sched **entry) CS_MUST_CHECK;
+int cs_algo_prepare(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
+                    struct cs_comm *ctx, struct cs_comm_sched **entry) CS_MUST_CHECK;
 int cs_algo_exec(struct cs_comm *ctx, const cs_sched_t *sched, const void *sendbuf,
                  void *recvbuf) CS_MUST_CHECK;
 

@@ -10,6 +10,7 @@
 #define CS_COMM_H
 
 #include "call.h"
+#include "params.h"
 #include "sched.h"
 #include "status.h"
 
@@ -26,6 +27,7 @@
 typedef struct cs_comm_sched {
     const struct cs_algo *algo;
     cs_call_t shape;
+    cs_params_t params;
     cs_sched_t sched;
     unsigned version; /* changes whenever the entry is rebuilt */
 } cs_comm_sched_t;

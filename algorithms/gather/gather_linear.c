@@ -10,7 +10,8 @@
  */
 #include "core/algo.h"
 
-static int build(cs_sched_t *s, const cs_call_t *c) {
+static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
     int rc = CS_OK;
     if (c->rank != c->root) {
         CS_CHECK(cs_sched_send(s, c->root, cs_ref(CS_SLOT_SEND, 0), c->sendcount, &c->send));

@@ -48,7 +48,8 @@ out:
     return rc;
 }
 
-static int build(cs_sched_t *s, const cs_call_t *c) {
+static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
     int rc = CS_OK;
     int tree_root = c->commutative ? c->root : 0;
     cs_ref_t recv = cs_ref(CS_SLOT_RECV, 0);

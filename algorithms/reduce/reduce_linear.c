@@ -12,7 +12,8 @@
  */
 #include "core/algo.h"
 
-static int build(cs_sched_t *s, const cs_call_t *c) {
+static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
     int rc = CS_OK;
     int p = c->nprocs;
     cs_ref_t send = cs_ref(CS_SLOT_SEND, 0);

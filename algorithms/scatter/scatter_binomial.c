@@ -17,7 +17,8 @@
 #include "core/blocks.h"
 #include "topo/topo.h"
 
-static int build(cs_sched_t *s, const cs_call_t *c) {
+static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
     int rc = CS_OK;
     int p = c->nprocs;
     int v = cs_topo_vrank(c->rank, c->root, p);

@@ -51,13 +51,15 @@ static const int plan_sizes[] = {8, 1024, 16384}; /* bytes per process, as in --
 /* --- the wrong algorithms ------------------------------------------------------------------ */
 
 /* Every rank's output is its own input. */
-static int build_copy_only(cs_sched_t *s, const cs_call_t *c) {
+static int build_copy_only(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
     return cs_sched_copy(s, cs_ref(CS_SLOT_SEND, 0), c->sendcount, &c->send,
                          cs_ref(CS_SLOT_RECV, 0), c->recvcount, &c->recv);
 }
 
 /* The root places its own block; the other blocks are never received. */
-static int build_root_only(cs_sched_t *s, const cs_call_t *c) {
+static int build_root_only(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
     if (c->rank != c->root) {
         return CS_OK;
     }

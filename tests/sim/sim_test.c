@@ -630,7 +630,7 @@ static int run_case(const cs_algo_t *a, const scase_t *sc, world_t *w, char *why
         goto out;
     }
     for (int r = 0; r < p; r++) {
-        int st = cs_algo_build(a, &w->call[r], &w->sched[r]);
+        int st = cs_algo_build(a, NULL, &w->call[r], &w->sched[r]);
         if (st == CS_ERR_NOT_APPLICABLE) {
             refused++;
         } else if (st != CS_OK) {
@@ -958,7 +958,8 @@ out:
 }
 
 /* bcast that receives into scratch and leaves the user's buffer alone: a wrong result. */
-static int wrong_place(cs_sched_t *s, const cs_call_t *c) {
+static int wrong_place(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
     int rc = CS_OK;
     cs_ref_t tmp;
     if (c->rank != c->root) {
@@ -976,7 +977,8 @@ out:
 }
 
 /* Linear reduce that folds in reverse rank order: right only for commutative ops. */
-static int wrong_order(cs_sched_t *s, const cs_call_t *c) {
+static int wrong_order(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
     int rc = CS_OK;
     int p = c->nprocs;
     cs_ref_t all, recv = cs_ref(CS_SLOT_RECV, 0);

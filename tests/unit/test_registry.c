@@ -188,11 +188,16 @@ END_TEST
 
 /* cs_algo_applicable: wrong collective and each declared requirement. */
 START_TEST(test_applicable) {
-    static const cs_algo_t any = {"allreduce/test_any", CS_COLL_ALLREDUCE, "test", 0, NULL, NULL};
-    static const cs_algo_t comm = {
-        "allreduce/test_comm", CS_COLL_ALLREDUCE, "test", CS_REQ_COMMUTATIVE, NULL, NULL};
-    static const cs_algo_t pow2 = {
-        "allreduce/test_pow2", CS_COLL_ALLREDUCE, "test", CS_REQ_POW2, NULL, NULL};
+    static const cs_algo_t any = {
+        .name = "allreduce/test_any", .coll = CS_COLL_ALLREDUCE, .desc = "test", .reqs = 0};
+    static const cs_algo_t comm = {.name = "allreduce/test_comm",
+                                   .coll = CS_COLL_ALLREDUCE,
+                                   .desc = "test",
+                                   .reqs = CS_REQ_COMMUTATIVE};
+    static const cs_algo_t pow2 = {.name = "allreduce/test_pow2",
+                                   .coll = CS_COLL_ALLREDUCE,
+                                   .desc = "test",
+                                   .reqs = CS_REQ_POW2};
     cs_call_t c;
     memset(&c, 0, sizeof(c));
     c.coll = CS_COLL_ALLREDUCE;
