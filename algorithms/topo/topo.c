@@ -1,6 +1,8 @@
 /* Topology math (see topo.h). */
 #include "topo.h"
 
+#include <stdio.h>
+
 int cs_topo_pof2_floor(int n) {
     int k = 1;
     while (k <= n / 2) {
@@ -88,4 +90,118 @@ int cs_topo_fold_pos(int w, int p) {
 int cs_topo_fold_first(int w, int p) {
     int r = cs_topo_fold_extra(p);
     return w < r ? 2 * w : w + r;
+}
+
+/* Orthogonal grids. */
+
+/* Appends every ordered factorisation of p into `left` factors >= 2 to out, after the `depth`
+ * factors already in cur; counts them all in *n. */
+static void factorise(int p, int left, int *cur, int depth, int ndims, int *out, int cap, int *n) {
+    if (left == 1) {
+        if (p >= 2) {
+            cur[depth] = p;
+            if (*n < cap) {
+                for (int k = 0; k < ndims; k++) {
+                    out[*n * ndims + k] = cur[k];
+                }
+            }
+            (*n)++;
+        }
+        return;
+    }
+    for (int d = 2; d <= p / 2; d++) {
+        if (p % d == 0) {
+            cur[depth] = d;
+            factorise(p / d, left - 1, cur, depth + 1, ndims, out, cap, n);
+        }
+    }
+}
+
+int cs_topo_layouts(int p, int ndims, int *out, int cap) {
+    int cur[CS_TOPO_MAX_DIMS];
+    int n = 0;
+    if (ndims < 2 || ndims > CS_TOPO_MAX_DIMS || p < 4) {
+        return 0;
+    }
+    factorise(p, ndims, cur, 0, ndims, out, cap, &n);
+    return n;
+}
+
+int cs_topo_grid_init(cs_topo_grid_t *g, const int *dims, int ndims) {
+    if (ndims < 1 || ndims > CS_TOPO_MAX_DIMS) {
+        return -1;
+    }
+    g->ndims = ndims;
+    g->stride[0] = 1;
+    for (int k = 0; k < ndims; k++) {
+        if (dims[k] < 2 || g->stride[k] > 2147483647 / dims[k]) {
+            return -1;
+        }
+        g->dims[k] = dims[k];
+        g->stride[k + 1] = g->stride[k] * dims[k];
+    }
+    return 0;
+}
+
+int cs_topo_grid_size(const cs_topo_grid_t *g) {
+    return g->stride[g->ndims];
+}
+
+int cs_topo_grid_coord(const cs_topo_grid_t *g, int rank, int k) {
+    return rank / g->stride[k] % g->dims[k];
+}
+
+int cs_topo_grid_line_base(const cs_topo_grid_t *g, int rank, int k) {
+    return rank - cs_topo_grid_coord(g, rank, k) * g->stride[k];
+}
+
+int cs_topo_grid_line_member(const cs_topo_grid_t *g, int base, int k, int i) {
+    return base + i * g->stride[k];
+}
+
+int cs_topo_grid_block(const cs_topo_grid_t *g, int rank, int k) {
+    return rank - rank % g->stride[k];
+}
+
+int cs_topo_dims_parse(const char *text, int *dims, int max) {
+    int n = 0;
+    long product = 1;
+    const char *s = text;
+    if (s == NULL) {
+        return -1;
+    }
+    for (;;) {
+        long v = 0;
+        if (*s < '0' || *s > '9' || n == max) {
+            return -1;
+        }
+        while (*s >= '0' && *s <= '9') {
+            v = v * 10 + (*s++ - '0');
+            if (v > 2147483647L) {
+                return -1;
+            }
+        }
+        product *= v;
+        if (v < 2 || product > 2147483647L) {
+            return -1;
+        }
+        dims[n++] = (int)v;
+        if (*s == '\0') {
+            return n;
+        }
+        if (*s++ != 'x') {
+            return -1;
+        }
+    }
+}
+
+void cs_topo_dims_format(const int *dims, int ndims, char *buf, size_t len) {
+    size_t used = 0;
+    if (len == 0) {
+        return;
+    }
+    buf[0] = '\0';
+    for (int k = 0; k < ndims && used < len; k++) {
+        used += (size_t)snprintf(buf + used, len - used, k > 0 ? "x%d" : "%d", dims[k]);
+    }
 }

@@ -394,6 +394,220 @@ START_TEST(test_fold_recursive_doubling_coverage) {
 }
 END_TEST
 
+/* ---- orthogonal grids --------------------------------------------------------------------- */
+
+/* The paper's layouts (Section 4.2): ten 2D layouts of 96 processes, eight of 48. */
+START_TEST(test_layouts_paper) {
+    static const int want96[10][2] = {{2, 48}, {3, 32}, {4, 24}, {6, 16}, {8, 12},
+                                      {12, 8}, {16, 6}, {24, 4}, {32, 3}, {48, 2}};
+    static const int want48[8][2] = {{2, 24}, {3, 16}, {4, 12}, {6, 8},
+                                     {8, 6},  {12, 4}, {16, 3}, {24, 2}};
+    int got[64][2];
+    ck_assert_int_eq(cs_topo_layouts(96, 2, &got[0][0], 64), 10);
+    for (int i = 0; i < 10; i++) {
+        ck_assert_int_eq(got[i][0], want96[i][0]);
+        ck_assert_int_eq(got[i][1], want96[i][1]);
+    }
+    ck_assert_int_eq(cs_topo_layouts(48, 2, &got[0][0], 64), 8);
+    for (int i = 0; i < 8; i++) {
+        ck_assert_int_eq(got[i][0], want48[i][0]);
+        ck_assert_int_eq(got[i][1], want48[i][1]);
+    }
+    /* 3D of 8: only 2x2x2; of 12: 2x2x3, 2x3x2, 3x2x2; 96 has 30. */
+    {
+        int g3[64][3];
+        ck_assert_int_eq(cs_topo_layouts(8, 3, &g3[0][0], 64), 1);
+        ck_assert_int_eq(g3[0][0] * 100 + g3[0][1] * 10 + g3[0][2], 222);
+        ck_assert_int_eq(cs_topo_layouts(12, 3, &g3[0][0], 64), 3);
+        ck_assert_int_eq(g3[0][0] * 100 + g3[0][1] * 10 + g3[0][2], 223);
+        ck_assert_int_eq(g3[1][0] * 100 + g3[1][1] * 10 + g3[1][2], 232);
+        ck_assert_int_eq(g3[2][0] * 100 + g3[2][1] * 10 + g3[2][2], 322);
+        ck_assert_int_eq(cs_topo_layouts(96, 3, &g3[0][0], 64), 30);
+    }
+    /* Primes and tiny p have none; a wrong ndims has none. */
+    ck_assert_int_eq(cs_topo_layouts(7, 2, &got[0][0], 64), 0);
+    ck_assert_int_eq(cs_topo_layouts(1, 2, &got[0][0], 64), 0);
+    ck_assert_int_eq(cs_topo_layouts(8, 1, &got[0][0], 64), 0);
+    ck_assert_int_eq(cs_topo_layouts(8, 4, &got[0][0], 64), 0);
+}
+END_TEST
+
+/* Every layout of p against a brute-force enumeration: same list, same (lexicographic) order,
+ * the count returned even when cap cuts the list short, nothing written past cap. */
+START_TEST(test_layouts_exhaustive) {
+    int p = _i;
+    for (int nd = 2; nd <= 3; nd++) {
+        static int got[MAX_P * MAX_P][3], want[MAX_P * MAX_P][3];
+        int nwant = 0, n;
+        for (int a = 2; a <= p; a++) {
+            for (int b = 2; b <= p; b++) {
+                if (nd == 2) {
+                    if (a * b == p) {
+                        want[nwant][0] = a;
+                        want[nwant][1] = b;
+                        nwant++;
+                    }
+                    continue;
+                }
+                for (int c = 2; c <= p; c++) {
+                    if (a * b * c == p) {
+                        want[nwant][0] = a;
+                        want[nwant][1] = b;
+                        want[nwant][2] = c;
+                        nwant++;
+                    }
+                }
+            }
+        }
+        n = cs_topo_layouts(p, nd, &got[0][0], MAX_P * MAX_P / 3);
+        ck_assert_int_eq(n, nwant);
+        for (int i = 0; i < n; i++) {
+            int *flat = &got[0][0] + i * nd;
+            for (int k = 0; k < nd; k++) {
+                EXPECT(flat[k] == want[i][k], "p=%d ndims=%d: layout %d factor %d is %d, want %d",
+                       p, nd, i, k, flat[k], want[i][k]);
+            }
+        }
+        if (n > 1) {
+            int small[3] = {-1, -1, -1};
+            int guard[4] = {-7, -7, -7, -7};
+            int *buf = guard;
+            ck_assert_int_eq(cs_topo_layouts(p, nd, buf, 1), n);
+            ck_assert_int_eq(buf[nd], -7);
+            ck_assert_int_eq(cs_topo_layouts(p, nd, small, 0), n);
+            ck_assert_int_eq(small[0], -1);
+        }
+    }
+}
+END_TEST
+
+/* Coordinates, lines and blocks of every layout of p (2D and 3D). */
+START_TEST(test_grid_lines) {
+    int p = _i;
+    for (int nd = 2; nd <= 3; nd++) {
+        static int layouts[MAX_P * MAX_P][3];
+        int n = cs_topo_layouts(p, nd, &layouts[0][0], MAX_P * MAX_P / 3);
+        for (int l = 0; l < n; l++) {
+            const int *dims = &layouts[0][0] + l * nd;
+            cs_topo_grid_t g;
+            static int shared[MAX_P][MAX_P];
+            ck_assert_int_eq(cs_topo_grid_init(&g, dims, nd), 0);
+            ck_assert_int_eq(cs_topo_grid_size(&g), p);
+            memset(shared, 0, sizeof(shared));
+            for (int r = 0; r < p; r++) {
+                int back = 0;
+                for (int k = 0; k < nd; k++) {
+                    int c = cs_topo_grid_coord(&g, r, k);
+                    EXPECT(c >= 0 && c < dims[k], "p=%d: coordinate %d of %d is %d", p, k, r, c);
+                    back += c * g.stride[k];
+                }
+                EXPECT(back == r, "p=%d: coordinates of %d give back %d", p, r, back);
+                for (int k = 0; k < nd; k++) {
+                    int base = cs_topo_grid_line_base(&g, r, k);
+                    int block = cs_topo_grid_block(&g, r, k + 1);
+                    EXPECT(cs_topo_grid_line_member(&g, base, k, cs_topo_grid_coord(&g, r, k)) == r,
+                           "p=%d: %d is not member c_%d of its line", p, r, k);
+                    for (int i = 0; i < dims[k]; i++) {
+                        int m = cs_topo_grid_line_member(&g, base, k, i);
+                        EXPECT(m >= 0 && m < p, "p=%d: line member %d out of range", p, m);
+                        EXPECT(cs_topo_grid_line_base(&g, m, k) == base,
+                               "p=%d: member %d of %d's line has another line", p, m, r);
+                        EXPECT(cs_topo_grid_coord(&g, m, k) == i, "p=%d: member %d has c_%d %d", p,
+                               m, k, cs_topo_grid_coord(&g, m, k));
+                        for (int j = 0; j < nd; j++) {
+                            EXPECT(j == k ||
+                                       cs_topo_grid_coord(&g, m, j) == cs_topo_grid_coord(&g, r, j),
+                                   "p=%d: line members %d and %d differ in dimension %d", p, r, m,
+                                   j);
+                        }
+                        /* Member blocks lie side by side in rank order inside r's block. */
+                        EXPECT(cs_topo_grid_block(&g, m, k) == block + i * g.stride[k],
+                               "p=%d dims %d: block of member %d below %d is not at %d", p, l, m, k,
+                               block + i * g.stride[k]);
+                        if (m != r) {
+                            shared[r][m]++;
+                        }
+                    }
+                }
+                /* The block below dimension k: stride[k] consecutive ranks, equal above k. */
+                for (int k = 0; k <= nd; k++) {
+                    int b = cs_topo_grid_block(&g, r, k);
+                    EXPECT(b <= r && r < b + g.stride[k], "p=%d: block %d of %d", p, k, r);
+                    for (int j = k; j < nd; j++) {
+                        EXPECT(cs_topo_grid_coord(&g, b, j) == cs_topo_grid_coord(&g, r, j),
+                               "p=%d: block start %d of %d differs in dimension %d", p, b, r, j);
+                    }
+                }
+                ck_assert_int_eq(cs_topo_grid_block(&g, r, nd), 0);
+            }
+            /* Two ranks share at most one line; ranks differing in one coordinate share one. */
+            for (int a = 0; a < p; a++) {
+                for (int b = 0; b < p; b++) {
+                    int differ = 0;
+                    for (int k = 0; k < nd; k++) {
+                        differ += cs_topo_grid_coord(&g, a, k) != cs_topo_grid_coord(&g, b, k);
+                    }
+                    EXPECT(shared[a][b] == (differ == 1), "p=%d: %d and %d share %d lines", p, a, b,
+                           shared[a][b]);
+                }
+            }
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_dims_parse_format) {
+    int d[4];
+    char buf[64];
+    ck_assert_int_eq(cs_topo_dims_parse("2x4", d, 3), 2);
+    ck_assert_int_eq(d[0], 2);
+    ck_assert_int_eq(d[1], 4);
+    ck_assert_int_eq(cs_topo_dims_parse("2x2x3", d, 3), 3);
+    ck_assert_int_eq(d[2], 3);
+    ck_assert_int_eq(cs_topo_dims_parse("48", d, 3), 1);
+    ck_assert_int_eq(cs_topo_dims_parse("1024x2", d, 3), 2);
+    ck_assert_int_eq(d[0], 1024);
+    cs_topo_dims_format(d, 2, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "1024x2");
+    d[0] = 3;
+    d[1] = 2;
+    d[2] = 16;
+    cs_topo_dims_format(d, 3, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "3x2x16");
+    ck_assert_int_eq(cs_topo_dims_parse(buf, d, 3), 3);
+    ck_assert_int_eq(cs_topo_dims_parse("2x2x2x2", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse("1x8", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse("0x8", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse("2x", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse("x2", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse("2X4", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse("2x4 ", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse(" 2x4", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse("-2x4", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse("2x+4", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse("", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse("auto", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse(NULL, d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse("65536x65536", d, 3), -1);
+    ck_assert_int_eq(cs_topo_dims_parse("99999999999x2", d, 3), -1);
+}
+END_TEST
+
+START_TEST(test_grid_init_errors) {
+    cs_topo_grid_t g;
+    int ok[3] = {2, 3, 4}, one[2] = {1, 8}, big[2] = {65536, 65536};
+    ck_assert_int_eq(cs_topo_grid_init(&g, ok, 3), 0);
+    ck_assert_int_eq(g.stride[0], 1);
+    ck_assert_int_eq(g.stride[1], 2);
+    ck_assert_int_eq(g.stride[2], 6);
+    ck_assert_int_eq(g.stride[3], 24);
+    ck_assert_int_eq(cs_topo_grid_init(&g, ok, 0), -1);
+    ck_assert_int_eq(cs_topo_grid_init(&g, ok, 4), -1);
+    ck_assert_int_eq(cs_topo_grid_init(&g, one, 2), -1);
+    ck_assert_int_eq(cs_topo_grid_init(&g, big, 2), -1);
+}
+END_TEST
+
 static Suite *topo_suite(void) {
     Suite *s = suite_create("topo");
     TCase *tc = tcase_create("pof2");
@@ -420,6 +634,14 @@ static Suite *topo_suite(void) {
     tc = tcase_create("fold");
     tcase_add_loop_test(tc, test_fold_mapping, 1, MAX_P + 1);
     tcase_add_loop_test(tc, test_fold_recursive_doubling_coverage, 1, MAX_P + 1);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("grid");
+    tcase_add_test(tc, test_layouts_paper);
+    tcase_add_loop_test(tc, test_layouts_exhaustive, 1, MAX_P + 1);
+    tcase_add_loop_test(tc, test_grid_lines, 1, MAX_P + 1);
+    tcase_add_test(tc, test_dims_parse_format);
+    tcase_add_test(tc, test_grid_init_errors);
     suite_add_tcase(s, tc);
     return s;
 }
