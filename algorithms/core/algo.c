@@ -4,7 +4,9 @@
 #include "comm.h"
 #include "exec.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) {
     if (a->coll != call->coll) {
@@ -16,16 +18,25 @@ int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) {
     if ((a->reqs & CS_REQ_POW2) && (call->nprocs & (call->nprocs - 1)) != 0) {
         return CS_ERR_NOT_APPLICABLE;
     }
+    /* Schedules move ranges of up to p blocks as one int count. Decided here from what every
+     * rank knows alike, so that no rank refuses a call the others run. */
+    if (a->build != NULL &&
+        (MPI_Aint)call->nprocs *
+                (call->sendcount > call->recvcount ? call->sendcount : call->recvcount) >
+            INT_MAX) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
     return CS_OK;
 }
 
 int cs_algo_variants(const cs_algo_t *a, int nprocs, int ppn, cs_variant_t *out, int cap, int *n) {
     int rc = CS_OK;
-    cs_params_t sets[64];
+    cs_params_t *sets = malloc(CS_MAX_VARIANTS * sizeof(*sets));
     int count = 1;
     *n = 0;
+    CS_REQUIRE(sets != NULL, CS_ERR_NOMEM);
     if (a->variants != NULL) {
-        CS_CHECK(a->variants(nprocs, ppn, sets, (int)(sizeof(sets) / sizeof(sets[0])), &count));
+        CS_CHECK(a->variants(nprocs, ppn, sets, CS_MAX_VARIANTS, &count));
     } else {
         cs_params_defaults(a->params, a->nparams, &sets[0]);
     }
@@ -36,6 +47,7 @@ int cs_algo_variants(const cs_algo_t *a, int nprocs, int ppn, cs_variant_t *out,
     }
     *n = count;
 out:
+    free(sets);
     return rc;
 }
 
@@ -80,11 +92,15 @@ int cs_algo_prepare(const cs_algo_t *a, const cs_params_t *params, const cs_call
                     cs_comm_t *ctx, cs_comm_sched_t **out) {
     int rc = CS_OK;
     cs_comm_sched_t *entry = NULL;
+    const cs_state_t *state = NULL;
     cs_params_t defaults;
     CS_REQUIRE(a->build != NULL, CS_ERR_NOT_APPLICABLE);
     if (params == NULL) {
         cs_params_defaults(a->params, a->nparams, &defaults);
         params = &defaults;
+    }
+    if (a->setup != NULL) {
+        CS_CHECK(cs_comm_state(ctx, a, params, &state));
     }
     for (int i = 0; i < CS_COMM_SCHEDS && entry == NULL; i++) {
         if (ctx->scheds[i].algo == a && same_shape(&ctx->scheds[i].shape, call) &&
@@ -98,6 +114,7 @@ int cs_algo_prepare(const cs_algo_t *a, const cs_params_t *params, const cs_call
         entry->algo = NULL;
         entry->version++;
         CS_CHECK(cs_algo_build(a, params, call, &entry->sched));
+        entry->sched.state = state;
         entry->algo = a;
         entry->shape = *call;
         entry->params = *params;
@@ -114,6 +131,8 @@ int cs_algo_exec(cs_comm_t *ctx, const cs_sched_t *sched, const void *sendbuf, v
     tr.comm = ctx->comm;
     tr.tag = CS_TAG;
     tr.reqs = ctx->reqs;
+    tr.comms = sched->state != NULL ? sched->state->comms : NULL;
+    tr.ncomms = sched->state != NULL ? sched->state->ncomms : 0;
     cs_exec_start(&e, sched, sendbuf, recvbuf, ctx->scratch, &cs_exec_mpi_transport, &tr);
     return cs_exec_run(&e);
 }

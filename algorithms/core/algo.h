@@ -6,13 +6,30 @@
  * point-to-point) or, for the MPI library's own collectives, a direct `run`.
  *
  * Requirements are declared in `reqs` and checked by cs_algo_applicable(); build() defends
- * itself too and returns CS_ERR_NOT_APPLICABLE. An algorithm never switches to another one. */
+ * itself too and returns CS_ERR_NOT_APPLICABLE. An algorithm never switches to another one.
+ *
+ * Per-communicator state. An algorithm whose schedules start native collectives on
+ * sub-communicators (COLL operations, sched.h) or need other resources that are created once
+ * per communicator (shared-memory windows) has a `setup`: the first time a variant runs on a
+ * communicator, cs_algo_prepare() calls setup() on every rank of it (collectively: all ranks
+ * make the same calls in the same order, as with any collective) and the context keeps the
+ * filled cs_state_t, keyed by (algorithm, parameters), until the communicator is freed; then
+ * `teardown` (NULL: nothing to free) releases what setup() created itself. Sub-communicators
+ * from cs_comm_line() belong to the context and are shared by every variant that asks for the
+ * same line. Schedules built for the variant on that communicator are bound to the state, so
+ * their COLL operations find comms[i]. setup() decides CS_ERR_NOT_APPLICABLE (this variant cannot
+ * run on this communicator) before communicating and the same way on every rank. */
 #ifndef CS_ALGO_H
 #define CS_ALGO_H
 
 #include "call.h"
 #include "params.h"
 #include "sched.h"
+
+struct cs_comm;
+
+/* Most variants one algorithm may list for one communicator (cs_algo_variants). */
+#define CS_MAX_VARIANTS 512
 
 enum cs_req {
     CS_REQ_COMMUTATIVE = 1u << 0, /* the reduction op must commute */
@@ -33,6 +50,9 @@ typedef struct cs_algo {
     /* Appends the schedule of `call` for variant `params` (defaults filled in). */
     int (*build)(cs_sched_t *s, const cs_call_t *call, const cs_params_t *params);
     int (*run)(const cs_call_t *call);
+    /* Optional per-communicator state (see above); state arrives zeroed, comms MPI_COMM_NULL. */
+    int (*setup)(struct cs_comm *ctx, const cs_params_t *params, cs_state_t *state);
+    void (*teardown)(cs_state_t *state);
 } cs_algo_t;
 
 /* An algorithm with values for its parameters. */
@@ -42,7 +62,8 @@ typedef struct cs_variant {
 } cs_variant_t;
 
 /* The variants of `a` for a communicator of nprocs processes, ppn per node, into
- * out[0..cap-1] (*n of them). CS_ERR_NOMEM when cap is too small. */
+ * out[0..cap-1] (*n of them, possibly 0: the algorithm cannot run on such a communicator).
+ * CS_ERR_NOMEM when cap (or CS_MAX_VARIANTS) is too small. */
 int cs_algo_variants(const cs_algo_t *a, int nprocs, int ppn, cs_variant_t *out, int cap,
                      int *n) CS_MUST_CHECK;
 
@@ -66,7 +87,6 @@ int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) CS_MUST_CHECK;
 /* cs_algo_run for a variant. */
 int cs_algo_run_variant(const cs_variant_t *v, const cs_call_t *call) CS_MUST_CHECK;
 
-struct cs_comm;
 struct cs_comm_sched;
 /* cs_algo_run of variant (a, params) with the communicator context of call->comm already at
  * hand (the selector). params NULL: the defaults. */
@@ -74,10 +94,12 @@ int cs_algo_run_ctx(const cs_algo_t *a, const cs_params_t *params, const cs_call
                     struct cs_comm *ctx) CS_MUST_CHECK;
 
 /* The two halves of running a schedule algorithm, for callers that run one call shape again
- * and again (the selector's call cache): cs_algo_prepare() finds or builds the schedule of `a`
- * for `call` in the context's cache and reserves its scratch memory and requests; the entry
- * stays what it is while its `version` is unchanged. cs_algo_exec() runs a prepared schedule
- * on new buffers. CS_ERR_NOT_APPLICABLE for an algorithm without a schedule. */
+ * and again (the selector's call cache): cs_algo_prepare() sets up the variant's state on the
+ * communicator if it has a setup and this is its first use there (collective), finds or builds
+ * the schedule of `a` for `call` in the context's cache, binds the state to it and reserves its
+ * scratch memory and requests; the entry stays what it is while its `version` is unchanged.
+ * cs_algo_exec() runs a prepared schedule on new buffers. CS_ERR_NOT_APPLICABLE for an
+ * algorithm without a schedule. */
 int cs_algo_prepare(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
                     struct cs_comm *ctx, struct cs_comm_sched **entry) CS_MUST_CHECK;
 int cs_algo_exec(struct cs_comm *ctx, const cs_sched_t *sched, const void *sendbuf,

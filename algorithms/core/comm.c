@@ -1,6 +1,8 @@
 /* Per-communicator context cached with an attribute keyval (see comm.h). */
 #include "comm.h"
 
+#include "algo.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,22 @@ static void context_free(cs_comm_t *ctx) {
     }
     if (ctx->selector_free != NULL) {
         ctx->selector_free(ctx->selector);
+    }
+    while (ctx->states != NULL) {
+        cs_comm_state_t *st = ctx->states;
+        ctx->states = st->next;
+        if (st->algo->teardown != NULL) {
+            st->algo->teardown(&st->state);
+        }
+        free(st);
+    }
+    while (ctx->lines != NULL) {
+        cs_comm_line_t *l = ctx->lines;
+        ctx->lines = l->next;
+        if (l->comm != MPI_COMM_NULL) {
+            PMPI_Comm_free(&l->comm);
+        }
+        free(l);
     }
     if (ctx->comm != MPI_COMM_NULL) {
         PMPI_Comm_free(&ctx->comm);
@@ -113,5 +131,78 @@ int cs_comm_reserve(cs_comm_t *ctx, size_t scratch_bytes, int nreqs) {
         ctx->reqs_cap = nreqs;
     }
 out:
+    return rc;
+}
+
+/* Appends `l` at the tail of the context's lines. */
+static void append_line(cs_comm_t *ctx, cs_comm_line_t *l) {
+    cs_comm_line_t **at = &ctx->lines;
+    while (*at != NULL) {
+        at = &(*at)->next;
+    }
+    *at = l;
+}
+
+int cs_comm_line(cs_comm_t *ctx, int stride, int size, MPI_Comm *out) {
+    int rc = CS_OK;
+    cs_comm_line_t *l = NULL;
+    int base;
+    *out = MPI_COMM_NULL;
+    CS_REQUIRE(stride >= 1 && size >= 1 && ctx->nprocs / stride / size >= 1 &&
+                   ctx->nprocs % (stride * size) == 0,
+               CS_ERR_ARG);
+    for (l = ctx->lines; l != NULL; l = l->next) {
+        if (l->stride == stride && l->size == size) {
+            *out = l->comm;
+            return CS_OK;
+        }
+    }
+    l = calloc(1, sizeof(*l));
+    CS_REQUIRE(l != NULL, CS_ERR_NOMEM);
+    l->stride = stride;
+    l->size = size;
+    l->comm = MPI_COMM_NULL;
+    base = ctx->rank - ctx->rank / stride % size * stride;
+    CS_MPI_CHECK(PMPI_Comm_split(ctx->comm, base, ctx->rank, &l->comm));
+    append_line(ctx, l);
+    *out = l->comm;
+    l = NULL;
+out:
+    free(l);
+    return rc;
+}
+
+int cs_comm_state(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *params,
+                  const cs_state_t **out) {
+    int rc = CS_OK;
+    cs_comm_state_t *st = NULL;
+    cs_comm_state_t **at = &ctx->states;
+    *out = NULL;
+    for (; *at != NULL; at = &(*at)->next) {
+        if ((*at)->algo == algo && cs_params_equal(&(*at)->params, params)) {
+            *out = &(*at)->state;
+            return CS_OK;
+        }
+    }
+    CS_REQUIRE(algo->setup != NULL, CS_ERR_ARG);
+    st = calloc(1, sizeof(*st));
+    CS_REQUIRE(st != NULL, CS_ERR_NOMEM);
+    st->algo = algo;
+    st->params = *params;
+    for (int i = 0; i < CS_STATE_COMMS; i++) {
+        st->state.comms[i] = MPI_COMM_NULL;
+    }
+    rc = algo->setup(ctx, params, &st->state);
+    if (rc < 0) {
+        if (algo->teardown != NULL) {
+            algo->teardown(&st->state);
+        }
+        goto out;
+    }
+    *at = st;
+    *out = &st->state;
+    st = NULL;
+out:
+    free(st);
     return rc;
 }

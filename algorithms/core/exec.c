@@ -25,7 +25,51 @@ static int mpi_wait(void *ctx, int n) {
     return PMPI_Waitall(n, t->reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
 }
 
-const cs_transport_t cs_exec_mpi_transport = {mpi_start, mpi_test, mpi_wait};
+static int mpi_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *recv,
+                    const int *counts, int index) {
+    cs_mpi_transport_t *t = ctx;
+    MPI_Request *req = &t->reqs[index];
+    const void *sb = c->in_place ? MPI_IN_PLACE : send;
+    MPI_Comm comm;
+    int err = MPI_ERR_OTHER;
+    if (c->comm < 0 || c->comm >= t->ncomms || t->comms[c->comm] == MPI_COMM_NULL) {
+        return CS_ERR_INTERNAL; /* a COLL without the state it was built for */
+    }
+    comm = t->comms[c->comm];
+    switch (c->coll) {
+    case CS_COLL_BCAST:
+        err = PMPI_Ibcast(recv, c->recvcount, c->recvtype, c->root, comm, req);
+        break;
+    case CS_COLL_GATHER:
+        err = PMPI_Igather(sb, c->sendcount, c->sendtype, recv, c->recvcount, c->recvtype, c->root,
+                           comm, req);
+        break;
+    case CS_COLL_SCATTER:
+        err = PMPI_Iscatter(send, c->sendcount, c->sendtype, c->in_place ? MPI_IN_PLACE : recv,
+                            c->recvcount, c->recvtype, c->root, comm, req);
+        break;
+    case CS_COLL_REDUCE:
+        err = PMPI_Ireduce(sb, recv, c->sendcount, c->sendtype, c->op, c->root, comm, req);
+        break;
+    case CS_COLL_ALLREDUCE:
+        err = PMPI_Iallreduce(sb, recv, c->sendcount, c->sendtype, c->op, comm, req);
+        break;
+    case CS_COLL_ALLGATHER:
+        err = PMPI_Iallgather(sb, c->sendcount, c->sendtype, recv, c->recvcount, c->recvtype, comm,
+                              req);
+        break;
+    case CS_COLL_ALLGATHERV:
+        err = PMPI_Iallgatherv(sb, c->sendcount, c->sendtype, recv, counts, counts + c->group.size,
+                               c->recvtype, comm, req);
+        break;
+    default:
+        return CS_ERR_ARG;
+    }
+    return err == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
+}
+
+const cs_transport_t cs_exec_mpi_transport = {
+    .start = mpi_start, .test = mpi_test, .wait = mpi_wait, .coll = mpi_coll};
 
 void cs_exec_start(cs_exec_t *e, const cs_sched_t *s, const void *sendbuf, void *recvbuf,
                    void *scratch, const cs_transport_t *tr, void *tr_ctx) {
@@ -42,6 +86,21 @@ void cs_exec_start(cs_exec_t *e, const cs_sched_t *s, const void *sendbuf, void 
 
 static inline void *addr(const cs_exec_t *e, cs_ref_t r) {
     return (char *)e->base[r.slot] + r.off;
+}
+
+/* addr(), or NULL when the slot has no buffer on this rank (a COLL's insignificant side). */
+static void *addr_or_null(const cs_exec_t *e, cs_ref_t r) {
+    return e->base[r.slot] != NULL ? addr(e, r) : NULL;
+}
+
+static int start_coll(cs_exec_t *e, const cs_op_t *op) {
+    const cs_sched_t *s = e->sched;
+    const cs_coll_op_t *c = &s->colls[op->peer];
+    if (e->tr->coll == NULL) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    return e->tr->coll(e->tr_ctx, c, addr_or_null(e, c->send), addr_or_null(e, c->recv),
+                       c->counts >= 0 ? s->ints + c->counts : NULL, e->ncomm);
 }
 
 int cs_exec_local(const cs_op_t *op, MPI_Op mpi_op, const void *src, void *dst) {
@@ -68,6 +127,9 @@ static int start_round(cs_exec_t *e, int begin, int end) {
         const cs_op_t *op = &e->sched->ops[i];
         if (op->kind == CS_OP_SEND || op->kind == CS_OP_RECV) {
             CS_CHECK(e->tr->start(e->tr_ctx, op, addr(e, op->buf), e->ncomm));
+            e->ncomm++;
+        } else if (op->kind == CS_OP_COLL) {
+            CS_CHECK(start_coll(e, op));
             e->ncomm++;
         }
     }

@@ -24,13 +24,23 @@ typedef struct cs_transport {
     int (*test)(void *ctx, int n, int *done);
     /* Blocks until the `n` operations started this round have completed. */
     int (*wait)(void *ctx, int n);
+    /* Starts the native collective `c` of a COLL operation with the resolved buffers (NULL
+     * where the slot has no buffer on this rank) and, for allgatherv, the group's recvcounts
+     * followed by its displs (NULL otherwise); `index` as for start(). NULL: the
+     * transport has no collectives (a COLL fails with CS_ERR_NOT_APPLICABLE). */
+    int (*coll)(void *ctx, const cs_coll_op_t *c, const void *send, void *recv, const int *counts,
+                int index);
 } cs_transport_t;
 
-/* Context of the MPI transport. `reqs` must hold at least the schedule's max_comm requests. */
+/* Context of the MPI transport. `reqs` must hold at least the schedule's max_comm requests;
+ * `comms` (ncomms of them) are the sub-communicators COLL operations name by index (the
+ * schedule's state), NULL when there are none. */
 typedef struct cs_mpi_transport {
     MPI_Comm comm;
     int tag;
     MPI_Request *reqs;
+    const MPI_Comm *comms;
+    int ncomms;
 } cs_mpi_transport_t;
 
 extern const cs_transport_t cs_exec_mpi_transport;

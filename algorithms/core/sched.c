@@ -13,11 +13,16 @@ void cs_sched_reset(cs_sched_t *s, MPI_Op op) {
     s->round_comm = 0;
     s->scratch_bytes = 0;
     s->op = op;
+    s->ncolls = 0;
+    s->nints = 0;
+    s->state = NULL;
 }
 
 void cs_sched_free(cs_sched_t *s) {
     free(s->ops);
     free(s->round_end);
+    free(s->colls);
+    free(s->ints);
     memset(s, 0, sizeof(*s));
     s->op = MPI_OP_NULL;
 }
@@ -43,7 +48,7 @@ static int append(cs_sched_t *s, const cs_op_t *op) {
     int rc = CS_OK;
     CS_CHECK(grow((void **)&s->ops, &s->ops_cap, s->nops + 1, sizeof(cs_op_t)));
     s->ops[s->nops++] = *op;
-    if (op->kind == CS_OP_SEND || op->kind == CS_OP_RECV) {
+    if (op->kind == CS_OP_SEND || op->kind == CS_OP_RECV || op->kind == CS_OP_COLL) {
         s->round_comm++;
         if (s->round_comm > s->max_comm) {
             s->max_comm = s->round_comm;
@@ -144,6 +149,84 @@ out:
     return rc;
 }
 
+int cs_sched_coll(cs_sched_t *s, const cs_coll_op_t *c, const int *counts, const int *displs) {
+    int rc = CS_OK;
+    cs_op_t op;
+    cs_coll_op_t *d;
+    int n = c->group.size;
+    CS_REQUIRE(n >= 1 && c->group.base >= 0 && c->group.stride >= 1, CS_ERR_ARG);
+    CS_REQUIRE(c->coll >= 0 && c->coll < CS_COLL_COUNT, CS_ERR_ARG);
+    CS_REQUIRE(c->comm >= 0 && c->comm < CS_STATE_COMMS, CS_ERR_ARG);
+    CS_REQUIRE(!cs_coll_is_rooted(c->coll) || (c->root >= 0 && c->root < n), CS_ERR_ARG);
+    CS_REQUIRE(c->sendcount >= 0 && c->recvcount >= 0, CS_ERR_ARG);
+    CS_REQUIRE(!cs_coll_is_reduction(c->coll) || s->op != MPI_OP_NULL, CS_ERR_ARG);
+    CS_REQUIRE(c->coll != CS_COLL_ALLGATHERV || (counts != NULL && displs != NULL), CS_ERR_ARG);
+    CS_CHECK(grow((void **)&s->colls, &s->colls_cap, s->ncolls + 1, sizeof(cs_coll_op_t)));
+    d = &s->colls[s->ncolls];
+    *d = *c;
+    d->op = s->op;
+    d->counts = -1;
+    if (c->coll == CS_COLL_ALLGATHERV) {
+        for (int i = 0; i < n; i++) {
+            CS_REQUIRE(counts[i] >= 0, CS_ERR_ARG);
+        }
+        CS_CHECK(grow((void **)&s->ints, &s->ints_cap, s->nints + 2 * n, sizeof(int)));
+        memcpy(s->ints + s->nints, counts, (size_t)n * sizeof(int));
+        memcpy(s->ints + s->nints + n, displs, (size_t)n * sizeof(int));
+        d->counts = s->nints;
+    }
+    memset(&op, 0, sizeof(op));
+    op.kind = CS_OP_COLL;
+    op.peer = s->ncolls;
+    CS_CHECK(append(s, &op));
+    s->ncolls++;
+    if (d->counts >= 0) {
+        s->nints += 2 * n;
+    }
+out:
+    return rc;
+}
+
+static cs_ref_t translate(cs_ref_t r, cs_ref_t send, cs_ref_t recv, MPI_Aint scratch) {
+    switch (r.slot) {
+    case CS_SLOT_SEND:
+        return cs_ref((cs_slot_t)send.slot, send.off + r.off);
+    case CS_SLOT_RECV:
+        return cs_ref((cs_slot_t)recv.slot, recv.off + r.off);
+    default:
+        return cs_ref(CS_SLOT_SCRATCH, scratch + r.off);
+    }
+}
+
+int cs_sched_append(cs_sched_t *s, const cs_sched_t *sub, cs_group_t group, cs_ref_t send,
+                    cs_ref_t recv) {
+    int rc = CS_OK;
+    MPI_Aint scratch = (s->scratch_bytes + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+    CS_REQUIRE(sub->ncolls == 0 && (sub->op == s->op || sub->op == MPI_OP_NULL), CS_ERR_ARG);
+    CS_REQUIRE(group.size >= 1 && group.base >= 0 && group.stride >= 1, CS_ERR_ARG);
+    CS_CHECK(cs_sched_round(s));
+    if (sub->scratch_bytes > 0) {
+        s->scratch_bytes = scratch + sub->scratch_bytes;
+    }
+    for (int r = 0; r < sub->nrounds; r++) {
+        int begin = r > 0 ? sub->round_end[r - 1] : 0;
+        for (int i = begin; i < sub->round_end[r]; i++) {
+            cs_op_t op = sub->ops[i];
+            if (op.kind == CS_OP_SEND || op.kind == CS_OP_RECV) {
+                CS_REQUIRE(op.peer >= 0 && op.peer < group.size, CS_ERR_ARG);
+                op.peer = group.base + op.peer * group.stride;
+            } else {
+                op.dst = translate(op.dst, send, recv, scratch);
+            }
+            op.buf = translate(op.buf, send, recv, scratch);
+            CS_CHECK(append(s, &op));
+        }
+        CS_CHECK(cs_sched_round(s));
+    }
+out:
+    return rc;
+}
+
 int cs_sched_round(cs_sched_t *s) {
     int rc = CS_OK;
     int start = s->nrounds > 0 ? s->round_end[s->nrounds - 1] : 0;
@@ -162,7 +245,7 @@ int cs_sched_comm_rounds(const cs_sched_t *s) {
     for (int r = 0; r < s->nrounds; r++) {
         int begin = r > 0 ? s->round_end[r - 1] : 0;
         for (int i = begin; i < s->round_end[r]; i++) {
-            if (s->ops[i].kind == CS_OP_SEND || s->ops[i].kind == CS_OP_RECV) {
+            if (s->ops[i].kind != CS_OP_COPY && s->ops[i].kind != CS_OP_REDUCE) {
                 n++;
                 break;
             }

@@ -23,8 +23,29 @@
  * Scratch space is reserved at build time (cs_sched_scratch) with the type's lower bound and true
  * extent honoured; the executor's caller provides at least `scratch_bytes` bytes, 16-byte aligned.
  *
- * Appending can fail only with CS_ERR_NOMEM. cs_sched_reset() keeps the arrays' capacity, so a
- * schedule rebuilt in cached storage does not allocate. */
+ * COLL starts a native nonblocking collective (MPI_Ibcast, MPI_Ireduce, ...) of the MPI library
+ * on a group of ranks; it counts as one communication operation of its round (one request) and
+ * the round waits for it with its sends and receives. The group is rank arithmetic,
+ * {base, stride, size}: member i is rank base + i * stride of the schedule's communicator and
+ * rank i of the sub-communicator that carries the group's collectives. The schedule does not
+ * hold that communicator: the COLL names it by an index into the state of the schedule's variant
+ * (cs_state_t, set up once per communicator by the algorithm's setup(), see algo.h), which
+ * cs_algo_prepare() binds to the schedule. So the simulator, which has no sub-communicators,
+ * runs the same schedule from the group alone. Rooted collectives name the root by its index in
+ * the group; `in_place` says that this rank passes MPI_IN_PLACE (gather, reduce: the root;
+ * scatter: the root's receive side; allreduce, allgather, allgatherv: any rank), because whether
+ * two slots alias is known only at run time. Allgatherv's counts and displacements are copied
+ * into the schedule's integer pool.
+ *
+ * cs_sched_append() reuses a schedule built for the ranks of a group (a registered algorithm's
+ * builder run on a call of group size) inside a bigger one: its peers are translated to the
+ * group's ranks, its send and receive slots to references of the outer schedule, and its
+ * scratch is reserved in the outer scratch. Its messages then travel on the outer schedule's
+ * communicator, which is correct as long as two ranks exchange messages in one group only (as
+ * the lines of an orthogonal grid do): matching stays FIFO per pair of ranks.
+ *
+ * Appending can fail only with CS_ERR_NOMEM or CS_ERR_ARG. cs_sched_reset() keeps the arrays'
+ * capacity, so a schedule rebuilt in cached storage does not allocate. */
 #ifndef CS_SCHED_H
 #define CS_SCHED_H
 
@@ -40,11 +61,49 @@ typedef struct cs_ref {
     MPI_Aint off; /* bytes from the slot's base address */
 } cs_ref_t;
 
-typedef enum cs_op_kind { CS_OP_SEND, CS_OP_RECV, CS_OP_COPY, CS_OP_REDUCE } cs_op_kind_t;
+typedef enum cs_op_kind {
+    CS_OP_SEND,
+    CS_OP_RECV,
+    CS_OP_COPY,
+    CS_OP_REDUCE,
+    CS_OP_COLL
+} cs_op_kind_t;
+
+/* A group of ranks of the schedule's communicator: base + i * stride for i < size. */
+typedef struct cs_group {
+    int base, stride, size;
+} cs_group_t;
+
+/* The state a schedule's COLL operations run on: the sub-communicators they name by index
+ * (borrowed from the communicator context, or owned by the algorithm's state), and anything
+ * else the algorithm keeps per communicator and variant (`priv`). See algo.h. */
+#define CS_STATE_COMMS 8
+typedef struct cs_state {
+    MPI_Comm comms[CS_STATE_COMMS];
+    int ncomms;
+    void *priv;
+} cs_state_t;
+
+/* A native nonblocking collective on a group (the COLL operation's description). */
+typedef struct cs_coll_op {
+    cs_coll_t coll;
+    cs_group_t group;
+    int comm;     /* index of the group's sub-communicator in the state's comms */
+    int root;     /* rooted collectives: the root's index in the group */
+    int in_place; /* this rank passes MPI_IN_PLACE (see above) */
+    cs_ref_t send;
+    int sendcount; /* reduce, allreduce: the count, equal on both sides */
+    MPI_Datatype sendtype;
+    cs_ref_t recv;
+    int recvcount; /* gather, scatter, allgather: per member */
+    MPI_Datatype recvtype;
+    MPI_Op op;  /* the schedule's op (reductions) */
+    int counts; /* allgatherv: recvcounts at ints[counts], displs after them; -1 otherwise */
+} cs_coll_op_t;
 
 typedef struct cs_op {
     cs_op_kind_t kind;
-    int peer;          /* SEND, RECV: rank in the schedule's communicator */
+    int peer;          /* SEND, RECV: rank in the schedule's communicator; COLL: index in colls */
     cs_ref_t buf;      /* SEND/RECV buffer; COPY/REDUCE source (in) */
     int count;         /* elements at buf */
     MPI_Datatype type; /* of buf */
@@ -63,7 +122,12 @@ typedef struct cs_sched {
     int max_comm; /* most SEND+RECV in any round: the executor needs that many requests */
     int round_comm;
     MPI_Aint scratch_bytes;
-    MPI_Op op; /* reduction op of the call, MPI_OP_NULL otherwise */
+    MPI_Op op;           /* reduction op of the call, MPI_OP_NULL otherwise */
+    cs_coll_op_t *colls; /* COLL descriptions */
+    int ncolls, colls_cap;
+    int *ints; /* integer pool (allgatherv counts of COLL operations) */
+    int nints, ints_cap;
+    const cs_state_t *state; /* bound by cs_algo_prepare(); NULL when built elsewhere */
 } cs_sched_t;
 
 /* Empties `s` for a new build, keeping capacity; `op` is the call's reduction op. */
@@ -101,10 +165,23 @@ int cs_sched_reduce(cs_sched_t *s, cs_ref_t in, cs_ref_t inout, int count,
  * does not commute and theirs is higher. */
 int cs_sched_reduce_ordered(cs_sched_t *s, cs_ref_t mine, cs_ref_t theirs, int theirs_is_lower,
                             int commutative, int count, const cs_type_t *t) CS_MUST_CHECK;
+/* Appends a COLL operation described by *c (its `op` and `counts` fields are ignored: the
+ * schedule's op is used, and for allgatherv counts[0..group.size) and displs[0..group.size) are
+ * copied into the schedule). CS_ERR_ARG for an empty group, a root or comm index out of range,
+ * a negative count or an allgatherv without counts. */
+int cs_sched_coll(cs_sched_t *s, const cs_coll_op_t *c, const int *counts,
+                  const int *displs) CS_MUST_CHECK;
+/* Closes the current round of `s` and appends the rounds of `sub`, a schedule built for the
+ * ranks of `group` (peer i is group member i): peers become ranks base + i * stride, sub's send
+ * and receive slots become `send` and `recv` (offsets added), sub's scratch is reserved at the
+ * end of s's scratch. CS_ERR_ARG when sub has COLL operations (nesting them is not supported)
+ * or a reduction op other than s's. */
+int cs_sched_append(cs_sched_t *s, const cs_sched_t *sub, cs_group_t group, cs_ref_t send,
+                    cs_ref_t recv) CS_MUST_CHECK;
 /* Closes the current round; does nothing if it is empty. */
 int cs_sched_round(cs_sched_t *s) CS_MUST_CHECK;
 
-/* Number of rounds that contain at least one SEND or RECV. */
+/* Number of rounds that contain at least one SEND, RECV or COLL. */
 int cs_sched_comm_rounds(const cs_sched_t *s);
 
 #endif

@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One posted SEND or RECV. */
+/* One posted SEND, RECV or COLL. */
 typedef struct rec {
     const cs_op_t *op;
+    const cs_coll_op_t *coll; /* COLL: its description; op is NULL */
+    char *recv;               /* COLL: the receive side (buf is the send side) */
+    const int *counts;        /* COLL allgatherv: counts, then displs */
     char *buf;
     int rank;     /* who posted it */
     int round;    /* in which round of its schedule */
@@ -22,6 +25,15 @@ typedef struct rec {
 typedef struct queue {
     rec_t *head, *tail;
 } queue_t;
+
+/* A native collective on a group, started by some of its members so far. A member's k-th
+ * collective on a group joins the k-th instance (MPI's ordering rule for collectives). */
+typedef struct gcoll {
+    cs_group_t group;
+    int nstarted;
+    rec_t **member; /* [group.size]: each member's record once it has started */
+    struct gcoll *next;
+} gcoll_t;
 
 struct sim;
 
@@ -42,7 +54,8 @@ typedef struct sim {
     queue_t *recvs; /* [src * p + dst]: receives posted by dst from src, not yet matched */
     char *pack;
     int pack_cap;
-    long events; /* operations posted, messages transferred, rounds finished */
+    gcoll_t *colls; /* collectives some members have started, oldest first */
+    long events;    /* operations posted, messages transferred, rounds finished */
     cs_sim_report_t *rep;
 } sim_t;
 
@@ -139,7 +152,7 @@ static rec_t *pop(queue_t *q) {
 static int span(rec_t *e) {
     MPI_Aint lb, extent, true_lb, true_extent;
     e->lo = e->hi = 0;
-    if (e->op->count == 0) {
+    if (e->op == NULL || e->op->count == 0) {
         return CS_OK;
     }
     if (MPI_Type_get_extent(e->op->type, &lb, &extent) != MPI_SUCCESS ||
@@ -161,8 +174,14 @@ static const char *kind_name(cs_op_kind_t kind) {
         return "copy";
     case CS_OP_REDUCE:
         return "reduce";
+    case CS_OP_COLL:
+        return "coll";
     }
     return "?";
+}
+
+static const char *rec_name(const rec_t *e) {
+    return e->coll != NULL ? cs_coll_name(e->coll->coll) : kind_name(e->op->kind);
 }
 
 /* Transport: post one operation of the current round and match it if its peer is ready. */
@@ -192,12 +211,12 @@ static int mb_start(void *ctx, const cs_op_t *op, void *buf, int index) {
     CS_CHECK(span(e));
     for (int j = 0; j < index; j++) {
         const rec_t *o = &v->recs[j];
-        int writes = op->kind == CS_OP_RECV || o->op->kind == CS_OP_RECV;
+        int writes = op->kind == CS_OP_RECV || (o->op != NULL && o->op->kind == CS_OP_RECV);
         if (writes && e->lo < e->hi && o->lo < o->hi && e->lo < o->hi && o->lo < e->hi) {
             sim->rep->overlap++;
             note(sim->rep, "rank %d round %d: %s with %d overlaps %s with %d in the same round",
-                 v->rank, e->round + 1, kind_name(op->kind), op->peer, kind_name(o->op->kind),
-                 o->op->peer);
+                 v->rank, e->round + 1, kind_name(op->kind), op->peer, rec_name(o),
+                 o->op != NULL ? o->op->peer : -1);
         }
     }
     v->nposted++;
@@ -216,6 +235,312 @@ static int mb_start(void *ctx, const cs_op_t *op, void *buf, int index) {
         } else {
             push(&sim->recvs[op->peer * p + v->rank], e);
         }
+    }
+out:
+    return rc;
+}
+
+/* ---- native collectives on groups: a serial reference over the members' buffers ---------- */
+
+static MPI_Aint type_extent(MPI_Datatype t) {
+    MPI_Aint lb = 0, extent = 0;
+    MPI_Type_get_extent(t, &lb, &extent);
+    return extent;
+}
+
+/* Appends (count, type) at `buf` to the packed image `img` (*len bytes used, *cap allocated). */
+static int pack_into(char **img, int *len, int *cap, const void *buf, int count, MPI_Datatype t) {
+    int rc = CS_OK;
+    int need = 0;
+    if (count == 0) {
+        return CS_OK;
+    }
+    CS_MPI_CHECK(MPI_Pack_size(count, t, MPI_COMM_SELF, &need));
+    if (*len + need > *cap) {
+        char *bigger = realloc(*img, (size_t)(*len + need));
+        CS_REQUIRE(bigger != NULL, CS_ERR_NOMEM);
+        *img = bigger;
+        *cap = *len + need;
+    }
+    CS_MPI_CHECK(MPI_Pack(buf, count, t, *img, *cap, len, MPI_COMM_SELF));
+out:
+    return rc;
+}
+
+/* Unpacks (count, type) at `buf` from img at *pos; the bytes must be there. */
+static int unpack_from(const char *img, int len, int *pos, void *buf, int count, MPI_Datatype t) {
+    int rc = CS_OK;
+    if (count > 0) {
+        CS_MPI_CHECK(MPI_Unpack(img, len, pos, buf, count, t, MPI_COMM_SELF));
+    }
+out:
+    return rc;
+}
+
+static long data_bytes(int count, MPI_Datatype t) {
+    int size = 0;
+    MPI_Type_size(t, &size);
+    return (long)size * count;
+}
+
+/* The contribution of member i to a gather-like collective: address, count, type. */
+static void contribution(const gcoll_t *g, int i, char **buf, int *count, MPI_Datatype *t) {
+    const rec_t *m = g->member[i];
+    const cs_coll_op_t *c = m->coll;
+    if (!c->in_place) {
+        *buf = m->buf;
+        *count = c->sendcount;
+        *t = c->sendtype;
+    } else if (c->coll == CS_COLL_ALLGATHERV) {
+        *buf = m->recv + (MPI_Aint)m->counts[g->group.size + i] * type_extent(c->recvtype);
+        *count = m->counts[i];
+        *t = c->recvtype;
+    } else if (c->coll == CS_COLL_REDUCE || c->coll == CS_COLL_ALLREDUCE) {
+        *buf = m->recv;
+        *count = c->sendcount;
+        *t = c->sendtype;
+    } else { /* gather, allgather: the member's block is already in its receive buffer */
+        *buf = m->recv + (MPI_Aint)i * c->recvcount * type_extent(c->recvtype);
+        *count = c->recvcount;
+        *t = c->recvtype;
+    }
+}
+
+/* Runs collective instance g, all of whose members have started: checks that they agree and
+ * moves the data as the MPI collective would. */
+static int run_coll(sim_t *sim, gcoll_t *g) {
+    int rc = CS_OK;
+    int n = g->group.size;
+    const cs_coll_op_t *c0 = g->member[0]->coll;
+    int root = c0->root;
+    const rec_t *R = NULL;
+    char *img = NULL, *acc = NULL;
+    int len = 0, cap = 0, pos = 0;
+    long want = -1;
+    for (int i = 0; i < n; i++) {
+        g->member[i]->done = 1;
+    }
+    for (int i = 0; i < n; i++) {
+        const cs_coll_op_t *c = g->member[i]->coll;
+        if (c->coll != c0->coll || (cs_coll_is_rooted(c->coll) && c->root != root)) {
+            sim->rep->mismatch++;
+            note(sim->rep,
+                 "group (base %d, stride %d, size %d): member %d runs %s root %d, member 0 %s "
+                 "root %d",
+                 g->group.base, g->group.stride, n, i, cs_coll_name(c->coll), c->root,
+                 cs_coll_name(c0->coll), root);
+            goto out;
+        }
+    }
+    sim->events++;
+    sim->rep->messages++;
+    if (cs_coll_is_rooted(c0->coll)) {
+        R = g->member[root];
+    }
+    switch (c0->coll) {
+    case CS_COLL_BCAST:
+        CS_CHECK(pack_into(&img, &len, &cap, R->recv, R->coll->recvcount, R->coll->recvtype));
+        for (int i = 0; i < n; i++) {
+            const rec_t *m = g->member[i];
+            pos = 0;
+            if (i == root) {
+                continue;
+            }
+            if (data_bytes(m->coll->recvcount, m->coll->recvtype) != len) {
+                goto mismatch;
+            }
+            CS_CHECK(unpack_from(img, len, &pos, m->recv, m->coll->recvcount, m->coll->recvtype));
+        }
+        break;
+    case CS_COLL_GATHER:
+    case CS_COLL_ALLGATHER:
+    case CS_COLL_ALLGATHERV: {
+        int offs[65];
+        int *at = n < 64 ? offs : malloc((size_t)(n + 1) * sizeof(int));
+        CS_REQUIRE(at != NULL, CS_ERR_NOMEM);
+        for (int i = 0; i < n; i++) {
+            char *b;
+            int cnt;
+            MPI_Datatype t;
+            at[i] = len;
+            contribution(g, i, &b, &cnt, &t);
+            if (pack_into(&img, &len, &cap, b, cnt, t) != CS_OK) {
+                rc = CS_ERR_MPI;
+                break;
+            }
+        }
+        at[n] = len;
+        for (int j = 0; j < n && rc == CS_OK; j++) {
+            const rec_t *m = g->member[j];
+            const cs_coll_op_t *c = m->coll;
+            MPI_Aint ext = type_extent(c->recvtype);
+            if (c0->coll == CS_COLL_GATHER && j != root) {
+                continue;
+            }
+            for (int i = 0; i < n && rc == CS_OK; i++) {
+                int cnt = c->coll == CS_COLL_ALLGATHERV ? m->counts[i] : c->recvcount;
+                MPI_Aint disp =
+                    c->coll == CS_COLL_ALLGATHERV ? m->counts[n + i] : (MPI_Aint)i * c->recvcount;
+                if (data_bytes(cnt, c->recvtype) != at[i + 1] - at[i]) {
+                    want = at[i + 1] - at[i];
+                    break;
+                }
+                pos = at[i];
+                rc = unpack_from(img, len, &pos, m->recv + disp * ext, cnt, c->recvtype);
+            }
+            if (want >= 0) {
+                break;
+            }
+        }
+        if (at != offs) {
+            free(at);
+        }
+        CS_CHECK(rc);
+        if (want >= 0) {
+            goto mismatch;
+        }
+        break;
+    }
+    case CS_COLL_SCATTER: {
+        MPI_Aint ext = type_extent(R->coll->sendtype);
+        for (int i = 0; i < n; i++) {
+            const rec_t *m = g->member[i];
+            int start = len;
+            if (i == root && R->coll->in_place) {
+                continue;
+            }
+            CS_CHECK(pack_into(&img, &len, &cap, R->buf + (MPI_Aint)i * R->coll->sendcount * ext,
+                               R->coll->sendcount, R->coll->sendtype));
+            if (data_bytes(m->coll->recvcount, m->coll->recvtype) != len - start) {
+                goto mismatch;
+            }
+            pos = start;
+            CS_CHECK(unpack_from(img, len, &pos, m->recv, m->coll->recvcount, m->coll->recvtype));
+        }
+        break;
+    }
+    case CS_COLL_REDUCE:
+    case CS_COLL_ALLREDUCE: {
+        int cnt = c0->sendcount;
+        MPI_Datatype t = c0->sendtype;
+        MPI_Aint lb, extent, true_lb, true_extent;
+        CS_MPI_CHECK(MPI_Type_get_extent(t, &lb, &extent));
+        CS_MPI_CHECK(MPI_Type_get_true_extent(t, &true_lb, &true_extent));
+        for (int i = 0; i < n; i++) {
+            const cs_coll_op_t *c = g->member[i]->coll;
+            if (c->sendcount != cnt || data_bytes(1, c->sendtype) != data_bytes(1, t)) {
+                goto mismatch;
+            }
+        }
+        if (cnt == 0) {
+            break;
+        }
+        /* acc = x[n-1]; acc = x[i] op acc for i = n-2 .. 0: rank order. */
+        acc = malloc((size_t)((cnt - 1) * extent + true_extent));
+        CS_REQUIRE(acc != NULL, CS_ERR_NOMEM);
+        for (int i = n - 1; i >= 0; i--) {
+            char *b;
+            int bc;
+            MPI_Datatype bt;
+            contribution(g, i, &b, &bc, &bt);
+            if (i == n - 1) {
+                len = 0;
+                CS_CHECK(pack_into(&img, &len, &cap, b, bc, bt));
+                pos = 0;
+                CS_CHECK(unpack_from(img, len, &pos, acc - true_lb, cnt, t));
+            } else {
+                CS_MPI_CHECK(MPI_Reduce_local(b, acc - true_lb, cnt, t, c0->op));
+            }
+        }
+        len = 0;
+        CS_CHECK(pack_into(&img, &len, &cap, acc - true_lb, cnt, t));
+        for (int i = 0; i < n; i++) {
+            const rec_t *m = g->member[i];
+            if (c0->coll == CS_COLL_REDUCE && i != root) {
+                continue;
+            }
+            pos = 0;
+            CS_CHECK(unpack_from(img, len, &pos, m->recv, cnt, t));
+        }
+        break;
+    }
+    default:
+        CS_REQUIRE(0, CS_ERR_ARG);
+    }
+    goto out;
+mismatch:
+    sim->rep->mismatch++;
+    note(sim->rep,
+         "%s on group (base %d, stride %d, size %d): the members' counts and types "
+         "do not match",
+         cs_coll_name(c0->coll), g->group.base, g->group.stride, n);
+out:
+    free(img);
+    free(acc);
+    return rc;
+}
+
+/* Transport: start a native collective; it completes when every member of the group has. */
+static int mb_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *recv,
+                   const int *counts, int index) {
+    vrank_t *v = ctx;
+    sim_t *sim = v->sim;
+    const cs_group_t *gr = &c->group;
+    int rc = CS_OK;
+    int idx = gr->stride > 0 ? (v->rank - gr->base) / gr->stride : -1;
+    gcoll_t *g = NULL, **at = &sim->colls;
+    rec_t *e;
+    if (index != v->nposted || index >= v->cap) {
+        note(sim->rep, "rank %d round %d: operation index %d with %d posted (max_comm %d)", v->rank,
+             v->exec.round + 1, index, v->nposted, v->cap);
+        return CS_ERR_INTERNAL;
+    }
+    if (gr->size < 1 || gr->stride < 1 || gr->base < 0 ||
+        gr->base + (long)(gr->size - 1) * gr->stride >= sim->p || idx < 0 || idx >= gr->size ||
+        gr->base + idx * gr->stride != v->rank) {
+        sim->rep->bad_ref++;
+        note(sim->rep,
+             "rank %d round %d: %s on group (base %d, stride %d, size %d), which is "
+             "out of range or does not contain the rank",
+             v->rank, v->exec.round + 1, cs_coll_name(c->coll), gr->base, gr->stride, gr->size);
+        return CS_ERR_ARG;
+    }
+    e = &v->recs[index];
+    memset(e, 0, sizeof(*e));
+    e->coll = c;
+    e->buf = (char *)(uintptr_t)send;
+    e->recv = recv;
+    e->counts = counts;
+    e->rank = v->rank;
+    e->round = v->exec.round;
+    v->nposted++;
+    sim->events++;
+    for (; *at != NULL; at = &(*at)->next) {
+        gcoll_t *o = *at;
+        if (o->group.base == gr->base && o->group.stride == gr->stride &&
+            o->group.size == gr->size && o->member[idx] == NULL) {
+            g = o;
+            break;
+        }
+    }
+    if (g == NULL) {
+        g = calloc(1, sizeof(*g));
+        CS_REQUIRE(g != NULL, CS_ERR_NOMEM);
+        g->member = calloc((size_t)gr->size, sizeof(*g->member));
+        if (g->member == NULL) {
+            free(g);
+            rc = CS_ERR_NOMEM;
+            goto out;
+        }
+        g->group = *gr;
+        *at = g;
+    }
+    g->member[idx] = e;
+    if (++g->nstarted == gr->size) {
+        *at = g->next;
+        rc = run_coll(sim, g);
+        free(g->member);
+        free(g);
     }
 out:
     return rc;
@@ -248,7 +573,32 @@ static int mb_wait(void *ctx, int n) {
     return CS_ERR_INTERNAL;
 }
 
-static const cs_transport_t mailbox = {mb_start, mb_test, mb_wait};
+static const cs_transport_t mailbox = {
+    .start = mb_start, .test = mb_test, .wait = mb_wait, .coll = mb_coll};
+
+/* Which sides of COLL c a rank uses: reads its send side, touches its receive side. */
+static void coll_uses(const cs_coll_op_t *c, int member, int *send, int *recv) {
+    int is_root = member == c->root;
+    switch (c->coll) {
+    case CS_COLL_BCAST:
+        *send = 0;
+        *recv = c->recvcount > 0;
+        break;
+    case CS_COLL_GATHER:
+    case CS_COLL_REDUCE:
+        *send = !(is_root && c->in_place) && c->sendcount > 0;
+        *recv = is_root && (c->recvcount > 0 || c->sendcount > 0);
+        break;
+    case CS_COLL_SCATTER:
+        *send = is_root && c->sendcount > 0;
+        *recv = !(is_root && c->in_place) && c->recvcount > 0;
+        break;
+    default:
+        *send = !c->in_place && c->sendcount > 0;
+        *recv = 1;
+        break;
+    }
+}
 
 /* Checks before running that every operation's slots have buffers and peers are in range. */
 static void check_refs(const cs_sim_rank_t *rk, int rank, int p, cs_sim_report_t *rep) {
@@ -260,6 +610,27 @@ static void check_refs(const cs_sim_rank_t *rk, int rank, int p, cs_sim_report_t
         int local = op->kind == CS_OP_COPY || op->kind == CS_OP_REDUCE;
         while (round < s->nrounds && i >= s->round_end[round]) {
             round++;
+        }
+        if (op->kind == CS_OP_COLL) {
+            const cs_coll_op_t *c =
+                op->peer >= 0 && op->peer < s->ncolls ? &s->colls[op->peer] : NULL;
+            int member, send = 0, recv = 0;
+            if (c == NULL || c->send.slot < 0 || c->send.slot >= CS_SLOT_COUNT ||
+                c->recv.slot < 0 || c->recv.slot >= CS_SLOT_COUNT) {
+                rep->bad_ref++;
+                note(rep, "rank %d round %d: coll with an invalid description or slot", rank,
+                     round + 1);
+                continue;
+            }
+            member = c->group.stride > 0 ? (rank - c->group.base) / c->group.stride : -1;
+            coll_uses(c, member, &send, &recv);
+            if ((send && base[c->send.slot] == NULL) || (recv && base[c->recv.slot] == NULL)) {
+                rep->bad_ref++;
+                note(rep, "rank %d round %d: %s uses the %s buffer, which is NULL on this rank",
+                     rank, round + 1, cs_coll_name(c->coll),
+                     slot_names[send && base[c->send.slot] == NULL ? c->send.slot : c->recv.slot]);
+            }
+            continue;
         }
         if (!local && (op->peer < 0 || op->peer >= p)) {
             rep->bad_ref++;
@@ -306,7 +677,12 @@ static void describe_stuck(const sim_t *sim) {
             len += (size_t)snprintf(line + len, sizeof(line) - len, "%s rank %d round %d/%d",
                                     shown > 0 ? "," : "", r, v->exec.round + 1,
                                     v->exec.sched->nrounds);
-            if (w != NULL) {
+            if (w != NULL && w->coll != NULL) {
+                len += (size_t)snprintf(line + len, sizeof(line) - len,
+                                        " waits on %s of group (base %d, stride %d, size %d)",
+                                        cs_coll_name(w->coll->coll), w->coll->group.base,
+                                        w->coll->group.stride, w->coll->group.size);
+            } else if (w != NULL) {
                 len += (size_t)snprintf(line + len, sizeof(line) - len, " waits on %s %s %d",
                                         kind_name(w->op->kind),
                                         w->op->kind == CS_OP_SEND ? "to" : "from", w->op->peer);
@@ -320,10 +696,22 @@ static void describe_stuck(const sim_t *sim) {
     note(sim->rep, "deadlock (%d ranks stuck):%s", stuck, line);
 }
 
-/* Reports operations left in the queues. */
+/* Reports operations left in the queues and collectives not every member started. */
 static void check_unmatched(const sim_t *sim) {
     int p = sim->p;
     int shown = 0;
+    for (const gcoll_t *g = sim->colls; g != NULL; g = g->next) {
+        const rec_t *any = NULL;
+        for (int i = 0; i < g->group.size && any == NULL; i++) {
+            any = g->member[i];
+        }
+        sim->rep->unmatched += g->nstarted;
+        if (shown++ < 4 && any != NULL) {
+            note(sim->rep, "unfinished %s: %d of %d members of group (base %d, stride %d) started",
+                 cs_coll_name(any->coll->coll), g->nstarted, g->group.size, g->group.base,
+                 g->group.stride);
+        }
+    }
     for (int pass = 0; pass < 2; pass++) {
         const queue_t *qs = pass == 0 ? sim->sends : sim->recvs;
         for (int i = 0; i < p * p; i++) {
@@ -413,6 +801,12 @@ out:
         for (int r = 0; r < p; r++) {
             free(sim.vr[r].recs);
         }
+    }
+    while (sim.colls != NULL) {
+        gcoll_t *g = sim.colls;
+        sim.colls = g->next;
+        free(g->member);
+        free(g);
     }
     free(sim.vr);
     free(sim.sends);

@@ -957,6 +957,79 @@ out:
     return rc;
 }
 
+/* Hand-built four-rank schedules with native collectives on groups (COLL operations): rows
+ * {0,1} {2,3} allreduce in place, then columns {0,2} {1,3} broadcast from their second member;
+ * and the same with one planted defect. */
+static int selftest_coll(int *passed, int *failed) {
+    int rc = CS_OK;
+    cs_sched_t s[4];
+    cs_sim_rank_t rk[4];
+    cs_sim_report_t rep;
+    int data[4][2];
+    memset(s, 0, sizeof(s));
+    for (int test = 0; test < 4; test++) {
+        int st;
+        for (int r = 0; r < 4; r++) {
+            cs_coll_op_t c;
+            cs_sched_reset(&s[r], MPI_SUM);
+            data[r][0] = r + 1;
+            data[r][1] = 10 * (r + 1);
+            rk[r].sched = &s[r];
+            rk[r].sendbuf = NULL;
+            rk[r].recvbuf = data[r];
+            rk[r].scratch = NULL;
+            memset(&c, 0, sizeof(c));
+            c.coll = CS_COLL_ALLREDUCE;
+            c.group = (cs_group_t){r / 2 * 2, 1, 2};
+            c.in_place = 1;
+            c.send = c.recv = cs_ref(CS_SLOT_RECV, 0);
+            c.sendcount = c.recvcount = 2;
+            c.sendtype = c.recvtype = MPI_INT;
+            if (test == 3 && r == 1) {
+                c.group.base = 2; /* a group rank 1 is not in */
+            }
+            if (!(test == 1 && r == 3)) { /* test 1: rank 3 never joins its row */
+                CS_CHECK(cs_sched_coll(&s[r], &c, NULL, NULL));
+                CS_CHECK(cs_sched_round(&s[r]));
+            }
+            c.coll = CS_COLL_BCAST;
+            c.group = (cs_group_t){r % 2, 2, 2};
+            c.root = test == 2 && r == 0 ? 0 : 1; /* test 2: the members disagree on the root */
+            c.in_place = 0;
+            CS_CHECK(cs_sched_coll(&s[r], &c, NULL, NULL));
+            CS_CHECK(cs_sched_round(&s[r]));
+        }
+        st = cs_sim_run(4, rk, &rep);
+        if (st != CS_OK && st != CS_ERR_INTERNAL) {
+            rc = st;
+            goto out;
+        }
+        switch (test) {
+        case 0:
+            expect("group collectives: row allreduce, column bcast",
+                   st == CS_OK && data[0][0] == 7 && data[0][1] == 70 && data[1][0] == 7 &&
+                       data[2][0] == 7 && data[3][1] == 70 && rep.messages == 4,
+                   &rep, passed, failed);
+            break;
+        case 1:
+            expect("group collective a member never starts", rep.deadlock && rep.unmatched > 0,
+                   &rep, passed, failed);
+            break;
+        case 2:
+            expect("group members disagree on the root", rep.mismatch == 1, &rep, passed, failed);
+            break;
+        default:
+            expect("group that does not contain the rank", rep.bad_ref >= 1, &rep, passed, failed);
+            break;
+        }
+    }
+out:
+    for (int r = 0; r < 4; r++) {
+        cs_sched_free(&s[r]);
+    }
+    return rc;
+}
+
 /* bcast that receives into scratch and leaves the user's buffer alone: a wrong result. */
 static int wrong_place(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
     (void)params;
@@ -1075,6 +1148,7 @@ int main(int argc, char **argv) {
     }
     CS_CHECK(setup_types());
     CS_CHECK(selftest_sched(&passed, &failed));
+    CS_CHECK(selftest_coll(&passed, &failed));
     CS_CHECK(selftest_reference(&passed, &failed));
     for (int i = 0; i < cs_registry_count; i++) {
         const cs_algo_t *a = cs_registry[i];

@@ -948,6 +948,151 @@ START_TEST(test_sched_rounds) {
 }
 END_TEST
 
+/* COLL operations: validation, the description kept, allgatherv counts in the pool, one
+ * request per COLL in max_comm. */
+START_TEST(test_sched_coll) {
+    cs_sched_t s;
+    cs_coll_op_t c;
+    int counts[3] = {1, 0, 2}, displs[3] = {4, 0, 1};
+    sched_init(&s, MPI_SUM);
+    memset(&c, 0, sizeof(c));
+    c.coll = CS_COLL_REDUCE;
+    c.group = (cs_group_t){1, 2, 3};
+    c.comm = 1;
+    c.root = 2;
+    c.in_place = 1;
+    c.send = c.recv = cs_ref(CS_SLOT_RECV, 8);
+    c.sendcount = c.recvcount = 5;
+    c.sendtype = c.recvtype = MPI_INT;
+    c.op = MPI_PROD; /* ignored: the schedule's op is used */
+    c.counts = 7;    /* ignored */
+    ck_assert_int_eq(
+        cs_sched_send(&s, 0, cs_ref(CS_SLOT_SEND, 0), 1, &(cs_type_t){.type = MPI_INT}), CS_OK);
+    ck_assert_int_eq(cs_sched_coll(&s, &c, NULL, NULL), CS_OK);
+    ck_assert_int_eq(cs_sched_round(&s), CS_OK);
+    ck_assert_int_eq(s.max_comm, 2);
+    ck_assert_int_eq(s.nops, 2);
+    ck_assert_int_eq(s.ops[1].kind, CS_OP_COLL);
+    ck_assert_int_eq(s.ops[1].peer, 0);
+    ck_assert_int_eq(s.ncolls, 1);
+    ck_assert_int_eq(s.colls[0].group.base, 1);
+    ck_assert_int_eq(s.colls[0].group.stride, 2);
+    ck_assert_int_eq(s.colls[0].root, 2);
+    ck_assert_int_eq(s.colls[0].comm, 1);
+    ck_assert(s.colls[0].op == MPI_SUM);
+    ck_assert_int_eq(s.colls[0].counts, -1);
+    ck_assert_int_eq(cs_sched_comm_rounds(&s), 1);
+
+    c.coll = CS_COLL_ALLGATHERV;
+    ck_assert_int_eq(cs_sched_coll(&s, &c, NULL, NULL), CS_ERR_ARG);
+    ck_assert_int_eq(cs_sched_coll(&s, &c, counts, displs), CS_OK);
+    ck_assert_int_eq(cs_sched_round(&s), CS_OK);
+    ck_assert_int_eq(s.colls[1].counts, 0);
+    ck_assert_int_eq(s.nints, 6);
+    ck_assert_int_eq(s.ints[2], 2);
+    ck_assert_int_eq(s.ints[3], 4);
+    counts[1] = -1;
+    ck_assert_int_eq(cs_sched_coll(&s, &c, counts, displs), CS_ERR_ARG);
+    counts[1] = 0;
+
+    /* Invalid descriptions change nothing. */
+    c.coll = CS_COLL_BCAST;
+    c.root = 3;
+    ck_assert_int_eq(cs_sched_coll(&s, &c, NULL, NULL), CS_ERR_ARG);
+    c.root = 0;
+    c.comm = CS_STATE_COMMS;
+    ck_assert_int_eq(cs_sched_coll(&s, &c, NULL, NULL), CS_ERR_ARG);
+    c.comm = 0;
+    c.group.size = 0;
+    ck_assert_int_eq(cs_sched_coll(&s, &c, NULL, NULL), CS_ERR_ARG);
+    c.group.size = 3;
+    c.recvcount = -1;
+    ck_assert_int_eq(cs_sched_coll(&s, &c, NULL, NULL), CS_ERR_ARG);
+    ck_assert_int_eq(s.nops, 3);
+    ck_assert_int_eq(s.ncolls, 2);
+
+    cs_sched_reset(&s, MPI_OP_NULL);
+    ck_assert_int_eq(s.ncolls, 0);
+    ck_assert_int_eq(s.nints, 0);
+    c.coll = CS_COLL_ALLREDUCE; /* a reduction needs the schedule's op */
+    c.recvcount = 5;
+    ck_assert_int_eq(cs_sched_coll(&s, &c, NULL, NULL), CS_ERR_ARG);
+    cs_sched_free(&s);
+}
+END_TEST
+
+/* A sub-schedule built for the ranks of a group, appended: peers, slots and scratch translated,
+ * rounds kept, the outer round closed first. */
+START_TEST(test_sched_append) {
+    cs_type_t ti = type_of(MPI_INT), td = type_of(odd_type);
+    cs_sched_t s, sub;
+    cs_ref_t tmp, outer_tmp;
+    cs_group_t g = {3, 4, 3}; /* ranks 3, 7, 11 */
+    MPI_Aint at;
+    sched_init(&s, MPI_SUM);
+    sched_init(&sub, MPI_SUM);
+    ck_assert_int_eq(cs_sched_scratch(&s, 3, &ti, &outer_tmp), CS_OK);
+    ck_assert_int_eq(cs_sched_copy(&s, cs_ref(CS_SLOT_SEND, 0), 1, &ti, outer_tmp, 1, &ti), CS_OK);
+
+    ck_assert_int_eq(cs_sched_scratch(&sub, 2, &td, &tmp), CS_OK);
+    ck_assert_int_eq(cs_sched_recv(&sub, 2, tmp, 2, &td), CS_OK);
+    ck_assert_int_eq(cs_sched_send(&sub, 1, cs_ref(CS_SLOT_SEND, 4), 1, &ti), CS_OK);
+    ck_assert_int_eq(cs_sched_round(&sub), CS_OK);
+    ck_assert_int_eq(cs_sched_reduce(&sub, tmp, cs_ref(CS_SLOT_RECV, 20), 2, &td), CS_OK);
+    ck_assert_int_eq(cs_sched_round(&sub), CS_OK);
+
+    ck_assert_int_eq(
+        cs_sched_append(&s, &sub, g, cs_ref(CS_SLOT_SCRATCH, 100), cs_ref(CS_SLOT_RECV, 40)),
+        CS_OK);
+    ck_assert_int_eq(s.nrounds, 3); /* the outer copy's round, then the two of sub */
+    ck_assert_int_eq(s.nops, 4);
+    ck_assert_int_eq(s.max_comm, 2);
+    at = s.scratch_bytes - sub.scratch_bytes; /* where sub's scratch went */
+    ck_assert_int_eq(at % 16, 0);
+    ck_assert_int_ge(at, outer_tmp.off + 3 * 4);
+    ck_assert_int_eq(s.ops[1].kind, CS_OP_RECV);
+    ck_assert_int_eq(s.ops[1].peer, 11);
+    ck_assert_int_eq(s.ops[1].buf.slot, CS_SLOT_SCRATCH);
+    ck_assert_int_eq(s.ops[1].buf.off, at + tmp.off);
+    ck_assert_int_eq(s.ops[2].peer, 7);
+    ck_assert_int_eq(s.ops[2].buf.slot, CS_SLOT_SCRATCH);
+    ck_assert_int_eq(s.ops[2].buf.off, 104);
+    ck_assert_int_eq(s.ops[3].kind, CS_OP_REDUCE);
+    ck_assert_int_eq(s.ops[3].buf.off, at + tmp.off);
+    ck_assert_int_eq(s.ops[3].dst.slot, CS_SLOT_RECV);
+    ck_assert_int_eq(s.ops[3].dst.off, 60);
+
+    /* A peer outside the group, another op, a nested COLL: refused. */
+    {
+        cs_sched_t bad;
+        cs_coll_op_t c;
+        sched_init(&bad, MPI_SUM);
+        ck_assert_int_eq(cs_sched_send(&bad, 3, cs_ref(CS_SLOT_SEND, 0), 1, &ti), CS_OK);
+        ck_assert_int_eq(cs_sched_round(&bad), CS_OK);
+        ck_assert_int_eq(
+            cs_sched_append(&s, &bad, g, cs_ref(CS_SLOT_SEND, 0), cs_ref(CS_SLOT_RECV, 0)),
+            CS_ERR_ARG);
+        cs_sched_reset(&bad, MPI_PROD);
+        ck_assert_int_eq(
+            cs_sched_append(&s, &bad, g, cs_ref(CS_SLOT_SEND, 0), cs_ref(CS_SLOT_RECV, 0)),
+            CS_ERR_ARG);
+        cs_sched_reset(&bad, MPI_SUM);
+        memset(&c, 0, sizeof(c));
+        c.coll = CS_COLL_BCAST;
+        c.group = (cs_group_t){0, 1, 2};
+        c.recvtype = c.sendtype = MPI_INT;
+        ck_assert_int_eq(cs_sched_coll(&bad, &c, NULL, NULL), CS_OK);
+        ck_assert_int_eq(cs_sched_round(&bad), CS_OK);
+        ck_assert_int_eq(
+            cs_sched_append(&s, &bad, g, cs_ref(CS_SLOT_SEND, 0), cs_ref(CS_SLOT_RECV, 0)),
+            CS_ERR_ARG);
+        cs_sched_free(&bad);
+    }
+    cs_sched_free(&sub);
+    cs_sched_free(&s);
+}
+END_TEST
+
 START_TEST(test_sched_copy) {
     cs_type_t ti = type_of(MPI_INT), td = type_of(odd_type);
     cs_ref_t a = cs_ref(CS_SLOT_SEND, 4), b = cs_ref(CS_SLOT_SCRATCH, 12);
@@ -1270,6 +1415,8 @@ static Suite *core_suite(void) {
     tc = tcase_create("sched");
     tcase_add_test(tc, test_sched_scratch);
     tcase_add_test(tc, test_sched_rounds);
+    tcase_add_test(tc, test_sched_coll);
+    tcase_add_test(tc, test_sched_append);
     tcase_add_test(tc, test_sched_copy);
     tcase_add_test(tc, test_sched_reduce);
     tcase_add_test(tc, test_sched_reduce_ordered);
