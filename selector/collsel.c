@@ -25,6 +25,7 @@ static char init_db[4096];
 static int init_db_set;
 static atomic_int active = 1;        /* 0: disabled or finalized: every call native */
 static atomic_ulong generation;      /* bumped whenever a context is freed */
+static atomic_uint rules_version;    /* bumped by collsel_finalize */
 static int table_state = TABLE_NONE; /* guarded by lock */
 static cs_sel_rule_t *table;         /* guarded by lock */
 static int ntable;
@@ -80,6 +81,9 @@ int collsel_finalize(void) {
     ntable = 0;
     table_state = TABLE_NONE;
     init_db_set = 0;
+    /* Communicators set up before take the new rules at their next call (enter()). */
+    atomic_fetch_add(&rules_version, 1);
+    atomic_fetch_add(&generation, 1);
     pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;
 }
@@ -174,7 +178,9 @@ warn:
     cs_db_close(db);
     free(l.v);
     /* The database was named and cannot be used: said once, whatever COLLSEL_VERBOSE is. */
-    fprintf(stderr, "collsel: warning: %s; every collective is native\n", table_why);
+    if (cs_log_world_root()) { /* once per job, even when several groups load the rules */
+        fprintf(stderr, "collsel: warning: %s; every collective is native\n", table_why);
+    }
 }
 
 /* Makes sure every rank of `comm` has the rule table (collective). */
@@ -229,11 +235,13 @@ static int share_table(MPI_Comm comm, int rank) {
             }
         }
     }
-    if (rank != 0 && state != TABLE_OK) {
+    if (rank != 0 && (state != TABLE_OK || n == 0)) {
         pthread_mutex_lock(&lock);
         if (table_state == TABLE_NONE) {
             table_state = state;
-            snprintf(table_why, sizeof(table_why), "the tuning database is not usable");
+            snprintf(table_why, sizeof(table_why), "%s",
+                     state == TABLE_OK ? "0 rules (from rank 0)"
+                                       : "the tuning database is not usable");
         }
         pthread_mutex_unlock(&lock);
     }
@@ -300,6 +308,9 @@ static int setup(cs_comm_t *ctx, MPI_Comm user) {
     int rc = CS_OK;
     int inter = 0, ppn = 1, ok;
     cs_sel_comm_t *sc = calloc(1, sizeof(*sc));
+    if (sc != NULL) {
+        sc->rules_version = atomic_load(&rules_version);
+    }
     CS_MPI_CHECK(PMPI_Comm_test_inter(user, &inter));
     if (inter) { /* not handled: native, and nothing collective to agree on */
         CS_REQUIRE(sc != NULL, CS_ERR_NOMEM);
@@ -345,6 +356,13 @@ static int enter(MPI_Comm comm, cs_comm_t **ctx_out, cs_sel_comm_t **sc_out) {
         pthread_once(&env_once, parse_env);
         if (!atomic_load(&active) || comm == MPI_COMM_NULL || cs_comm_get(comm, &ctx) != CS_OK) {
             return 0;
+        }
+        if (ctx->selector != NULL &&
+            ((cs_sel_comm_t *)ctx->selector)->rules_version != atomic_load(&rules_version)) {
+            /* collsel_finalize ran since: set up again (collective, like the first time) */
+            ctx->selector_free(ctx->selector);
+            ctx->selector = NULL;
+            ctx->selector_free = NULL;
         }
         if (ctx->selector == NULL && setup(ctx, comm) != CS_OK) {
             return 0;
@@ -802,8 +820,14 @@ int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *bu
     }
     iv = cs_sel_lookup(sc, coll, bytes);
     if (iv == NULL) {
-        snprintf(buf, len, "%s/native: no rule for %s on %d processes", coll_name, coll_name,
-                 ctx->nprocs);
+        pthread_mutex_lock(&lock);
+        if (table_state == TABLE_OK) {
+            snprintf(buf, len, "%s/native: no rule for %s on %d processes", coll_name, coll_name,
+                     ctx->nprocs);
+        } else {
+            snprintf(buf, len, "%s/native: %s", coll_name, table_why);
+        }
+        pthread_mutex_unlock(&lock);
         return MPI_SUCCESS;
     }
     {

@@ -9,19 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void complain(int report, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void complain(int report, const char *fmt, ...) {
-    va_list ap;
-    if (!report) {
-        return;
-    }
-    va_start(ap, fmt);
-    fputs("collsel: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
+#define complain(report, ...)                                                                      \
+    do {                                                                                           \
+        if (report) {                                                                              \
+            cs_log_complain(__VA_ARGS__);                                                          \
+        }                                                                                          \
+    } while (0)
 
 int cs_sel_parse_force(const char *text, cs_variant_t force[CS_COLL_COUNT], char *err,
                        size_t errlen) {

@@ -84,7 +84,8 @@ typedef struct cs_sel_hit {
 typedef struct cs_sel_comm {
     cs_sel_hit_t hits[CS_SEL_HITS];
     int nhits, next_hit;
-    int native_only; /* intercommunicator or no usable rules */
+    int native_only;        /* intercommunicator or no usable rules */
+    unsigned rules_version; /* of the rules it was set up from (collsel_finalize bumps it) */
     int ppn;
     int tuned_size[CS_COLL_COUNT], tuned_ppn[CS_COLL_COUNT]; /* 0: no rules */
     cs_sel_interval_t *iv[CS_COLL_COUNT];

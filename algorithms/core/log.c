@@ -1,11 +1,22 @@
 /* Logging to stderr, filtered by COLLSEL_VERBOSE. */
 #include "log.h"
 
+#include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static int level = -1;
+
+int cs_log_world_root(void) {
+    int init = 0, fin = 0, rank = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (init && !fin) {
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    }
+    return rank == 0;
+}
 
 int cs_log_level(void) {
     if (level < 0) {
@@ -15,8 +26,7 @@ int cs_log_level(void) {
             char *end = NULL;
             long v = strtol(env, &end, 10);
             if (*end != '\0' || v < 0 || v > 3) {
-                fprintf(stderr, "collsel: COLLSEL_VERBOSE: bad value '%s' (use 0..3); ignored\n",
-                        env);
+                cs_log_complain("COLLSEL_VERBOSE: bad value '%s' (use 0..3); ignored", env);
             } else {
                 level = (int)v;
             }
@@ -29,14 +39,35 @@ void cs_log_set_level(int new_level) {
     level = new_level < 0 ? 0 : new_level;
 }
 
+/* One line in one write, so lines of several ranks do not interleave under mpirun. */
+static void vline(const char *fmt, va_list ap) {
+    char line[2048];
+    int n = snprintf(line, sizeof(line), "collsel: ");
+    n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+    if (n > (int)sizeof(line) - 2) {
+        n = (int)sizeof(line) - 2;
+    }
+    line[n] = '\n';
+    line[n + 1] = '\0';
+    fputs(line, stderr);
+}
+
 void cs_log(int msg_level, const char *fmt, ...) {
+    va_list ap;
     if (cs_log_level() < msg_level) {
         return;
     }
-    va_list ap;
     va_start(ap, fmt);
-    fputs("collsel: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vline(fmt, ap);
+    va_end(ap);
+}
+
+void cs_log_complain(const char *fmt, ...) {
+    va_list ap;
+    if (!cs_log_world_root()) {
+        return;
+    }
+    va_start(ap, fmt);
+    vline(fmt, ap);
     va_end(ap);
 }

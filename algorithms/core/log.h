@@ -15,4 +15,11 @@ void cs_log_set_level(int level);
 /* Prints one line at `level` when the current level is at least `level`. */
 void cs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Prints one line whatever the level, on MPI_COMM_WORLD's rank 0 only (or when MPI is not
+ * running): for a bad environment value, which every rank would otherwise repeat. */
+void cs_log_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* 1 on MPI_COMM_WORLD's rank 0, and when MPI is not initialised or already finalised. */
+int cs_log_world_root(void);
+
 #endif

@@ -42,6 +42,7 @@ void cs_machine_fingerprint(cs_machine_t *m) {
 }
 
 int cs_machine_node_size(MPI_Comm comm, int *ppn) {
+    static int complained;
     int rc = CS_OK;
     MPI_Comm node = MPI_COMM_NULL;
     const char *env = getenv("COLLSEL_NODE_SIZE");
@@ -54,8 +55,11 @@ int cs_machine_node_size(MPI_Comm comm, int *ppn) {
             *ppn = k < nprocs ? (int)k : nprocs;
             return CS_OK;
         }
-        cs_log(CS_LOG_WARN, "COLLSEL_NODE_SIZE: bad value '%s' (use a process count >= 1); ignored",
-               env);
+        if (!complained) {
+            complained = 1;
+            cs_log_complain("COLLSEL_NODE_SIZE: bad value '%s' (use a process count >= 1); ignored",
+                            env);
+        }
     }
     CS_MPI_CHECK(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     CS_MPI_CHECK(PMPI_Comm_size(node, ppn));

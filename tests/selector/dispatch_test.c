@@ -1,0 +1,691 @@
+/* cs_sel_dispatch: the selector's decisions and results through the public API (collsel.h).
+ *
+ *   mpirun -np N cs_sel_dispatch [--tuned-sizes LIST] [--forced KEY] [--native [TEXT]]
+ *                                [--reinit PATH]
+ *
+ * Calls collsel_init(NULL) (so COLLSEL_DB and the rest of the environment apply), then, on
+ * MPI_COMM_WORLD and on two halves of it (ranks in reverse order, when N >= 2):
+ *
+ *  1. collsel_explain for sizes at both ends of every interval of the test rules
+ *     (rules_spec.c) and must name:
+ *       default       the interval's first usable candidate (unknown algorithms and variants with
+ *                     parameters skipped), its whole ranked list, "on <n> processes" and "tuned
+ *                     at <t> processes", t the size in LIST (--tuned-sizes, default 4) nearest to
+ *                     the communicator's (by ratio, as documented in selector/prune.c);
+ *       --forced KEY  (repeatable) the same, except that KEY's collective names KEY, forced;
+ *       --native      "<coll>/native" for everything (but the --forced collectives); with
+ *                     TEXT, rank 0 of MPI_COMM_WORLD's explanation must contain TEXT (the
+ *                     reason: no database, disabled, ...).
+ *  2. every collective through collsel_*() against PMPI_*() on identical buffers, for counts at
+ *     both ends of every interval: int data with MPI_SUM, and for reduce and allreduce a
+ *     non-commutative op (2x2 matrix product mod 31 on a type of 4 ints), every root, with and
+ *     without MPI_IN_PLACE, allgatherv with equal and with irregular counts and non-monotone
+ *     displacements. Each case runs three times with fresh data in fresh buffers placed
+ *     differently (the second and third calls hit the selector's call cache). Whole
+ *     allocations, 64 sentinel bytes on both sides included, must be equal: results,
+ *     untouched send buffers, untouched insignificant receive buffers.
+ *     Rank 0 prints "expect <coll> <bytes> <algorithm>" on stdout for every call on
+ *     MPI_COMM_WORLD: what COLLSEL_VERBOSE=3 must log for it (test_selector.sh checks).
+ *  3. 20 communicators created and freed in turn, ranks in alternating order (a
+ *     non-commutative allreduce and a bcast through collsel against PMPI); an
+ *     intercommunicator: explain says native, allreduce and bcast go to MPI.
+ *  4. collsel_finalize(): explain says "finalized" and calls stay correct (native).
+ *  5. --reinit PATH: collsel_init(PATH), PATH being a database collsel cannot use: MPI_COMM_WORLD
+ *     and a new communicator are both native, for the reason PATH gives (the rules read before
+ *     collsel_finalize are forgotten).
+ *
+ * Bad explain arguments must give MPI_ERR_ARG. Prints "N checks, M failed" on rank 0's stdout;
+ * exit status 1 when any check failed on any rank. Writes nothing to stderr unless a check
+ * fails (the tests count collsel's lines there). */
+#include "collsel.h"
+#include "rules_spec.h"
+
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MARGIN_BYTES 64
+#define SENTINEL     0xA5
+#define PRIME        31
+#define MAX_SIZES    64
+#define EXPLAIN_LEN  1024
+#define REPEATS      3 /* calls per case */
+
+enum { BCAST, GATHER, SCATTER, REDUCE, ALLREDUCE, ALLGATHER, ALLGATHERV, NCOLLS };
+
+static const char *const coll_names[NCOLLS] = {"bcast",     "gather",    "scatter",   "reduce",
+                                               "allreduce", "allgather", "allgatherv"};
+
+enum { MODE_RULES, MODE_NATIVE };
+
+static int mode = MODE_RULES;
+static const char *native_text = NULL;
+static const char *reinit = NULL;  /* --reinit: a database that makes every call native */
+static const char *forced[NCOLLS]; /* --forced keys */
+static int nforced;
+static int tuned[MAX_SIZES] = {4}, ntuned = 1;
+static int world_rank, world_size;
+static long checks, failures;
+static int print_expect = 1; /* "expect" lines for MPI_COMM_WORLD (until collsel_finalize) */
+static size_t shift_bytes;   /* buf_alloc: extra sentinel bytes before the data */
+static MPI_Datatype mat_type;
+static MPI_Op matmul_op;
+
+/* --- checks -------------------------------------------------------------------------------- */
+
+static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void check(int ok, const char *fmt, ...) {
+    checks++;
+    if (!ok) {
+        va_list ap;
+        failures++;
+        if (failures <= 20) {
+            char line[2048];
+            va_start(ap, fmt);
+            vsnprintf(line, sizeof(line), fmt, ap);
+            va_end(ap);
+            /* one write per line: mpirun interleaves the ranks' partial writes */
+            fprintf(stderr, "FAIL (world rank %d): %s\n", world_rank, line);
+        }
+    }
+}
+
+/* The tuned size the selector must use for a communicator of n processes: the nearest by
+ * ratio, the smaller on a tie (rules are read in ascending comm_size). */
+static int nearest_tuned(int n) {
+    int best = tuned[0];
+    for (int i = 1; i < ntuned; i++) {
+        if (fabs(log((double)tuned[i] / n)) < fabs(log((double)best / n))) {
+            best = tuned[i];
+        }
+    }
+    return best;
+}
+
+/* The --forced key of collective `coll`, or NULL. */
+static const char *forced_key(const char *coll) {
+    size_t len = strlen(coll);
+    for (int i = 0; i < nforced; i++) {
+        if (strncmp(forced[i], coll, len) == 0 && forced[i][len] == '/') {
+            return forced[i];
+        }
+    }
+    return NULL;
+}
+
+/* The algorithm that must run a call of `coll` with key `bytes` (into out). */
+static const char *expected(const char *coll, uint64_t bytes, char *out, int len) {
+    if (forced_key(coll) != NULL) {
+        snprintf(out, (size_t)len, "%s", forced_key(coll));
+        return out;
+    }
+    if (mode == MODE_NATIVE) {
+        snprintf(out, (size_t)len, "%s/native", coll);
+        return out;
+    }
+    if (cs_spec_expected(coll, bytes, out, len) == NULL) {
+        snprintf(out, (size_t)len, "%s/native", coll);
+    }
+    return out;
+}
+
+/* --- explain ------------------------------------------------------------------------------- */
+
+static void explain_one(const char *coll, uint64_t bytes, MPI_Comm comm, const char *comm_name,
+                        int nprocs, const cs_spec_interval_t *iv) {
+    char buf[EXPLAIN_LEN], want[128], text[128];
+    const char *ranked;
+    size_t wlen;
+    int rc = collsel_explain(coll, (size_t)bytes, comm, buf, sizeof(buf));
+    check(rc == MPI_SUCCESS, "explain(%s, %llu) on %s returned %d", coll, (unsigned long long)bytes,
+          comm_name, rc);
+    expected(coll, bytes, want, sizeof(want));
+    wlen = strlen(want);
+    check(strncmp(buf, want, wlen) == 0 && buf[wlen] == ':',
+          "explain(%s, %llu) on %s: want %s, got '%s'", coll, (unsigned long long)bytes, comm_name,
+          want, buf);
+    if (forced_key(coll) != NULL) {
+        check(strstr(buf, "forced by COLLSEL_FORCE") != NULL,
+              "explain(%s, %llu): want 'forced by COLLSEL_FORCE', got '%s'", coll,
+              (unsigned long long)bytes, buf);
+        return;
+    }
+    if (mode == MODE_NATIVE) {
+        if (native_text != NULL && world_rank == 0 && comm == MPI_COMM_WORLD) {
+            check(strstr(buf, native_text) != NULL,
+                  "explain(%s, %llu): want the reason '%s', got '%s'", coll,
+                  (unsigned long long)bytes, native_text, buf);
+        }
+        return;
+    }
+    ranked = strstr(buf, " ranked: ");
+    check(ranked != NULL && strcmp(ranked + strlen(" ranked: "), iv->expect) == 0,
+          "explain(%s, %llu) on %s: want ranked '%s', got '%s'", coll, (unsigned long long)bytes,
+          comm_name, iv->expect, buf);
+    snprintf(text, sizeof(text), " tuned at %d processes,", nearest_tuned(nprocs));
+    check(strstr(buf, text) != NULL, "explain(%s, %llu) on %s (%d processes): want '%s', got '%s'",
+          coll, (unsigned long long)bytes, comm_name, nprocs, text + 1, buf);
+    snprintf(text, sizeof(text), " on %d processes ", nprocs);
+    check(strstr(buf, text) != NULL, "explain(%s, %llu) on %s: want '%s', got '%s'", coll,
+          (unsigned long long)bytes, comm_name, text + 1, buf);
+}
+
+static void explain_all(MPI_Comm comm, const char *comm_name) {
+    int nprocs;
+    MPI_Comm_size(comm, &nprocs);
+    for (int i = 0; i < cs_spec_count; i++) {
+        const cs_spec_interval_t *iv = &cs_spec[i];
+        uint64_t hi =
+            iv->hi_bytes == CS_SPEC_UNBOUNDED ? iv->lo_bytes * 1000 + 12345 : iv->hi_bytes;
+        explain_one(iv->coll, iv->lo_bytes, comm, comm_name, nprocs, iv);
+        explain_one(iv->coll, hi - 1, comm, comm_name, nprocs, iv);
+        if (iv->hi_bytes == CS_SPEC_UNBOUNDED) {
+            explain_one(iv->coll, (uint64_t)1 << 62, comm, comm_name, nprocs, iv);
+        }
+    }
+}
+
+/* --- collectives --------------------------------------------------------------------------- */
+
+/* A buffer with MARGIN_BYTES of sentinel on both sides; `data` is what MPI gets. */
+typedef struct buf {
+    unsigned char *mem;
+    size_t bytes, lead; /* lead: sentinel bytes before the data */
+    int *data;
+} buf_t;
+
+/* One call: what both sides do, on their own buffers. */
+typedef struct tcase {
+    int coll, count, root, in_place, mat; /* mat: the 4-int type and the non-commutative op */
+    int irregular;                        /* allgatherv: irregular counts */
+    MPI_Comm comm;
+    int rank, nprocs;
+} tcase_t;
+
+typedef struct side {
+    buf_t send, recv;
+    int *counts, *displs;
+} side_t;
+
+static int ints_per_elem(const tcase_t *tc) {
+    return tc->mat ? 4 : 1;
+}
+
+static void buf_alloc(buf_t *b, size_t data_bytes) {
+    b->lead = MARGIN_BYTES + shift_bytes;
+    b->bytes = data_bytes + b->lead + MARGIN_BYTES;
+    b->mem = malloc(b->bytes);
+    if (b->mem == NULL) {
+        fprintf(stderr, "cs_sel_dispatch: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    memset(b->mem, SENTINEL, b->bytes);
+    b->data = (int *)(void *)(b->mem + b->lead);
+}
+
+static int value(int owner, long i, int salt, int mat) {
+    unsigned h = (unsigned)owner * 2654435761u ^ (unsigned)i * 40503u ^ (unsigned)salt * 7919u;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    return mat ? (int)(h % PRIME) : (int)(h % 2001) - 1000;
+}
+
+/* Writes `owner`'s n elements at element `first` of b. */
+static void fill(const tcase_t *tc, buf_t *b, long first, long n, int owner, int salt) {
+    int k = ints_per_elem(tc);
+    for (long i = 0; i < n * k; i++) {
+        b->data[first * k + i] = value(owner, i, salt, tc->mat);
+    }
+}
+
+/* inout = in * inout, 2x2 matrices mod PRIME. Not commutative. */
+static void matmul_fn(void *in, void *inout, int *len, MPI_Datatype *type) {
+    const int *a = in;
+    int *b = inout;
+    (void)type;
+    for (int i = 0; i < *len; i++, a += 4, b += 4) {
+        int r[4] = {(a[0] * b[0] + a[1] * b[2]) % PRIME, (a[0] * b[1] + a[1] * b[3]) % PRIME,
+                    (a[2] * b[0] + a[3] * b[2]) % PRIME, (a[2] * b[1] + a[3] * b[3]) % PRIME};
+        memcpy(b, r, sizeof(r));
+    }
+}
+
+/* Allgatherv layout: counts (equal, or irregular around count) and displacements in reverse
+ * rank order with a gap of one element before each block. Returns the elements spanned. */
+static long vlayout(const tcase_t *tc, int *counts, int *displs) {
+    long at = 0;
+    for (int q = 0; q < tc->nprocs; q++) {
+        counts[q] = tc->irregular ? (q % 3 == 1 ? 0 : tc->count + q % 2) : tc->count;
+    }
+    for (int q = tc->nprocs - 1; q >= 0; q--) {
+        at += 1;
+        displs[q] = (int)at;
+        at += counts[q];
+    }
+    return at + 1;
+}
+
+/* The selection key of the case, as collsel defines it (bytes per process; allgatherv: mean
+ * bytes per block). */
+static uint64_t case_bytes(const tcase_t *tc) {
+    uint64_t esize = 4 * (uint64_t)ints_per_elem(tc);
+    if (tc->coll == ALLGATHERV) {
+        int *counts = malloc((size_t)tc->nprocs * sizeof(int));
+        int *displs = malloc((size_t)tc->nprocs * sizeof(int));
+        uint64_t total = 0;
+        if (counts == NULL || displs == NULL) {
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        vlayout(tc, counts, displs);
+        for (int q = 0; q < tc->nprocs; q++) {
+            total += (uint64_t)counts[q];
+        }
+        free(counts);
+        free(displs);
+        return total * esize / (uint64_t)tc->nprocs;
+    }
+    return (uint64_t)tc->count * esize;
+}
+
+static void prepare(const tcase_t *tc, side_t *s, int salt) {
+    long n = tc->count, p = tc->nprocs;
+    size_t esize = 4 * (size_t)ints_per_elem(tc);
+    int me = tc->rank, root = tc->rank == tc->root;
+    memset(s, 0, sizeof(*s));
+    switch (tc->coll) {
+    case BCAST:
+        buf_alloc(&s->recv, (size_t)n * esize);
+        if (root) {
+            fill(tc, &s->recv, 0, n, me, salt);
+        }
+        break;
+    case GATHER:
+        buf_alloc(&s->recv, (size_t)(n * p) * esize);
+        buf_alloc(&s->send, (size_t)n * esize);
+        fill(tc, tc->in_place && root ? &s->recv : &s->send, tc->in_place && root ? me * n : 0, n,
+             me, salt);
+        break;
+    case SCATTER:
+        buf_alloc(&s->send, (size_t)(n * p) * esize);
+        buf_alloc(&s->recv, (size_t)n * esize);
+        for (int q = 0; root && q < p; q++) {
+            fill(tc, &s->send, q * n, n, q, salt);
+        }
+        break;
+    case REDUCE:
+    case ALLREDUCE:
+        buf_alloc(&s->send, (size_t)n * esize);
+        buf_alloc(&s->recv, (size_t)n * esize);
+        fill(tc, tc->in_place && (root || tc->coll == ALLREDUCE) ? &s->recv : &s->send, 0, n, me,
+             salt);
+        break;
+    case ALLGATHER:
+        buf_alloc(&s->send, (size_t)n * esize);
+        buf_alloc(&s->recv, (size_t)(n * p) * esize);
+        fill(tc, tc->in_place ? &s->recv : &s->send, tc->in_place ? me * n : 0, n, me, salt);
+        break;
+    case ALLGATHERV: {
+        long span;
+        s->counts = malloc((size_t)p * sizeof(int));
+        s->displs = malloc((size_t)p * sizeof(int));
+        if (s->counts == NULL || s->displs == NULL) {
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        span = vlayout(tc, s->counts, s->displs);
+        buf_alloc(&s->recv, (size_t)span * esize);
+        buf_alloc(&s->send, (size_t)s->counts[me] * esize);
+        fill(tc, tc->in_place ? &s->recv : &s->send, tc->in_place ? s->displs[me] : 0,
+             s->counts[me], me, salt);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void side_free(side_t *s) {
+    free(s->send.mem);
+    free(s->recv.mem);
+    free(s->counts);
+    free(s->displs);
+}
+
+/* Runs the case on `s`, through collsel when `via_collsel`, else PMPI. */
+static int run(const tcase_t *tc, side_t *s, int via_collsel) {
+    MPI_Datatype t = tc->mat ? mat_type : MPI_INT;
+    MPI_Op op = tc->mat ? matmul_op : MPI_SUM;
+    int n = tc->count, root = tc->root, at_root = tc->rank == tc->root;
+    void *send = s->send.data, *recv = s->recv.data;
+    MPI_Comm c = tc->comm;
+    switch (tc->coll) {
+    case BCAST:
+        return via_collsel ? collsel_bcast(recv, n, t, root, c) : PMPI_Bcast(recv, n, t, root, c);
+    case GATHER:
+        send = tc->in_place && at_root ? MPI_IN_PLACE : send;
+        return via_collsel ? collsel_gather(send, n, t, recv, n, t, root, c)
+                           : PMPI_Gather(send, n, t, recv, n, t, root, c);
+    case SCATTER:
+        recv = tc->in_place && at_root ? MPI_IN_PLACE : recv;
+        return via_collsel ? collsel_scatter(send, n, t, recv, n, t, root, c)
+                           : PMPI_Scatter(send, n, t, recv, n, t, root, c);
+    case REDUCE:
+        send = tc->in_place && at_root ? MPI_IN_PLACE : send;
+        return via_collsel ? collsel_reduce(send, recv, n, t, op, root, c)
+                           : PMPI_Reduce(send, recv, n, t, op, root, c);
+    case ALLREDUCE:
+        send = tc->in_place ? MPI_IN_PLACE : send;
+        return via_collsel ? collsel_allreduce(send, recv, n, t, op, c)
+                           : PMPI_Allreduce(send, recv, n, t, op, c);
+    case ALLGATHER:
+        send = tc->in_place ? MPI_IN_PLACE : send;
+        return via_collsel ? collsel_allgather(send, n, t, recv, n, t, c)
+                           : PMPI_Allgather(send, n, t, recv, n, t, c);
+    case ALLGATHERV: {
+        int sc = s->counts[tc->rank];
+        send = tc->in_place ? MPI_IN_PLACE : send;
+        return via_collsel ? collsel_allgatherv(send, sc, t, recv, s->counts, s->displs, t, c)
+                           : PMPI_Allgatherv(send, sc, t, recv, s->counts, s->displs, t, c);
+    }
+    default:
+        return MPI_ERR_ARG;
+    }
+}
+
+static long first_diff(const buf_t *a, const buf_t *b) {
+    for (size_t i = 0; i < a->bytes; i++) {
+        if (a->mem[i] != b->mem[i]) {
+            return (long)i - (long)a->lead;
+        }
+    }
+    return LONG_MIN;
+}
+
+/* One call of the case (repetition `rep`: other data, buffers `rep` * 16 bytes further into
+ * their allocation). */
+static void run_once(const tcase_t *tc, const char *comm_name, int salt, int rep) {
+    side_t nat, sel;
+    int rc_nat, rc_sel, bad = 0;
+    long at_send, at_recv;
+    shift_bytes = 16 * (size_t)rep;
+    prepare(tc, &nat, salt + 1000003 * rep);
+    prepare(tc, &sel, salt + 1000003 * rep);
+    rc_nat = run(tc, &nat, 0);
+    rc_sel = run(tc, &sel, 1);
+    at_send = first_diff(&nat.send, &sel.send);
+    at_recv = first_diff(&nat.recv, &sel.recv);
+    bad = rc_nat != MPI_SUCCESS || rc_sel != MPI_SUCCESS || at_send != LONG_MIN ||
+          at_recv != LONG_MIN;
+    check(!bad,
+          "%s on %s: count=%d %s root=%d in_place=%d%s call %d: status native %d collsel %d, "
+          "send buffer differs at byte %ld, receive buffer at byte %ld (LONG_MIN: equal)",
+          coll_names[tc->coll], comm_name, tc->count, tc->mat ? "matmul(noncommutative)" : "int",
+          tc->root, tc->in_place, tc->irregular ? " irregular" : "", rep + 1, rc_nat, rc_sel,
+          at_send, at_recv);
+    side_free(&nat);
+    side_free(&sel);
+}
+
+/* The case REPEATS times: the calls after the first have the arguments of an earlier call
+ * but other buffers (the selector's call cache). */
+static void run_case(const tcase_t *tc, const char *comm_name, int salt) {
+    for (int rep = 0; rep < REPEATS; rep++) {
+        run_once(tc, comm_name, salt, rep);
+    }
+}
+
+static int in_place_allowed(int coll) {
+    return coll != BCAST;
+}
+
+/* Runs every case of one count of one collective. */
+static void run_count(tcase_t *tc, const char *comm_name, int *salt) {
+    int rooted =
+        tc->coll == BCAST || tc->coll == GATHER || tc->coll == SCATTER || tc->coll == REDUCE;
+    for (tc->irregular = 0; tc->irregular <= (tc->coll == ALLGATHERV); tc->irregular++) {
+        if (print_expect && tc->comm == MPI_COMM_WORLD && world_rank == 0) {
+            char want[128];
+            uint64_t bytes = case_bytes(tc);
+            printf("expect %s %llu %s\n", coll_names[tc->coll], (unsigned long long)bytes,
+                   expected(coll_names[tc->coll], bytes, want, sizeof(want)));
+        }
+        for (tc->root = 0; tc->root < (rooted ? tc->nprocs : 1); tc->root++) {
+            for (tc->in_place = 0; tc->in_place <= in_place_allowed(tc->coll); tc->in_place++) {
+                run_case(tc, comm_name, ++*salt);
+            }
+        }
+    }
+}
+
+static void run_all(MPI_Comm comm, const char *comm_name) {
+    int salt = 0;
+    tcase_t tc;
+    memset(&tc, 0, sizeof(tc));
+    tc.comm = comm;
+    MPI_Comm_rank(comm, &tc.rank);
+    MPI_Comm_size(comm, &tc.nprocs);
+    for (int i = 0; i < cs_spec_count; i++) {
+        const cs_spec_interval_t *iv = &cs_spec[i];
+        for (tc.coll = 0; tc.coll < NCOLLS && strcmp(coll_names[tc.coll], iv->coll) != 0;
+             tc.coll++) {
+        }
+        for (tc.mat = 0; tc.mat <= (tc.coll == REDUCE || tc.coll == ALLREDUCE); tc.mat++) {
+            uint64_t esize = 4 * (uint64_t)ints_per_elem(&tc);
+            uint64_t lo = (iv->lo_bytes + esize - 1) / esize;
+            uint64_t hi =
+                iv->hi_bytes == CS_SPEC_UNBOUNDED ? 2 * lo + 1 : (iv->hi_bytes - 1) / esize;
+            if (lo * esize >= iv->hi_bytes) {
+                continue; /* no count of this type falls in the interval */
+            }
+            tc.count = (int)lo;
+            run_count(&tc, comm_name, &salt);
+            if (hi != lo && hi * esize >= iv->lo_bytes) {
+                tc.count = (int)hi;
+                run_count(&tc, comm_name, &salt);
+            }
+        }
+    }
+}
+
+/* --- main ---------------------------------------------------------------------------------- */
+
+static int parse_sizes(const char *text) {
+    const char *s = text;
+    ntuned = 0;
+    while (*s != '\0') {
+        char *end = NULL;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || ntuned == MAX_SIZES || (*end != ',' && *end != '\0')) {
+            return -1;
+        }
+        tuned[ntuned++] = (int)v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    /* ascending, as the database lists them */
+    for (int i = 1; i < ntuned; i++) {
+        for (int j = i; j > 0 && tuned[j - 1] > tuned[j]; j--) {
+            int t = tuned[j];
+            tuned[j] = tuned[j - 1];
+            tuned[j - 1] = t;
+        }
+    }
+    return ntuned > 0 ? 0 : -1;
+}
+
+static void test_comm(MPI_Comm comm, const char *name) {
+    explain_all(comm, name);
+    run_all(comm, name);
+}
+
+/* Communicators created and freed one after another, their ranks in alternating order: each
+ * call must use its own communicator's state, never a freed one's (Open MPI reuses handles). */
+static void test_churn(void) {
+    for (int i = 0; i < 20; i++) {
+        MPI_Comm c;
+        tcase_t tc;
+        if (i % 2 == 0) {
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        } else {
+            MPI_Comm_split(MPI_COMM_WORLD, 0, world_size - world_rank, &c);
+        }
+        memset(&tc, 0, sizeof(tc));
+        tc.comm = c;
+        MPI_Comm_rank(c, &tc.rank);
+        MPI_Comm_size(c, &tc.nprocs);
+        tc.coll = ALLREDUCE; /* non-commutative: the rank order shows */
+        tc.mat = 1;
+        tc.count = 16;
+        run_once(&tc, i % 2 ? "churn-reversed" : "churn-dup", 7 * i, 0);
+        tc.coll = BCAST;
+        tc.mat = 0;
+        tc.count = 300;
+        tc.root = tc.nprocs - 1;
+        run_once(&tc, i % 2 ? "churn-reversed" : "churn-dup", 7 * i + 1, 0);
+        MPI_Comm_free(&c);
+    }
+}
+
+/* An intercommunicator (even world ranks against odd ones) goes straight to MPI. */
+static void test_intercomm(void) {
+    MPI_Comm local, inter;
+    int color = world_rank % 2, lrank, rsize, in[8], out[8], ref[8];
+    char buf[EXPLAIN_LEN];
+    if (world_size < 2) {
+        return;
+    }
+    MPI_Comm_split(MPI_COMM_WORLD, color, world_rank, &local);
+    MPI_Comm_rank(local, &lrank);
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, color == 0 ? 1 : 0, 99, &inter);
+    MPI_Comm_remote_size(inter, &rsize);
+    check(collsel_explain("allreduce", 64, inter, buf, sizeof(buf)) == MPI_SUCCESS &&
+              strncmp(buf, "allreduce/native: ", 18) == 0 &&
+              (mode == MODE_NATIVE || strstr(buf, "intercommunicator") != NULL),
+          "explain on an intercommunicator: '%s'", buf);
+    for (int i = 0; i < 8; i++) {
+        in[i] = world_rank * 10 + i;
+    }
+    check(collsel_allreduce(in, out, 8, MPI_INT, MPI_SUM, inter) == MPI_SUCCESS &&
+              PMPI_Allreduce(in, ref, 8, MPI_INT, MPI_SUM, inter) == MPI_SUCCESS &&
+              memcmp(out, ref, sizeof(out)) == 0,
+          "allreduce on an intercommunicator differs from MPI's");
+    /* bcast from rank 0 of the even group to the odd group */
+    for (int i = 0; i < 8; i++) {
+        out[i] = color == 0 ? 1000 + i : -1;
+        ref[i] = 1000 + i;
+    }
+    check(collsel_bcast(out, 8, MPI_INT, color == 0 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0,
+                        inter) == MPI_SUCCESS &&
+              memcmp(out, ref, sizeof(out)) == 0,
+          "bcast on an intercommunicator: wrong data (remote size %d)", rsize);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+}
+
+static void test_api(void) {
+    char buf[EXPLAIN_LEN], small[8];
+    check(collsel_explain("alltoall", 8, MPI_COMM_WORLD, buf, sizeof(buf)) == MPI_ERR_ARG,
+          "explain of an unknown collective must return MPI_ERR_ARG");
+    check(collsel_explain("bcast", 8, MPI_COMM_WORLD, NULL, 10) == MPI_ERR_ARG,
+          "explain with a NULL buffer must return MPI_ERR_ARG");
+    check(collsel_explain(NULL, 8, MPI_COMM_WORLD, buf, sizeof(buf)) == MPI_ERR_ARG,
+          "explain with a NULL collective must return MPI_ERR_ARG");
+    memset(small, 'x', sizeof(small));
+    check(collsel_explain("allreduce", 1 << 20, MPI_COMM_WORLD, small, sizeof(small)) ==
+                  MPI_SUCCESS &&
+              memchr(small, '\0', sizeof(small)) != NULL,
+          "explain into a short buffer must succeed and terminate the text");
+}
+
+int main(int argc, char **argv) {
+    int total[2];
+    MPI_Comm half = MPI_COMM_NULL;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--tuned-sizes") == 0 && i + 1 < argc &&
+            parse_sizes(argv[i + 1]) == 0) {
+            i++;
+        } else if (strcmp(argv[i], "--forced") == 0 && i + 1 < argc && nforced < NCOLLS) {
+            forced[nforced++] = argv[++i];
+        } else if (strcmp(argv[i], "--reinit") == 0 && i + 1 < argc) {
+            reinit = argv[++i];
+        } else if (strcmp(argv[i], "--native") == 0) {
+            mode = MODE_NATIVE;
+            if (i + 1 < argc && argv[i + 1][0] != '-') {
+                native_text = argv[++i];
+            }
+        } else {
+            if (world_rank == 0) {
+                fprintf(stderr, "usage: cs_sel_dispatch [--tuned-sizes LIST] [--forced KEY] "
+                                "[--native [TEXT]] [--reinit PATH]\n");
+            }
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    MPI_Type_contiguous(4, MPI_INT, &mat_type);
+    MPI_Type_commit(&mat_type);
+    MPI_Op_create(matmul_fn, 0, &matmul_op);
+    collsel_init(NULL);
+
+    test_api();
+    test_comm(MPI_COMM_WORLD, "world");
+    if (world_size >= 2) {
+        /* two halves, ranks reversed: other sizes, so other nearest tuned sizes */
+        MPI_Comm_split(MPI_COMM_WORLD, world_rank < (world_size + 1) / 2, world_size - world_rank,
+                       &half);
+        test_comm(half, "half");
+        MPI_Comm_free(&half);
+    }
+    test_churn();
+    test_intercomm();
+
+    /* After collsel_finalize every call is native. */
+    collsel_finalize();
+    {
+        /* COLLSEL_DISABLE is said first: collsel never ran */
+        const char *finalized = native_text != NULL && strstr(native_text, "COLLSEL_DISABLE")
+                                    ? "allreduce/native: collsel is disabled (COLLSEL_DISABLE)"
+                                    : "allreduce/native: collsel is finalized";
+        char buf[EXPLAIN_LEN];
+        check(collsel_explain("allreduce", 1024, MPI_COMM_WORLD, buf, sizeof(buf)) == MPI_SUCCESS &&
+                  strcmp(buf, finalized) == 0,
+              "after collsel_finalize explain says '%s'", buf);
+    }
+    mode = MODE_NATIVE;
+    nforced = 0;
+    print_expect = 0;
+    run_all(MPI_COMM_WORLD, "world-finalized");
+
+    /* collsel_init again, with another database: it applies to every communicator, those used
+     * before collsel_finalize too (it "forgets the rules"). */
+    if (reinit != NULL) {
+        MPI_Comm dup;
+        collsel_init(reinit);
+        native_text = reinit;
+        explain_all(MPI_COMM_WORLD, "world-reinit");
+        run_all(MPI_COMM_WORLD, "world-reinit");
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        explain_all(dup, "dup-reinit");
+        run_all(dup, "dup-reinit");
+        MPI_Comm_free(&dup);
+    }
+
+    total[0] = (int)checks;
+    total[1] = (int)failures;
+    PMPI_Allreduce(MPI_IN_PLACE, total, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (world_rank == 0) {
+        printf("%d checks, %d failed\n", total[0], total[1]);
+    }
+    MPI_Op_free(&matmul_op);
+    MPI_Type_free(&mat_type);
+    MPI_Finalize();
+    return total[1] > 0 ? 1 : 0;
+}

@@ -1,0 +1,202 @@
+/* cs_make_rules_db: writes the selector tests' rules (rules_spec.c) into a tuning database with
+ * the db API, as a tuning run would, without timing anything.
+ *
+ *   cs_make_rules_db [--comm-sizes LIST] [--other-machine | --other-host] PATH
+ *   cs_make_rules_db --list-algorithms
+ *   cs_make_rules_db --print-winners
+ *
+ * PATH is created (or extended) read-write. The rules are stored for every communicator size in
+ * LIST (comma-separated, default 4), each with ppn equal to its size (one node), under the
+ * fingerprint of this machine (cs_machine_fingerprint: what the selector looks for) or, with
+ * --other-machine, of a machine that does not exist (another topology and MPI library), so the
+ * selector must refuse the database, or, with --other-host, of another node with this machine's
+ * hardware and MPI library (host "another-node"), whose rules the selector must use. The rules
+ * belong to one 'done' run.
+ *
+ * --list-algorithms prints every registered algorithm key, one per line (the registry the
+ * tests loop over). --print-winners prints, per collective, the intervals with the algorithm the
+ * selector must choose in each, as COLLSEL_VERBOSE=2 lists them:
+ *   allreduce: [0, 64) allreduce/native [64, 4096) allreduce/recursive_doubling ...
+ *
+ * Exit status 0 on success, 1 on a database error, 2 on bad usage. No MPI_Init: the fingerprint
+ * only asks for the MPI library's version. */
+#include "core/machine.h"
+#include "db.h"
+#include "registry.h"
+#include "rules_spec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SIZES 64
+
+static int usage(void) {
+    fprintf(stderr, "usage: cs_make_rules_db [--comm-sizes LIST] [--other-machine | --other-host] "
+                    "PATH\n"
+                    "       cs_make_rules_db --list-algorithms\n"
+                    "       cs_make_rules_db --print-winners\n");
+    return 2;
+}
+
+/* Parses "1,3,4" into sizes[]; the count, or -1 on a bad list. */
+static int parse_sizes(const char *text, int *sizes) {
+    int n = 0;
+    const char *s = text;
+    while (*s != '\0') {
+        char *end = NULL;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || v > 1 << 20 || n == MAX_SIZES || (*end != ',' && *end != '\0')) {
+            return -1;
+        }
+        sizes[n++] = (int)v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+static void print_winners(void) {
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        const char *coll = cs_coll_name((cs_coll_t)c);
+        printf("%s:", coll);
+        for (int i = 0; i < cs_spec_count; i++) {
+            const cs_spec_interval_t *iv = &cs_spec[i];
+            int len = (int)strcspn(iv->expect, " ");
+            if (strcmp(iv->coll, coll) != 0) {
+                continue;
+            }
+            if (iv->hi_bytes == CS_SPEC_UNBOUNDED) {
+                printf(" [%llu, inf) %.*s", (unsigned long long)iv->lo_bytes, len, iv->expect);
+            } else {
+                printf(" [%llu, %llu) %.*s", (unsigned long long)iv->lo_bytes,
+                       (unsigned long long)iv->hi_bytes, len, iv->expect);
+            }
+        }
+        printf("\n");
+    }
+}
+
+/* Writes the rules of one collective for one communicator size. */
+static int write_coll(cs_db_t *db, int64_t machine_id, int64_t run_id, const char *coll, int size) {
+    int rc = CS_OK;
+    cs_db_rule_t rules[64];
+    char algorithm[64][64], params[64][64];
+    size_t n = 0;
+    for (int i = 0; i < cs_spec_count; i++) {
+        const cs_spec_interval_t *iv = &cs_spec[i];
+        if (strcmp(iv->coll, coll) != 0) {
+            continue;
+        }
+        for (int k = 0; iv->ranked[k] != NULL; k++) {
+            const char *name = iv->ranked[k];
+            size_t len = strcspn(name, "(");
+            CS_REQUIRE(n < 64, CS_ERR_ARG);
+            snprintf(algorithm[n], sizeof(algorithm[n]), "%.*s", (int)len, name);
+            /* "alg(k=v)" -> params "k=v" */
+            snprintf(params[n], sizeof(params[n]), "%.*s",
+                     name[len] == '(' ? (int)(strlen(name) - len - 2) : 0,
+                     name[len] == '(' ? name + len + 1 : "");
+            rules[n] = (cs_db_rule_t){
+                .machine_id = machine_id,
+                .coll = coll,
+                .comm_size = size,
+                .ppn = size,
+                .lo_bytes = iv->lo_bytes,
+                .hi_bytes = iv->hi_bytes,
+                .rank = k + 1,
+                .algorithm = algorithm[n],
+                .params = params[n],
+                .median_us = 10.0 + k,
+                .native_us = 20.0,
+                .p_value = strstr(name, "/native") != NULL ? NAN : 0.001,
+                .run_id = run_id,
+            };
+            n++;
+        }
+    }
+    CS_CHECK(cs_db_replace_rules(db, machine_id, coll, size, size, rules, n));
+out:
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    int rc = CS_OK;
+    int sizes[MAX_SIZES] = {4}, nsizes = 1, other = 0, maxsize = 1;
+    const char *path = NULL;
+    char why[1024];
+    cs_db_t *db = NULL;
+    cs_machine_t m;
+    cs_db_machine_t dm;
+    cs_db_run_t run;
+    int64_t machine_id = 0, run_id = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--list-algorithms") == 0 && argc == 2) {
+            for (int k = 0; k < cs_registry_count; k++) {
+                printf("%s\n", cs_registry[k]->name);
+            }
+            return 0;
+        } else if (strcmp(argv[i], "--print-winners") == 0 && argc == 2) {
+            print_winners();
+            return 0;
+        } else if (strcmp(argv[i], "--comm-sizes") == 0 && i + 1 < argc) {
+            nsizes = parse_sizes(argv[++i], sizes);
+            if (nsizes < 1) {
+                fprintf(stderr, "cs_make_rules_db: bad --comm-sizes '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--other-machine") == 0) {
+            other = 1;
+        } else if (strcmp(argv[i], "--other-host") == 0) {
+            other = 2;
+        } else if (argv[i][0] != '-' && path == NULL) {
+            path = argv[i];
+        } else {
+            return usage();
+        }
+    }
+    if (path == NULL) {
+        return usage();
+    }
+    cs_machine_fingerprint(&m);
+    if (other == 1) {
+        dm = (cs_db_machine_t){"elsewhere", "packages=64 numa=64 cores=4096 pus=8192",
+                               "Imaginary MPI 9.9"};
+    } else if (other == 2) {
+        dm = (cs_db_machine_t){"another-node", m.topology, m.mpi_library};
+    } else {
+        dm = (cs_db_machine_t){m.host, m.topology, m.mpi_library};
+    }
+    for (int i = 0; i < nsizes; i++) {
+        maxsize = sizes[i] > maxsize ? sizes[i] : maxsize;
+    }
+    rc = cs_db_open(path, CS_DB_READ_WRITE, &db, why, sizeof(why));
+    if (rc != CS_OK) {
+        fprintf(stderr, "cs_make_rules_db: %s\n", why);
+        return 1;
+    }
+    CS_CHECK(cs_db_find_or_insert_machine(db, &dm, &machine_id));
+    run = (cs_db_run_t){.machine_id = machine_id,
+                        .nprocs = maxsize,
+                        .nnodes = 1,
+                        .ppn = maxsize,
+                        .oversubscribed = 1,
+                        .args = "tests/selector rules",
+                        .version = CS_VERSION};
+    CS_CHECK(cs_db_start_run(db, &run, false, &run_id, NULL));
+    CS_CHECK(cs_db_begin(db));
+    for (int i = 0; i < nsizes; i++) {
+        for (int c = 0; c < CS_COLL_COUNT; c++) {
+            CS_CHECK(write_coll(db, machine_id, run_id, cs_coll_name((cs_coll_t)c), sizes[i]));
+        }
+    }
+    CS_CHECK(cs_db_commit(db));
+    CS_CHECK(cs_db_finish_run(db, run_id, CS_DB_RUN_DONE));
+out:
+    if (rc != CS_OK) {
+        fprintf(stderr, "cs_make_rules_db: %s: %s (%s)\n", path, cs_status_str(rc),
+                db != NULL ? cs_db_errmsg(db) : "");
+    }
+    cs_db_close(db);
+    return rc == CS_OK ? 0 : 1;
+}

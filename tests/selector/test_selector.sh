@@ -1,0 +1,539 @@
+#!/usr/bin/env bash
+# The selector under mpirun: libcollsel's decisions, fallbacks, environment and robustness, and
+# unmodified MPI programs preloaded with libcollsel_pmpi. One group of checks per ctest:
+#
+#   make_db        cs_make_rules_db writes the test rules (rules_spec.c) for this machine, or for
+#                  another machine, as one 'done' run; the rank-1 intervals cover every size.
+#   dispatch_npN   cs_sel_dispatch at N processes: collsel_explain names the tuned algorithm for
+#                  sizes at both ends of every interval (unknown winners and variants with
+#                  parameters skipped, native last) and the tuned communicator size (exact: rules
+#                  for 1,3,4,7 processes; nearest: rules for 4 only, on N and on the halves of
+#                  MPI_COMM_WORLD); COLLSEL_VERBOSE=3 logs, on every rank, the algorithm the
+#                  rules name for every call; results equal PMPI's, non-commutative op and
+#                  MPI_IN_PLACE included, repeated calls (the call cache) too; communicators
+#                  created and freed in turn; an intercommunicator goes to MPI; nothing on
+#                  stderr without COLLSEL_VERBOSE.
+#   force          COLLSEL_FORCE names each registered algorithm in turn: cs_mpi_test --quick
+#                  for its collective, preloaded with libcollsel_pmpi, passes at 3 processes
+#                  (some also at 4) and the log shows the forced algorithm running; then one
+#                  point-to-point algorithm forced for every collective at once: cs_mpi_test
+#                  (full) passes and cs_sel_dispatch sees every one forced.
+#   force_nodb     COLLSEL_FORCE without COLLSEL_DB: the forced algorithm runs, every other
+#                  collective is native, nothing is printed, and explain says why (no database).
+#   bad_force      bad COLLSEL_FORCE values: one message naming the value, the rules still apply.
+#   bad_db         missing, empty, text, truncated, corrupt, newer-schema, foreign, directory and
+#                  other-machine databases: native dispatch, correct results, exit 0 and exactly
+#                  one line on stderr, a "collsel: warning" from rank 0 naming the file (with
+#                  cs_sel_dispatch and with cs_mpi_test preloaded).
+#   locked_db      the same with a database another process holds an exclusive lock on (the
+#                  reader waits for the db layer's busy timeout, 10 s; the time is printed);
+#                  after the lock is released the rules apply again.
+#   env            no COLLSEL_DB: native and silent, linked and preloaded; COLLSEL_DISABLE=1:
+#                  explain says disabled, silent, even with a bad database; COLLSEL_DISABLE=0;
+#                  a database of another node with this hardware and MPI library is used;
+#                  COLLSEL_VERBOSE=1 prints one summary line; COLLSEL_NODE_SIZE=2 is used.
+#   bad_env        bad COLLSEL_DISABLE, COLLSEL_FALLBACK, COLLSEL_VERBOSE and COLLSEL_NODE_SIZE
+#                  values: one message each (from one rank), naming the value; results correct.
+#   unknown_rules  a database whose rules are all for a collective this collsel does not know:
+#                  native, and read once (COLLSEL_VERBOSE=1 prints one summary line, rank 0's).
+#   reinit         collsel_finalize, then collsel_init(other database): every communicator,
+#                  MPI_COMM_WORLD (used before) included, follows the new database.
+#   threads        cs_sel_threads: 8 threads call collsel_init at once, then collectives on
+#                  per-thread communicators at once (MPI_THREAD_MULTIPLE); good and bad database.
+#   preload_npN    cs_mpi_test (full) preloaded with libcollsel_pmpi and a database for this
+#                  machine at N processes: every case passes, and COLLSEL_VERBOSE=2 lists the
+#                  tuned (non-native) algorithms for MPI_COMM_WORLD.
+#
+# COLLSEL_FALLBACK=error (and warn) is not tested: no registered algorithm declares a
+# requirement, and the only refusal left in a builder (a block range of more than INT_MAX
+# elements) needs gigabytes per process, so a forced algorithm that cannot run a call cannot be
+# made here. Add the test when an algorithm declares CS_REQ_COMMUTATIVE or CS_REQ_POW2.
+#
+# Usage: test_selector.sh GROUP MPIEXEC SQLITE3 CS_MAKE_RULES_DB CS_SEL_DISPATCH CS_SEL_THREADS
+#                         CS_MPI_TEST LIBCOLLSEL_PMPI          (ctest passes them all)
+# The work directory is removed on success and kept (and named) on failure.
+set -u
+
+GROUP=${1:?usage: test_selector.sh GROUP MPIEXEC SQLITE3 MAKE_DB DISPATCH THREADS MPI_TEST PMPI}
+MPIEXEC=${2:?}
+SQLITE=${3:?}
+MAKE_DB=${4:?}
+DISPATCH=${5:?}
+THREADS=${6:?}
+MPI_TEST=${7:?}
+PMPI=${8:?}
+
+# Only what a test sets reaches the ranks.
+unset COLLSEL_DB COLLSEL_DISABLE COLLSEL_FORCE COLLSEL_FALLBACK COLLSEL_VERBOSE COLLSEL_NODE_SIZE
+export OMPI_MCA_mpi_yield_when_idle=1
+export OMPI_MCA_btl=self,vader
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/collsel-selector-XXXXXX") || {
+    echo "FAIL: cannot make a work directory" >&2
+    exit 1
+}
+LOCK_FD=""
+LOCK_PID=""
+
+cleanup() {
+    local status=$?
+    release_lock
+    if [ "$status" != 0 ]; then
+        echo "work directory kept: $WORK" >&2
+    else
+        rm -rf "$WORK"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+step() {
+    echo "--- $* (${SECONDS}s)"
+}
+
+# run NAME NP MPIRUN-ARGS...: runs under mpirun, stdout to $WORK/NAME.out, stderr to
+# $WORK/NAME.err, each rank's output also in $WORK/NAME.ranks/1/rank.R/; sets RC.
+run() {
+    local name=$1 np=$2
+    shift 2
+    rm -rf "$WORK/$name.ranks"
+    "$MPIEXEC" --allow-run-as-root --oversubscribe -np "$np" \
+        --output-filename "$WORK/$name.ranks" "$@" </dev/null >"$WORK/$name.out" 2>"$WORK/$name.err"
+    RC=$?
+}
+
+show() {
+    echo "--- stdout (last lines):"
+    tail -n 5 "$WORK/$1.out"
+    echo "--- stderr (first lines):"
+    head -n 20 "$WORK/$1.err"
+}
+
+# The program ran and every check passed (cs_sel_dispatch, cs_mpi_test or cs_sel_threads).
+expect_pass() {
+    local name=$1 last
+    last=$(tail -n 1 "$WORK/$name.out")
+    if [ "$RC" != 0 ] || ! [[ "$last" =~ ^[0-9]+\ (checks|passed),\ 0\ failed$ || "$last" == passed ]]; then
+        show "$name" >&2
+        fail "$name: exit status $RC, last line '$last'"
+    fi
+    case $last in
+    "0 checks"* | "0 passed"*) fail "$name: nothing was tested" ;;
+    esac
+}
+
+expect_silent() {
+    [ ! -s "$WORK/$1.err" ] || fail "$1: want nothing on stderr, got: $(head -n 5 "$WORK/$1.err")"
+}
+
+# expect_one_line NAME TEXT...: stderr is exactly one line and contains every TEXT.
+expect_one_line() {
+    local name=$1 lines
+    shift
+    lines=$(wc -l <"$WORK/$name.err")
+    [ "$lines" = 1 ] || fail "$name: want one line on stderr, got $lines: $(head -n 8 "$WORK/$name.err")"
+    for text in "$@"; do
+        grep -q -F -- "$text" "$WORK/$name.err" ||
+            fail "$name: the message does not say '$text': $(cat "$WORK/$name.err")"
+    done
+}
+
+# expect_warning NAME DB TEXT: exactly one line on stderr, a warning naming DB and saying TEXT;
+# it comes from rank 0 (its own stderr file).
+expect_warning() {
+    local name=$1 db=$2 text=$3
+    expect_one_line "$name" "collsel: warning" "$db" "$text"
+    grep -q -F "collsel: warning" "$WORK/$name.ranks/1/rank.0/stderr" ||
+        fail "$name: the warning does not come from rank 0"
+}
+
+# check_log NAME NP: every "expect COLL BYTES ALG" line rank 0 printed is logged by every rank
+# ("collsel: COLL BYTES bytes: ALG", COLLSEL_VERBOSE=3) and no rank logs another algorithm for
+# such a call.
+check_log() {
+    local name=$1 np=$2 r
+    grep '^expect ' "$WORK/$name.ranks/1/rank.0/stdout" | sort -u >"$WORK/$name.expect"
+    [ -s "$WORK/$name.expect" ] || fail "$name: no expectations printed"
+    for ((r = 0; r < np; r++)); do
+        awk -v rank="$r" '
+            FNR == NR { want[$2 " " $3] = $4; next }
+            $1 == "collsel:" && $4 == "bytes:" {
+                key = $2 " " $3
+                if (key in want) {
+                    seen[key] = 1
+                    if ($5 != want[key]) {
+                        printf "rank %d ran %s for %s bytes, the rules say %s\n", rank, $5, key, want[key]
+                        bad = 1
+                    }
+                }
+            }
+            END {
+                for (k in want) {
+                    if (!(k in seen)) {
+                        printf "rank %d logged no call of %s bytes (want %s)\n", rank, k, want[k]
+                        bad = 1
+                    }
+                }
+                exit bad
+            }' "$WORK/$name.expect" "$WORK/$name.ranks/1/rank.$r/stderr" >"$WORK/$name.log-check" ||
+            fail "$name: dispatch differs from the rules: $(head -n 10 "$WORK/$name.log-check")"
+    done
+    echo "$name: $(wc -l <"$WORK/$name.expect") call sizes dispatched as the rules say on $np ranks"
+}
+
+make_db() {
+    "$MAKE_DB" "$@" >"$WORK/make_db.log" 2>&1 || fail "cs_make_rules_db $*: $(cat "$WORK/make_db.log")"
+}
+
+sql() {
+    "$SQLITE" -batch "$1" "$2"
+}
+
+EXACT=$WORK/exact.db # rules for 1, 3, 4 and 7 processes
+FOUR=$WORK/four.db   # rules for 4 processes only
+OTHER=$WORK/other.db # rules of another machine only
+make_db --comm-sizes 1,3,4,7 "$EXACT"
+make_db "$FOUR"
+make_db --other-machine "$OTHER"
+
+# --- groups ----------------------------------------------------------------------------------
+
+group_make_db() {
+    local per_size n gaps
+    step "the test databases"
+    per_size=$(sql "$FOUR" 'select count(*) from rule')
+    [ "$per_size" -gt 0 ] || fail "no rules in $FOUR"
+    n=$(sql "$EXACT" 'select count(*) from rule')
+    [ "$n" = $((4 * per_size)) ] || fail "$EXACT has $n rules, want 4 x $per_size"
+    [ "$(sql "$EXACT" 'select group_concat(distinct comm_size) from
+        (select comm_size from rule order by comm_size)')" = "1,3,4,7" ] ||
+        fail "$EXACT: wrong communicator sizes"
+    [ "$(sql "$EXACT" 'select count(*) from rule where ppn != comm_size')" = 0 ] ||
+        fail "$EXACT: ppn differs from comm_size"
+    [ "$(sql "$EXACT" 'select count(distinct coll) from rule')" = 7 ] ||
+        fail "$EXACT: want rules for the 7 collectives"
+    [ "$(sql "$EXACT" 'select status from run')" = "done" ] || fail "$EXACT: the run is not done"
+    [ "$(sql "$EXACT" 'pragma application_id')" = $((0x43534C53)) ] ||
+        fail "$EXACT: not a collsel database"
+    # docs/database.md: rank-1 intervals start at 0, follow each other, the last unbounded
+    gaps=$(sql "$EXACT" "select count(*) from (
+        select lo_bytes, first, prev_hi from (
+          select lo_bytes, lag(hi_bytes) over w as prev_hi, row_number() over w = 1 as first
+          from rule where rank = 1
+          window w as (partition by machine_id, coll, comm_size, ppn order by lo_bytes))
+        where (first and lo_bytes != 0) or (not first and (prev_hi is null or lo_bytes != prev_hi)))")
+    [ "$gaps" = 0 ] || fail "$EXACT: $gaps rank-1 intervals do not follow each other"
+    [ "$(sql "$EXACT" 'select count(*) from (select coll, comm_size from rule where rank = 1
+        group by coll, comm_size having sum(hi_bytes is null) != 1)')" = 0 ] ||
+        fail "$EXACT: want exactly one unbounded interval per key"
+    [ "$(sql "$EXACT" "select count(*) from rule where algorithm = 'allgather/ring' and
+        params = 'no_such_parameter=4'")" = 4 ] || fail "$EXACT: the variant with parameters is missing"
+    # another machine: same rules, another fingerprint
+    [ "$(sql "$OTHER" 'select count(*) from rule')" = "$per_size" ] || fail "$OTHER: rules"
+    [ "$(sql "$OTHER" 'select topology from machine')" != "$(sql "$FOUR" 'select topology from machine')" ] ||
+        fail "$OTHER has this machine's topology"
+    # the registry listing is the golden list's content
+    "$MAKE_DB" --list-algorithms >"$WORK/algorithms" || fail "--list-algorithms failed"
+    [ "$(wc -l <"$WORK/algorithms")" -gt 7 ] || fail "--list-algorithms: $(cat "$WORK/algorithms")"
+    "$MAKE_DB" --comm-sizes 0 "$WORK/bad.db" 2>/dev/null
+    [ $? = 2 ] || fail "cs_make_rules_db --comm-sizes 0 did not exit 2"
+    [ ! -e "$WORK/bad.db" ] || fail "cs_make_rules_db --comm-sizes 0 created the database"
+}
+
+# dispatch NP: exact and nearest tuned sizes, the verbose log, silence without COLLSEL_VERBOSE.
+group_dispatch() {
+    local np=$1
+    step "exact sizes at np $np, COLLSEL_VERBOSE=3"
+    run exact "$np" -x COLLSEL_DB="$EXACT" -x COLLSEL_VERBOSE=3 "$DISPATCH" --tuned-sizes 1,3,4,7
+    expect_pass exact
+    check_log exact "$np"
+    step "nearest size (rules for 4 processes only) at np $np"
+    run nearest "$np" -x COLLSEL_DB="$FOUR" "$DISPATCH" --tuned-sizes 4
+    expect_pass nearest
+    expect_silent nearest
+}
+
+group_force() {
+    local alg coll n=0 np lines all
+    for np in 3 4; do
+        while read -r alg; do
+            # every algorithm at 3 processes; at 4 those whose schedule depends on a power of two
+            if [ "$np" = 4 ] && [[ "$alg" != */recursive_doubling && "$alg" != */scatter_allgather ]]; then
+                continue
+            fi
+            coll=${alg%%/*}
+            step "COLLSEL_FORCE=$alg, cs_mpi_test --quick --only $coll/ at np $np"
+            run force "$np" -x LD_PRELOAD="$PMPI" -x COLLSEL_DB="$FOUR" -x COLLSEL_FORCE="$alg" \
+                -x COLLSEL_VERBOSE=3 "$MPI_TEST" --quick --only "$coll/"
+            expect_pass force
+            lines=$(cat "$WORK"/force.ranks/1/rank.*/stderr | grep -c -F " bytes: $alg (forced)")
+            [ "$lines" -gt 0 ] || fail "COLLSEL_FORCE=$alg: the log shows no forced call: $(head -n 5 "$WORK/force.err")"
+            if grep -F " bytes: $coll/" "$WORK"/force.ranks/1/rank.*/stderr | grep -v -q -F " bytes: $alg (forced)"; then
+                fail "COLLSEL_FORCE=$alg: other $coll algorithms ran: $(grep -F " bytes: $coll/" "$WORK"/force.ranks/1/rank.*/stderr | grep -v -F "$alg (forced)" | head -n 3)"
+            fi
+            n=$((n + 1))
+        done <"$WORK/algorithms"
+    done
+    [ "$n" -gt 7 ] || fail "only $n algorithms forced"
+    echo "$n forced runs passed"
+
+    all="bcast/binomial;gather/binomial;scatter/binomial;reduce/binomial;allreduce/recursive_doubling;allgather/ring;allgatherv/ring"
+    step "every collective forced to a point-to-point algorithm, cs_mpi_test (full) at np 3"
+    run force_all 3 -x LD_PRELOAD="$PMPI" -x COLLSEL_DB="$FOUR" -x COLLSEL_FORCE="$all" "$MPI_TEST"
+    expect_pass force_all
+    expect_silent force_all
+    step "every collective forced, cs_sel_dispatch at np 4"
+    # shellcheck disable=SC2046 # one --forced per key
+    run force_dispatch 4 -x COLLSEL_DB="$FOUR" -x COLLSEL_FORCE="$all" -x COLLSEL_VERBOSE=3 \
+        "$DISPATCH" $(tr ';' '\n' <<<"$all" | sed 's/^/--forced /')
+    expect_pass force_dispatch
+    check_log force_dispatch 4
+}
+
+group_force_nodb() {
+    step "COLLSEL_FORCE without COLLSEL_DB: the forced algorithm runs, the rest is native"
+    run force_nodb_log 3 -x COLLSEL_FORCE=allreduce/recursive_doubling -x COLLSEL_VERBOSE=3 \
+        "$DISPATCH" --native --forced allreduce/recursive_doubling
+    expect_pass force_nodb_log
+    check_log force_nodb_log 3
+    step "the same, silent, explain giving the reason for native"
+    run force_nodb 3 -x COLLSEL_FORCE=allreduce/recursive_doubling "$DISPATCH" \
+        --native "no tuning database" --forced allreduce/recursive_doubling
+    expect_pass force_nodb
+    expect_silent force_nodb
+}
+
+group_bad_force() {
+    local value key
+    for value in 'allreduce/rign' 'bcast/binomial(dims=2x4)' 'bcast/binomial(segments=4' \
+        'allreduce' 'bcast/binomial;allreduce/nope'; do
+        key=${value##*;}
+        key=${key%%(*}
+        step "COLLSEL_FORCE='$value'"
+        run bad_force 3 -x COLLSEL_DB="$FOUR" -x COLLSEL_FORCE="$value" "$DISPATCH"
+        expect_pass bad_force # the rules, not the force, decide
+        expect_one_line bad_force "COLLSEL_FORCE" "$key" "ignored"
+    done
+    step "COLLSEL_FORCE='allreduce/rign', preloaded cs_mpi_test --quick"
+    run bad_force_mpi 3 -x LD_PRELOAD="$PMPI" -x COLLSEL_DB="$FOUR" -x COLLSEL_FORCE=allreduce/rign \
+        "$MPI_TEST" --quick
+    expect_pass bad_force_mpi
+    expect_one_line bad_force_mpi "COLLSEL_FORCE" "'allreduce/rign'"
+}
+
+# bad_case NAME DB TEXT: native, correct, one warning naming DB and saying TEXT.
+bad_case() {
+    local name=$1 db=$2 text=$3
+    step "$name database"
+    run "$name" 3 -x COLLSEL_DB="$db" "$DISPATCH" --native "$db"
+    expect_pass "$name"
+    expect_warning "$name" "$db" "$text"
+    run "$name.mpi" 3 -x LD_PRELOAD="$PMPI" -x COLLSEL_DB="$db" "$MPI_TEST" --quick
+    expect_pass "$name.mpi"
+    expect_warning "$name.mpi" "$db" "$text"
+}
+
+group_bad_db() {
+    local size
+    size=$(stat -c %s "$FOUR")
+    : >"$WORK/empty.db"
+    echo "this is not a database" >"$WORK/text.db"
+    cp "$FOUR" "$WORK/truncated.db" && truncate -s $((size / 2)) "$WORK/truncated.db"
+    # every page after the third overwritten (the schema page intact)
+    cp "$FOUR" "$WORK/corrupt.db" &&
+        head -c $((size - 12288)) /dev/zero | tr '\0' 'A' |
+        dd of="$WORK/corrupt.db" bs=4096 seek=3 conv=notrunc status=none
+    cp "$FOUR" "$WORK/newer.db" && sql "$WORK/newer.db" 'pragma user_version = 999'
+    sql "$WORK/foreign.db" 'create table t (x)'
+    mkdir "$WORK/directory.db"
+    bad_case missing "$WORK/missing.db" "does not exist"
+    bad_case empty "$WORK/empty.db" "empty"
+    bad_case text "$WORK/text.db" "not a database"
+    bad_case truncated "$WORK/truncated.db" "malformed"
+    bad_case corrupt "$WORK/corrupt.db" "malformed"
+    bad_case newer "$WORK/newer.db" "999"
+    bad_case foreign "$WORK/foreign.db" "not a collsel database"
+    bad_case directory "$WORK/directory.db" "cannot open"
+    bad_case other "$OTHER" "no rules for this machine"
+    [ ! -e "$WORK/missing.db" ] || fail "the selector created the missing database"
+    [ ! -s "$WORK/empty.db" ] || fail "the selector wrote into the empty database"
+    [ "$(sql "$WORK/newer.db" 'pragma user_version')" = 999 ] || fail "the newer database was changed"
+}
+
+release_lock() {
+    if [ -n "$LOCK_FD" ]; then
+        echo 'COMMIT;' >&"$LOCK_FD"
+        exec {LOCK_FD}>&-
+        LOCK_FD=""
+    fi
+    if [ -n "$LOCK_PID" ]; then
+        wait "$LOCK_PID" 2>/dev/null
+        LOCK_PID=""
+    fi
+}
+
+group_locked_db() {
+    local db=$WORK/locked.db start elapsed deadline
+    cp "$FOUR" "$db"
+    mkfifo "$WORK/lock.fifo"
+    "$SQLITE" -batch "$db" <"$WORK/lock.fifo" >"$WORK/lock.log" 2>&1 &
+    LOCK_PID=$!
+    exec {LOCK_FD}>"$WORK/lock.fifo"
+    # the writer waits for the probes below to let go of their shared locks
+    printf '.timeout 10000\nBEGIN EXCLUSIVE;\n' >&"$LOCK_FD"
+    # wait until a reader is refused
+    deadline=$((SECONDS + 20))
+    while "$SQLITE" -batch -readonly "$db" 'select count(*) from rule' >/dev/null 2>&1; do
+        [ "$SECONDS" -lt "$deadline" ] || fail "could not lock $db: $(cat "$WORK/lock.log")"
+        sleep 0.1
+    done
+    step "locked database (another process holds an exclusive lock)"
+    start=$(date +%s%N)
+    run locked 3 -x COLLSEL_DB="$db" "$DISPATCH" --native "$db"
+    elapsed=$((($(date +%s%N) - start) / 1000000))
+    expect_pass locked
+    expect_warning locked "$db" "locked"
+    [ ! -s "$WORK/lock.log" ] || fail "the lock holder failed: $(cat "$WORK/lock.log")"
+    echo "locked database: the job took ${elapsed} ms (its first collective waits out the busy timeout)"
+    release_lock
+    step "the same database, unlocked"
+    run unlocked 3 -x COLLSEL_DB="$db" "$DISPATCH"
+    expect_pass unlocked
+    expect_silent unlocked
+}
+
+group_env() {
+    step "no COLLSEL_DB"
+    run nodb 3 "$DISPATCH" --native "no tuning database"
+    expect_pass nodb
+    expect_silent nodb
+    run nodb.mpi 3 -x LD_PRELOAD="$PMPI" "$MPI_TEST" --quick
+    expect_pass nodb.mpi
+    expect_silent nodb.mpi
+    step "COLLSEL_DISABLE=1"
+    run disabled 3 -x COLLSEL_DB="$FOUR" -x COLLSEL_DISABLE=1 "$DISPATCH" --native "disabled (COLLSEL_DISABLE)"
+    expect_pass disabled
+    expect_silent disabled
+    run disabled_bad 3 -x COLLSEL_DB="$WORK/missing.db" -x COLLSEL_DISABLE=1 -x COLLSEL_VERBOSE=3 \
+        "$DISPATCH" --native "disabled (COLLSEL_DISABLE)"
+    expect_pass disabled_bad
+    expect_silent disabled_bad
+    run disabled.mpi 3 -x LD_PRELOAD="$PMPI" -x COLLSEL_DB="$FOUR" -x COLLSEL_DISABLE=1 "$MPI_TEST" --quick
+    expect_pass disabled.mpi
+    expect_silent disabled.mpi
+    step "COLLSEL_DISABLE=0"
+    run enabled 3 -x COLLSEL_DB="$FOUR" -x COLLSEL_DISABLE=0 "$DISPATCH"
+    expect_pass enabled
+    expect_silent enabled
+    step "a database tuned on another node with this hardware and MPI library"
+    make_db --other-host "$WORK/node.db"
+    run node 3 -x COLLSEL_DB="$WORK/node.db" "$DISPATCH"
+    expect_pass node
+    expect_silent node
+    step "COLLSEL_VERBOSE=1: one summary line"
+    run verbose1 3 -x COLLSEL_DB="$FOUR" -x COLLSEL_VERBOSE=1 "$DISPATCH"
+    expect_pass verbose1
+    expect_one_line verbose1 "$FOUR"
+    [ -s "$WORK/verbose1.ranks/1/rank.0/stderr" ] || fail "verbose1: the summary is not rank 0's"
+    step "COLLSEL_NODE_SIZE=2 at np 4"
+    run nodesize 4 -x COLLSEL_DB="$FOUR" -x COLLSEL_NODE_SIZE=2 -x COLLSEL_VERBOSE=2 "$DISPATCH"
+    expect_pass nodesize
+    grep -q -F "collsel: 4 processes (2 per node): allreduce: tuned at 4 processes, 4 per node:" \
+        "$WORK/nodesize.ranks/1/rank.0/stderr" ||
+        fail "COLLSEL_NODE_SIZE=2: $(grep allreduce "$WORK/nodesize.ranks/1/rank.0/stderr")"
+}
+
+# bad_env NAME VALUE: one message naming VAR and VALUE, from one rank; the rules still apply.
+bad_env() {
+    local var=$1 value=$2
+    step "$var='$value'"
+    run bad_env 3 -x COLLSEL_DB="$FOUR" -x "$var=$value" "$DISPATCH"
+    expect_pass bad_env
+    expect_one_line bad_env "$var" "'$value'" "ignored"
+}
+
+# Every case runs (in a subshell, so one failure does not hide the next).
+group_bad_env() {
+    local failed=0
+    (bad_env COLLSEL_DISABLE maybe) || failed=$((failed + 1))
+    (bad_env COLLSEL_FALLBACK sometimes) || failed=$((failed + 1))
+    (bad_env COLLSEL_VERBOSE loud) || failed=$((failed + 1))
+    (bad_env COLLSEL_NODE_SIZE abc) || failed=$((failed + 1))
+    [ "$failed" = 0 ] || fail "$failed of 4 bad values not reported as one message"
+}
+
+# Rules only for a collective this collsel does not know (a newer collsel tuned it): native,
+# and the database is read once, by rank 0 (COLLSEL_VERBOSE=1: one summary line), however many
+# communicators follow.
+group_unknown_rules() {
+    local db=$WORK/unknown.db
+    cp "$FOUR" "$db"
+    sql "$db" "delete from rule; insert into rule (machine_id, coll, comm_size, ppn, lo_bytes,
+        hi_bytes, rank, algorithm, params) select id, 'alltoall', 4, 4, 0, null, 1,
+        'alltoall/pairwise', '' from machine"
+    step "rules for an unknown collective only"
+    run unknown 3 -x COLLSEL_DB="$db" -x COLLSEL_VERBOSE=1 "$DISPATCH" --native
+    expect_pass unknown
+    expect_one_line unknown "$db"
+    [ -s "$WORK/unknown.ranks/1/rank.0/stderr" ] || fail "unknown: the summary is not rank 0's"
+}
+
+group_reinit() {
+    step "collsel_finalize, then collsel_init with a database collsel cannot use"
+    run reinit 3 -x COLLSEL_DB="$FOUR" "$DISPATCH" --reinit "$OTHER"
+    expect_pass reinit
+    expect_warning reinit "$OTHER" "no rules for this machine"
+}
+
+group_threads() {
+    step "8 threads in collsel_init, then 4 threads in collectives, np 3"
+    run threads 3 -x COLLSEL_DB="$FOUR" "$THREADS" 8
+    expect_pass threads
+    expect_silent threads
+    grep -q "^allreduce/reduce_bcast:" "$WORK/threads.out" || fail "threads: $(cat "$WORK/threads.out")"
+    step "the same with a missing database"
+    run threads_nodb 3 -x COLLSEL_DB="$WORK/missing.db" "$THREADS" 8
+    expect_pass threads_nodb
+    expect_warning threads_nodb "$WORK/missing.db" "does not exist"
+}
+
+group_preload() {
+    local np=$1 coll winners
+    step "cs_mpi_test preloaded, rules for this machine, np $np"
+    run preload "$np" -x LD_PRELOAD="$PMPI" -x COLLSEL_DB="$EXACT" -x COLLSEL_VERBOSE=2 "$MPI_TEST"
+    expect_pass preload
+    "$MAKE_DB" --print-winners >"$WORK/winners" || fail "--print-winners failed"
+    while read -r coll winners; do
+        grep -q -F -x "collsel: $np processes ($np per node): $coll tuned at $np processes, $np per node: $winners" \
+            "$WORK/preload.ranks/1/rank.0/stderr" ||
+            fail "COLLSEL_VERBOSE=2 does not list '$coll $winners' for $np processes: $(grep -F "$coll" "$WORK/preload.ranks/1/rank.0/stderr")"
+    done <"$WORK/winners"
+    grep -q -F "collsel: warning" "$WORK/preload.err" && fail "preload: $(cat "$WORK/preload.err")"
+    echo "$(tail -n 1 "$WORK/preload.out"), tuned algorithms listed for every collective"
+}
+
+case $GROUP in
+make_db) group_make_db ;;
+dispatch_np*) group_dispatch "${GROUP#dispatch_np}" ;;
+force)
+    "$MAKE_DB" --list-algorithms >"$WORK/algorithms" || fail "--list-algorithms failed"
+    group_force
+    ;;
+force_nodb) group_force_nodb ;;
+bad_force) group_bad_force ;;
+bad_db) group_bad_db ;;
+locked_db) group_locked_db ;;
+env) group_env ;;
+bad_env) group_bad_env ;;
+unknown_rules) group_unknown_rules ;;
+reinit) group_reinit ;;
+threads) group_threads ;;
+preload_np*) group_preload "${GROUP#preload_np}" ;;
+*) fail "unknown group '$GROUP'" ;;
+esac
+step "passed"

@@ -1,0 +1,166 @@
+/* cs_sel_threads: collsel_init from many threads at once, then collectives from several threads.
+ *
+ *   mpirun -np N cs_sel_threads [NTHREADS]
+ *
+ * MPI_Init_thread(MPI_THREAD_MULTIPLE) (the test passes, saying so, when the library does not
+ * provide it). NTHREADS (default 8) threads wait on a barrier and call collsel_init(NULL) at the
+ * same moment, twice; then the main thread runs allreduce and bcast on MPI_COMM_WORLD through
+ * collsel and checks the results; then each of 4 threads runs collectives at the same time on
+ * its own duplicate of MPI_COMM_WORLD, each communicator's first use (rules shared and pruned)
+ * included, and checks its results against PMPI. Finally collsel_explain on one duplicate must
+ * agree with MPI_COMM_WORLD's. Exit status 1 on any wrong result. */
+#include "collsel.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_THREADS  64
+#define COMM_THREADS 4
+#define COUNTS       6
+
+static pthread_barrier_t start;
+static int rank, nprocs;
+static MPI_Comm comms[COMM_THREADS];
+static const int counts[COUNTS] = {0, 1, 16, 1000, 1023, 20000}; /* every allreduce interval */
+
+static void *init_thread(void *arg) {
+    int *status = arg;
+    pthread_barrier_wait(&start);
+    *status = collsel_init(NULL);
+    pthread_barrier_wait(&start);
+    if (*status == MPI_SUCCESS) {
+        *status = collsel_init(NULL);
+    }
+    return NULL;
+}
+
+/* Allreduce (sum, in place and not) and bcast from every root through collsel on `comm`,
+ * against PMPI. Returns the number of wrong results on this rank. */
+static int exercise(MPI_Comm comm, int salt) {
+    int bad = 0, me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    for (int k = 0; k < COUNTS; k++) {
+        int n = counts[k];
+        int *a = malloc((size_t)(n + 1) * sizeof(int)), *b = malloc((size_t)(n + 1) * sizeof(int));
+        int *c = malloc((size_t)(n + 1) * sizeof(int));
+        if (a == NULL || b == NULL || c == NULL) {
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        for (int i = 0; i < n; i++) {
+            a[i] = (me + 1) * (i + salt) % 1000;
+        }
+        bad += collsel_allreduce(a, b, n, MPI_INT, MPI_SUM, comm) != MPI_SUCCESS;
+        bad += PMPI_Allreduce(a, c, n, MPI_INT, MPI_SUM, comm) != MPI_SUCCESS;
+        bad += n > 0 && memcmp(b, c, (size_t)n * sizeof(int)) != 0;
+        memcpy(b, a, (size_t)n * sizeof(int));
+        bad += collsel_allreduce(MPI_IN_PLACE, b, n, MPI_INT, MPI_SUM, comm) != MPI_SUCCESS;
+        bad += n > 0 && memcmp(b, c, (size_t)n * sizeof(int)) != 0;
+        for (int root = 0; root < p; root++) {
+            for (int i = 0; i < n; i++) {
+                c[i] = (root + 7) * (i + salt) % 1000; /* the root's data, known everywhere */
+                b[i] = me == root ? c[i] : -1;
+            }
+            bad += collsel_bcast(b, n, MPI_INT, root, comm) != MPI_SUCCESS;
+            bad += n > 0 && memcmp(b, c, (size_t)n * sizeof(int)) != 0;
+        }
+        free(a);
+        free(b);
+        free(c);
+    }
+    return bad;
+}
+
+static void *comm_thread(void *arg) {
+    int *slot = arg;
+    int t = *slot;
+    *slot = exercise(comms[t], 100 + t);
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    int provided = MPI_THREAD_SINGLE, nthreads = 8, bad = 0;
+    pthread_t threads[MAX_THREADS];
+    int status[MAX_THREADS];
+    char here[512], there[512];
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    if (argc > 1) {
+        nthreads = atoi(argv[1]);
+        if (nthreads < 1 || nthreads > MAX_THREADS) {
+            nthreads = 8;
+        }
+    }
+    if (provided < MPI_THREAD_MULTIPLE) {
+        if (rank == 0) {
+            printf("MPI_THREAD_MULTIPLE not provided (%d): nothing to test\n", provided);
+        }
+        MPI_Finalize();
+        return 0;
+    }
+
+    /* 1. concurrent collsel_init */
+    pthread_barrier_init(&start, NULL, (unsigned)nthreads);
+    for (int t = 0; t < nthreads; t++) {
+        if (pthread_create(&threads[t], NULL, init_thread, &status[t]) != 0) {
+            fprintf(stderr, "cannot create thread %d\n", t);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+    }
+    for (int t = 0; t < nthreads; t++) {
+        pthread_join(threads[t], NULL);
+        if (status[t] != MPI_SUCCESS) {
+            fprintf(stderr, "rank %d: collsel_init in thread %d returned %d\n", rank, t, status[t]);
+            bad++;
+        }
+    }
+    pthread_barrier_destroy(&start);
+
+    /* 2. the main thread's collectives */
+    if (exercise(MPI_COMM_WORLD, 1) != 0) {
+        fprintf(stderr, "rank %d: wrong results on MPI_COMM_WORLD\n", rank);
+        bad++;
+    }
+
+    /* 3. one communicator per thread, first used concurrently */
+    for (int t = 0; t < COMM_THREADS; t++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]);
+    }
+    for (int t = 0; t < COMM_THREADS; t++) {
+        status[t] = t;
+        if (pthread_create(&threads[t], NULL, comm_thread, &status[t]) != 0) {
+            fprintf(stderr, "cannot create thread %d\n", t);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+    }
+    for (int t = 0; t < COMM_THREADS; t++) {
+        pthread_join(threads[t], NULL);
+        if (status[t] != 0) {
+            fprintf(stderr, "rank %d: %d wrong results in thread %d\n", rank, status[t], t);
+            bad++;
+        }
+    }
+    if (collsel_explain("allreduce", 4096, MPI_COMM_WORLD, here, sizeof(here)) != MPI_SUCCESS ||
+        collsel_explain("allreduce", 4096, comms[0], there, sizeof(there)) != MPI_SUCCESS ||
+        strcmp(here, there) != 0) {
+        fprintf(stderr, "rank %d: explain differs: world '%s', duplicate '%s'\n", rank, here,
+                there);
+        bad++;
+    }
+    if (rank == 0) {
+        printf("%s\n", here);
+    }
+    for (int t = 0; t < COMM_THREADS; t++) {
+        MPI_Comm_free(&comms[t]);
+    }
+    PMPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("%s\n", bad == 0 ? "passed" : "FAILED");
+    }
+    MPI_Finalize();
+    return bad == 0 ? 0 : 1;
+}

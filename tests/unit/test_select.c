@@ -1,0 +1,556 @@
+/* Unit tests of the selector's MPI-free parts (selector/select.h): COLLSEL_FORCE parsing, the
+ * environment, pruning the rule table to one communicator (exact and nearest tuned size and
+ * processes per node, unknown and parameterised candidates skipped, native last) and the
+ * per-call interval lookup. Links libcollsel; no MPI is called. */
+#include "registry.h"
+#include "select.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define INF UINT64_MAX
+
+static cs_sel_rule_t rule(cs_coll_t coll, int size, int ppn, uint64_t lo, uint64_t hi, int rank,
+                          const char *algorithm, const char *params) {
+    cs_sel_rule_t r;
+    memset(&r, 0, sizeof(r));
+    r.coll = (int32_t)coll;
+    r.comm_size = size;
+    r.ppn = ppn;
+    r.rank = rank;
+    r.lo_bytes = lo;
+    r.hi_bytes = hi;
+    r.median_us = 10.0 * rank;
+    r.native_us = 100.0;
+    snprintf(r.algorithm, sizeof(r.algorithm), "%s", algorithm);
+    snprintf(r.params, sizeof(r.params), "%s", params);
+    return r;
+}
+
+static const cs_algo_t *find(const char *name) {
+    const cs_algo_t *a = cs_registry_find(name);
+    ck_assert_msg(a != NULL, "%s is not registered", name);
+    return a;
+}
+
+/* "a b c": the names of the interval's candidates */
+static void cand_names(const cs_sel_interval_t *iv, char *out, size_t len) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < iv->ncand && used < len; i++) {
+        used +=
+            (size_t)snprintf(out + used, len - used, "%s%s", i ? " " : "", iv->cand[i].algo->name);
+    }
+}
+
+/* --- COLLSEL_FORCE ------------------------------------------------------------------------- */
+
+START_TEST(test_force_one) {
+    cs_variant_t force[CS_COLL_COUNT];
+    memset(force, 0, sizeof(force));
+    char err[256] = "";
+    ck_assert_int_eq(cs_sel_parse_force("allreduce/recursive_doubling", force, err, sizeof(err)),
+                     CS_OK);
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        if (c == CS_COLL_ALLREDUCE) {
+            ck_assert_ptr_eq(force[c].algo, find("allreduce/recursive_doubling"));
+        } else {
+            ck_assert_ptr_null(force[c].algo);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_force_many) {
+    cs_variant_t force[CS_COLL_COUNT];
+    memset(force, 0, sizeof(force));
+    char err[256] = "";
+    ck_assert_int_eq(cs_sel_parse_force(";bcast/binomial;;allgather/ring;bcast/linear()", force,
+                                        err, sizeof(err)),
+                     CS_OK);
+    ck_assert_ptr_eq(force[CS_COLL_BCAST].algo, find("bcast/linear")); /* the later entry wins */
+    ck_assert_ptr_eq(force[CS_COLL_ALLGATHER].algo, find("allgather/ring"));
+    ck_assert_ptr_null(force[CS_COLL_ALLREDUCE].algo);
+    ck_assert_int_eq(cs_sel_parse_force("", force, err, sizeof(err)), CS_OK);
+    ck_assert_int_eq(cs_sel_parse_force(";;;", force, err, sizeof(err)), CS_OK);
+}
+END_TEST
+
+/* Every registered algorithm, natives included, can be forced by its key. */
+START_TEST(test_force_every_algorithm) {
+    for (int i = 0; i < cs_registry_count; i++) {
+        cs_variant_t force[CS_COLL_COUNT];
+        memset(force, 0, sizeof(force));
+        char err[256] = "";
+        ck_assert_msg(cs_sel_parse_force(cs_registry[i]->name, force, err, sizeof(err)) == CS_OK,
+                      "%s: %s", cs_registry[i]->name, err);
+        ck_assert_ptr_eq(force[cs_registry[i]->coll].algo, cs_registry[i]);
+    }
+}
+END_TEST
+
+/* Every variant the tuning run would sweep (cs_algo_variants) can be forced by its name, and a
+ * rule naming it (params column: the part in parentheses) prunes to the same variant. */
+START_TEST(test_force_and_prune_every_variant) {
+    cs_variant_t variants[64];
+    int n = 0;
+    for (int i = 0; i < cs_registry_count; i++) {
+        const cs_algo_t *a = cs_registry[i];
+        ck_assert_int_eq(cs_algo_variants(a, 8, 4, variants, 64, &n), CS_OK);
+        ck_assert_int_ge(n, 1);
+        for (int k = 0; k < n; k++) {
+            cs_variant_t force[CS_COLL_COUNT];
+            cs_sel_rule_t r;
+            cs_sel_comm_t sc;
+            char name[256], params[128], err[256] = "";
+            memset(force, 0, sizeof(force));
+            memset(&sc, 0, sizeof(sc));
+            cs_variant_name(&variants[k], name, sizeof(name));
+            ck_assert_msg(cs_sel_parse_force(name, force, err, sizeof(err)) == CS_OK, "%s: %s",
+                          name, err);
+            ck_assert_ptr_eq(force[a->coll].algo, a);
+            ck_assert_msg(cs_params_equal(&force[a->coll].params, &variants[k].params),
+                          "%s: parameters differ after parsing", name);
+            cs_params_format(&variants[k].params, params, sizeof(params));
+            r = rule(a->coll, 8, 4, 0, INF, 1, a->name, params);
+            ck_assert_int_eq(cs_sel_prune(&r, 1, 8, 4, &sc), CS_OK);
+            ck_assert_ptr_eq(sc.iv[a->coll][0].cand[0].algo, a);
+            ck_assert_msg(cs_params_equal(&sc.iv[a->coll][0].cand[0].params, &variants[k].params),
+                          "%s: the pruned candidate has other parameters", name);
+            cs_sel_comm_clear(&sc);
+        }
+    }
+}
+END_TEST
+
+/* A bad entry: CS_ERR_ARG and a message that names it; `want` must be in the message. */
+static void bad_force(const char *text, const char *want) {
+    cs_variant_t force[CS_COLL_COUNT];
+    memset(force, 0, sizeof(force));
+    char err[256] = "";
+    ck_assert_msg(cs_sel_parse_force(text, force, err, sizeof(err)) == CS_ERR_ARG, "'%s' accepted",
+                  text);
+    ck_assert_msg(strstr(err, "COLLSEL_FORCE") != NULL && strstr(err, want) != NULL,
+                  "'%s': message '%s' does not say '%s'", text, err, want);
+}
+
+START_TEST(test_force_bad) {
+    char longer[400];
+    bad_force("allreduce/rign", "unknown algorithm 'allreduce/rign' (see collsel-bench --list)");
+    bad_force("allreduce", "'allreduce'");
+    bad_force("allreduce/", "'allreduce/'");
+    bad_force("bcast/binomial(no_such_parameter=4)", "no_such_parameter");
+    bad_force("bcast/binomial(no_such_parameter=4", "lacks a closing ')'");
+    bad_force("bcast/no_such;allreduce/native", "'bcast/no_such'");
+    memset(longer, 'a', sizeof(longer) - 1);
+    longer[sizeof(longer) - 1] = '\0';
+    memcpy(longer, "bcast/", 6);
+    bad_force(longer, "too long");
+}
+END_TEST
+
+/* select.h: the entries before the bad one are kept. */
+START_TEST(test_force_bad_keeps_earlier) {
+    cs_variant_t force[CS_COLL_COUNT];
+    memset(force, 0, sizeof(force));
+    char err[256];
+    ck_assert_int_eq(
+        cs_sel_parse_force("bcast/binomial;allreduce/nope;gather/linear", force, err, sizeof(err)),
+        CS_ERR_ARG);
+    ck_assert_ptr_eq(force[CS_COLL_BCAST].algo, find("bcast/binomial"));
+    ck_assert_ptr_null(force[CS_COLL_GATHER].algo);
+}
+END_TEST
+
+START_TEST(test_force_short_error_buffer) {
+    cs_variant_t force[CS_COLL_COUNT];
+    memset(force, 0, sizeof(force));
+    char err[16];
+    memset(err, 'x', sizeof(err));
+    ck_assert_int_eq(cs_sel_parse_force("allreduce/rign", force, err, 8), CS_ERR_ARG);
+    ck_assert_int_eq((int)strlen(err), 7);
+    ck_assert_int_eq(err[8], 'x');
+}
+END_TEST
+
+/* --- environment --------------------------------------------------------------------------- */
+
+static void clear_env(void) {
+    unsetenv("COLLSEL_DB");
+    unsetenv("COLLSEL_DISABLE");
+    unsetenv("COLLSEL_FORCE");
+    unsetenv("COLLSEL_FALLBACK");
+}
+
+/* Parses the environment with messages on (report = 1); returns what went to stderr. */
+static char *parse_captured(cs_sel_env_t *env) {
+    static char text[4096];
+    FILE *tmp = tmpfile();
+    int saved = dup(STDERR_FILENO);
+    size_t n;
+    ck_assert_ptr_nonnull(tmp);
+    fflush(stderr);
+    ck_assert_int_ge(dup2(fileno(tmp), STDERR_FILENO), 0);
+    cs_sel_env_parse(env, 1);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    rewind(tmp);
+    n = fread(text, 1, sizeof(text) - 1, tmp);
+    text[n] = '\0';
+    fclose(tmp);
+    return text;
+}
+
+static int count_lines(const char *s) {
+    int n = 0;
+    for (; *s != '\0'; s++) {
+        n += *s == '\n';
+    }
+    return n;
+}
+
+START_TEST(test_env_defaults) {
+    cs_sel_env_t env;
+    char *out;
+    clear_env();
+    out = parse_captured(&env);
+    ck_assert_str_eq(out, "");
+    ck_assert_int_eq(env.disable, 0);
+    ck_assert_int_eq(env.fallback, CS_FALLBACK_SILENT);
+    ck_assert_str_eq(env.db, "");
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        ck_assert_ptr_null(env.force[c].algo);
+    }
+}
+END_TEST
+
+START_TEST(test_env_values) {
+    cs_sel_env_t env;
+    const char *yes[] = {"1", "yes", "true"}, *no[] = {"0", "no", "false", ""};
+    clear_env();
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        setenv("COLLSEL_DISABLE", yes[i], 1);
+        ck_assert_str_eq(parse_captured(&env), "");
+        ck_assert_msg(env.disable == 1, "COLLSEL_DISABLE=%s", yes[i]);
+    }
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+        setenv("COLLSEL_DISABLE", no[i], 1);
+        ck_assert_str_eq(parse_captured(&env), "");
+        ck_assert_msg(env.disable == 0, "COLLSEL_DISABLE=%s", no[i]);
+    }
+    setenv("COLLSEL_FALLBACK", "warn", 1);
+    parse_captured(&env);
+    ck_assert_int_eq(env.fallback, CS_FALLBACK_WARN);
+    setenv("COLLSEL_FALLBACK", "error", 1);
+    parse_captured(&env);
+    ck_assert_int_eq(env.fallback, CS_FALLBACK_ERROR);
+    setenv("COLLSEL_FALLBACK", "silent", 1);
+    parse_captured(&env);
+    ck_assert_int_eq(env.fallback, CS_FALLBACK_SILENT);
+    setenv("COLLSEL_DB", "/some/where.db", 1);
+    setenv("COLLSEL_FORCE", "bcast/binomial;reduce/linear", 1);
+    ck_assert_str_eq(parse_captured(&env), "");
+    ck_assert_str_eq(env.db, "/some/where.db");
+    ck_assert_ptr_eq(env.force[CS_COLL_BCAST].algo, find("bcast/binomial"));
+    ck_assert_ptr_eq(env.force[CS_COLL_REDUCE].algo, find("reduce/linear"));
+}
+END_TEST
+
+/* A bad value: one line naming the variable and the value; the value is ignored. */
+START_TEST(test_env_bad_values) {
+    cs_sel_env_t env;
+    char *out;
+    clear_env();
+    setenv("COLLSEL_DISABLE", "maybe", 1);
+    setenv("COLLSEL_FALLBACK", "sometimes", 1);
+    setenv("COLLSEL_FORCE", "bcast/binomial;allreduce/rign", 1);
+    out = parse_captured(&env);
+    ck_assert_int_eq(count_lines(out), 3);
+    ck_assert_ptr_nonnull(strstr(out, "COLLSEL_DISABLE: bad value 'maybe'"));
+    ck_assert_ptr_nonnull(strstr(out, "COLLSEL_FALLBACK: bad value 'sometimes'"));
+    ck_assert_ptr_nonnull(strstr(out, "'allreduce/rign'"));
+    ck_assert_int_eq(env.disable, 0);
+    ck_assert_int_eq(env.fallback, CS_FALLBACK_SILENT);
+    /* a bad COLLSEL_FORCE is ignored as a whole */
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        ck_assert_ptr_null(env.force[c].algo);
+    }
+    /* report = 0 (ranks other than 0): silent */
+    {
+        FILE *tmp = tmpfile();
+        int saved = dup(STDERR_FILENO);
+        fflush(stderr);
+        dup2(fileno(tmp), STDERR_FILENO);
+        cs_sel_env_parse(&env, 0);
+        fflush(stderr);
+        dup2(saved, STDERR_FILENO);
+        close(saved);
+        ck_assert_int_eq((int)ftell(tmp), 0);
+        fclose(tmp);
+    }
+}
+END_TEST
+
+/* --- pruning ------------------------------------------------------------------------------- */
+
+/* allreduce rules at sizes 2, 4 and 8 (ppn = size), each with its own winner. */
+static int sized_rules(cs_sel_rule_t *r) {
+    int n = 0;
+    const char *winner[3] = {"allreduce/reduce_bcast", "allreduce/recursive_doubling",
+                             "allreduce/native"};
+    for (int k = 0; k < 3; k++) {
+        int size = 2 << k;
+        r[n++] = rule(CS_COLL_ALLREDUCE, size, size, 0, 1000, 1, winner[k], "");
+        r[n++] = rule(CS_COLL_ALLREDUCE, size, size, 1000, INF, 1, "allreduce/native", "");
+    }
+    return n;
+}
+
+static void expect_tuned(const cs_sel_rule_t *r, int n, int nprocs, int ppn, int want_size,
+                         const char *want_winner) {
+    cs_sel_comm_t sc;
+    memset(&sc, 0, sizeof(sc));
+    ck_assert_int_eq(cs_sel_prune(r, n, nprocs, ppn, &sc), CS_OK);
+    ck_assert_msg(sc.tuned_size[CS_COLL_ALLREDUCE] == want_size,
+                  "%d processes: tuned at %d, want %d", nprocs, sc.tuned_size[CS_COLL_ALLREDUCE],
+                  want_size);
+    ck_assert_int_eq(sc.niv[CS_COLL_ALLREDUCE], 2);
+    ck_assert_str_eq(sc.iv[CS_COLL_ALLREDUCE][0].cand[0].algo->name, want_winner);
+    ck_assert_int_eq(sc.ppn, ppn);
+    cs_sel_comm_clear(&sc);
+}
+
+START_TEST(test_prune_exact_and_nearest) {
+    cs_sel_rule_t r[16];
+    int n = sized_rules(r);
+    expect_tuned(r, n, 2, 2, 2, "allreduce/reduce_bcast");
+    expect_tuned(r, n, 4, 4, 4, "allreduce/recursive_doubling");
+    expect_tuned(r, n, 8, 8, 8, "allreduce/native");
+    expect_tuned(r, n, 1, 1, 2, "allreduce/reduce_bcast");       /* below the smallest */
+    expect_tuned(r, n, 3, 3, 4, "allreduce/recursive_doubling"); /* 4/3 is nearer than 3/2 */
+    expect_tuned(r, n, 5, 5, 4, "allreduce/recursive_doubling");
+    expect_tuned(r, n, 6, 6, 8, "allreduce/native"); /* 8/6 < 6/4 */
+    expect_tuned(r, n, 7, 7, 8, "allreduce/native");
+    expect_tuned(r, n, 1000, 1000, 8, "allreduce/native");
+    expect_tuned(r, n, 4, 1, 4, "allreduce/recursive_doubling"); /* size before ppn */
+}
+END_TEST
+
+/* The same size tuned at several ppn: the nearest ppn wins. */
+START_TEST(test_prune_nearest_ppn) {
+    cs_sel_rule_t r[8];
+    cs_sel_comm_t sc;
+    int n = 0;
+    memset(&sc, 0, sizeof(sc));
+    r[n++] = rule(CS_COLL_BCAST, 8, 1, 0, INF, 1, "bcast/linear", "");
+    r[n++] = rule(CS_COLL_BCAST, 8, 4, 0, INF, 1, "bcast/binomial", "");
+    r[n++] = rule(CS_COLL_BCAST, 8, 8, 0, INF, 1, "bcast/scatter_allgather", "");
+    ck_assert_int_eq(cs_sel_prune(r, n, 8, 8, &sc), CS_OK);
+    ck_assert_str_eq(sc.iv[CS_COLL_BCAST][0].cand[0].algo->name, "bcast/scatter_allgather");
+    ck_assert_int_eq(sc.tuned_ppn[CS_COLL_BCAST], 8);
+    ck_assert_int_eq(cs_sel_prune(r, n, 8, 3, &sc), CS_OK);
+    ck_assert_str_eq(sc.iv[CS_COLL_BCAST][0].cand[0].algo->name, "bcast/binomial");
+    ck_assert_int_eq(sc.tuned_ppn[CS_COLL_BCAST], 4);
+    ck_assert_int_eq(cs_sel_prune(r, n, 8, 1, &sc), CS_OK);
+    ck_assert_str_eq(sc.iv[CS_COLL_BCAST][0].cand[0].algo->name, "bcast/linear");
+    ck_assert_int_eq(cs_sel_prune(r, n, 6, 0, &sc), CS_OK); /* unknown ppn counts as 1 */
+    ck_assert_str_eq(sc.iv[CS_COLL_BCAST][0].cand[0].algo->name, "bcast/linear");
+    cs_sel_comm_clear(&sc);
+}
+END_TEST
+
+/* Each collective picks its own nearest size; a collective without rules has none. */
+START_TEST(test_prune_per_collective) {
+    cs_sel_rule_t r[8];
+    cs_sel_comm_t sc;
+    int n = 0;
+    memset(&sc, 0, sizeof(sc));
+    r[n++] = rule(CS_COLL_BCAST, 16, 16, 0, INF, 1, "bcast/binomial", "");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 2, 2, 0, INF, 1, "allreduce/recursive_doubling", "");
+    r[n++] = rule(CS_COLL_GATHER, 0, 1, 0, INF, 1, "gather/linear", ""); /* no size: ignored */
+    ck_assert_int_eq(cs_sel_prune(r, n, 4, 4, &sc), CS_OK);
+    ck_assert_int_eq(sc.tuned_size[CS_COLL_BCAST], 16);
+    ck_assert_int_eq(sc.tuned_size[CS_COLL_ALLREDUCE], 2);
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        if (c != CS_COLL_BCAST && c != CS_COLL_ALLREDUCE) {
+            ck_assert_int_eq(sc.niv[c], 0);
+            ck_assert_int_eq(sc.tuned_size[c], 0);
+            ck_assert_ptr_null(cs_sel_lookup(&sc, (cs_coll_t)c, 0));
+        }
+    }
+    cs_sel_comm_clear(&sc);
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        ck_assert_int_eq(sc.niv[c], 0);
+        ck_assert_ptr_null(sc.iv[c]);
+    }
+    /* no rules at all */
+    ck_assert_int_eq(cs_sel_prune(r, 0, 4, 4, &sc), CS_OK);
+    ck_assert_ptr_null(cs_sel_lookup(&sc, CS_COLL_BCAST, 100));
+    cs_sel_comm_clear(&sc);
+}
+END_TEST
+
+/* Ranked lists: unknown algorithms, variants with parameters and other collectives' algorithms
+ * are skipped; native ends every list, once. */
+START_TEST(test_prune_candidates) {
+    cs_sel_rule_t r[32];
+    cs_sel_comm_t sc;
+    char names[512];
+    int n = 0;
+    memset(&sc, 0, sizeof(sc));
+    /* [0, 64): unknown winner, then a registered one, then native */
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, 64, 1, "allreduce/ring_of_the_future", "");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, 64, 2, "allreduce/recursive_doubling", "");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, 64, 3, "allreduce/native", "");
+    /* [64, 4096): a variant with parameters, another collective's algorithm; no native row */
+    r[n++] =
+        rule(CS_COLL_ALLREDUCE, 4, 4, 64, 4096, 1, "allreduce/reduce_bcast", "no_such_parameter=4");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 64, 4096, 2, "bcast/binomial", "");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 64, 4096, 3, "allreduce/reduce_bcast", "");
+    /* [4096, inf): nothing usable */
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 4096, INF, 1, "allreduce/nope", "");
+    ck_assert_int_eq(cs_sel_prune(r, n, 4, 4, &sc), CS_OK);
+    ck_assert_int_eq(sc.niv[CS_COLL_ALLREDUCE], 3);
+    cand_names(&sc.iv[CS_COLL_ALLREDUCE][0], names, sizeof(names));
+    ck_assert_str_eq(names, "allreduce/recursive_doubling allreduce/native");
+    ck_assert_double_eq(sc.iv[CS_COLL_ALLREDUCE][0].median_us[0], 20.0);
+    ck_assert_double_eq(sc.iv[CS_COLL_ALLREDUCE][0].native_us, 100.0);
+    cand_names(&sc.iv[CS_COLL_ALLREDUCE][1], names, sizeof(names));
+    ck_assert_str_eq(names, "allreduce/reduce_bcast allreduce/native");
+    cand_names(&sc.iv[CS_COLL_ALLREDUCE][2], names, sizeof(names));
+    ck_assert_str_eq(names, "allreduce/native");
+    ck_assert_double_eq(sc.iv[CS_COLL_ALLREDUCE][2].median_us[0], 100.0);
+    cs_sel_comm_clear(&sc);
+}
+END_TEST
+
+/* Candidates without their interval's winner (rank 1) are ignored. */
+START_TEST(test_prune_orphans) {
+    cs_sel_rule_t r[8];
+    cs_sel_comm_t sc;
+    int n = 0;
+    memset(&sc, 0, sizeof(sc));
+    r[n++] = rule(CS_COLL_REDUCE, 4, 4, 0, 100, 2, "reduce/binomial", ""); /* before any */
+    r[n++] = rule(CS_COLL_REDUCE, 4, 4, 100, INF, 1, "reduce/linear", "");
+    r[n++] = rule(CS_COLL_REDUCE, 4, 4, 500, INF, 2, "reduce/binomial", ""); /* other lo */
+    ck_assert_int_eq(cs_sel_prune(r, n, 4, 4, &sc), CS_OK);
+    ck_assert_int_eq(sc.niv[CS_COLL_REDUCE], 1);
+    ck_assert_int_eq(sc.iv[CS_COLL_REDUCE][0].ncand, 2);
+    ck_assert_str_eq(sc.iv[CS_COLL_REDUCE][0].cand[0].algo->name, "reduce/linear");
+    ck_assert_ptr_null(cs_sel_lookup(&sc, CS_COLL_REDUCE, 50));
+    cs_sel_comm_clear(&sc);
+}
+END_TEST
+
+/* More candidates than fit: the list is cut, native still last. */
+START_TEST(test_prune_many_candidates) {
+    cs_sel_rule_t r[32];
+    cs_sel_comm_t sc;
+    const char *algs[2] = {"bcast/binomial", "bcast/linear"};
+    int n = 0;
+    memset(&sc, 0, sizeof(sc));
+    for (int k = 0; k < 20; k++) {
+        r[n++] = rule(CS_COLL_BCAST, 4, 4, 0, INF, k + 1, algs[k % 2], "");
+    }
+    ck_assert_int_eq(cs_sel_prune(r, n, 4, 4, &sc), CS_OK);
+    ck_assert_int_eq(sc.iv[CS_COLL_BCAST][0].ncand, CS_SEL_MAX_CANDS);
+    ck_assert_str_eq(sc.iv[CS_COLL_BCAST][0].cand[0].algo->name, "bcast/binomial");
+    ck_assert_str_eq(sc.iv[CS_COLL_BCAST][0].cand[CS_SEL_MAX_CANDS - 1].algo->name, "bcast/native");
+    cs_sel_comm_clear(&sc);
+}
+END_TEST
+
+/* --- lookup -------------------------------------------------------------------------------- */
+
+START_TEST(test_lookup_boundaries) {
+    cs_sel_rule_t r[8];
+    cs_sel_comm_t sc;
+    int n = 0;
+    const cs_sel_interval_t *iv;
+    memset(&sc, 0, sizeof(sc));
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, 64, 1, "allreduce/native", "");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 64, 4096, 1, "allreduce/recursive_doubling", "");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 4096, INF, 1, "allreduce/reduce_bcast", "");
+    ck_assert_int_eq(cs_sel_prune(r, n, 4, 4, &sc), CS_OK);
+    iv = sc.iv[CS_COLL_ALLREDUCE];
+    ck_assert_ptr_eq(cs_sel_lookup(&sc, CS_COLL_ALLREDUCE, 0), &iv[0]);
+    ck_assert_ptr_eq(cs_sel_lookup(&sc, CS_COLL_ALLREDUCE, 63), &iv[0]);
+    ck_assert_ptr_eq(cs_sel_lookup(&sc, CS_COLL_ALLREDUCE, 64), &iv[1]);
+    ck_assert_ptr_eq(cs_sel_lookup(&sc, CS_COLL_ALLREDUCE, 4095), &iv[1]);
+    ck_assert_ptr_eq(cs_sel_lookup(&sc, CS_COLL_ALLREDUCE, 4096), &iv[2]);
+    ck_assert_ptr_eq(cs_sel_lookup(&sc, CS_COLL_ALLREDUCE, (uint64_t)1 << 62), &iv[2]);
+    ck_assert_ptr_eq(cs_sel_lookup(&sc, CS_COLL_ALLREDUCE, UINT64_MAX - 1), &iv[2]);
+    ck_assert_ptr_null(cs_sel_lookup(&sc, CS_COLL_BCAST, 64));
+    cs_sel_comm_clear(&sc);
+}
+END_TEST
+
+/* Gaps hold no rule; many intervals are all found (the binary search). */
+START_TEST(test_lookup_gaps_and_many) {
+    cs_sel_rule_t r[300];
+    cs_sel_comm_t sc;
+    int n = 0;
+    memset(&sc, 0, sizeof(sc));
+    for (int i = 0; i < 257; i++) { /* [20i, 20i + 10) */
+        r[n++] = rule(CS_COLL_GATHER, 3, 3, 20 * (uint64_t)i, 20 * (uint64_t)i + 10, 1,
+                      i % 2 ? "gather/linear" : "gather/binomial", "");
+    }
+    ck_assert_int_eq(cs_sel_prune(r, n, 3, 3, &sc), CS_OK);
+    ck_assert_int_eq(sc.niv[CS_COLL_GATHER], 257);
+    for (uint64_t b = 0; b < 20 * 257 + 40; b++) {
+        const cs_sel_interval_t *iv = cs_sel_lookup(&sc, CS_COLL_GATHER, b);
+        if (b % 20 < 10 && b < 20 * 257) {
+            ck_assert_msg(iv == &sc.iv[CS_COLL_GATHER][b / 20], "%llu bytes: wrong interval",
+                          (unsigned long long)b);
+        } else {
+            ck_assert_msg(iv == NULL, "%llu bytes: found an interval in a gap",
+                          (unsigned long long)b);
+        }
+    }
+    cs_sel_comm_clear(&sc);
+}
+END_TEST
+
+static Suite *select_suite(void) {
+    Suite *s = suite_create("select");
+    TCase *force = tcase_create("force");
+    TCase *env = tcase_create("env");
+    TCase *prune = tcase_create("prune");
+    TCase *lookup = tcase_create("lookup");
+    tcase_add_test(force, test_force_one);
+    tcase_add_test(force, test_force_many);
+    tcase_add_test(force, test_force_every_algorithm);
+    tcase_add_test(force, test_force_and_prune_every_variant);
+    tcase_add_test(force, test_force_bad);
+    tcase_add_test(force, test_force_bad_keeps_earlier);
+    tcase_add_test(force, test_force_short_error_buffer);
+    tcase_add_test(env, test_env_defaults);
+    tcase_add_test(env, test_env_values);
+    tcase_add_test(env, test_env_bad_values);
+    tcase_add_test(prune, test_prune_exact_and_nearest);
+    tcase_add_test(prune, test_prune_nearest_ppn);
+    tcase_add_test(prune, test_prune_per_collective);
+    tcase_add_test(prune, test_prune_candidates);
+    tcase_add_test(prune, test_prune_orphans);
+    tcase_add_test(prune, test_prune_many_candidates);
+    tcase_add_test(lookup, test_lookup_boundaries);
+    tcase_add_test(lookup, test_lookup_gaps_and_many);
+    suite_add_tcase(s, force);
+    suite_add_tcase(s, env);
+    suite_add_tcase(s, prune);
+    suite_add_tcase(s, lookup);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(select_suite());
+    int failed;
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
