@@ -50,6 +50,7 @@ enum stmt {
     ST_APPLICATION_ID,
     ST_USER_VERSION,
     ST_NOBJECTS,
+    ST_QUICK_CHECK,
     ST_MACHINE_GET,
     ST_MACHINE_INSERT,
     ST_MACHINE_FIND,
@@ -60,6 +61,7 @@ enum stmt {
     ST_RUN_INSERT,
     ST_RUN_FINISH,
     ST_RUN_STATUS,
+    ST_RUN_BY_MACHINE,
     ST_MEASUREMENT_INSERT,
     ST_MEASUREMENT_EXISTS,
     ST_MEASUREMENT_BY_RUN,
@@ -89,6 +91,7 @@ static const char *const sql[NSTMTS] = {
     [ST_APPLICATION_ID] = "PRAGMA application_id",
     [ST_USER_VERSION] = "PRAGMA user_version",
     [ST_NOBJECTS] = "SELECT count(*) FROM sqlite_master",
+    [ST_QUICK_CHECK] = "PRAGMA quick_check(3)",
     [ST_MACHINE_GET] = "SELECT id FROM machine WHERE host = ?1 AND topology = ?2 "
                        "AND mpi_library = ?3",
     [ST_MACHINE_INSERT] = "INSERT INTO machine (host, topology, mpi_library) VALUES (?1, ?2, ?3)",
@@ -111,6 +114,9 @@ static const char *const sql[NSTMTS] = {
     [ST_RUN_FINISH] = "UPDATE run SET status = ?2, finished_at = " NOW " "
                       "WHERE id = ?1 AND status = 'running'",
     [ST_RUN_STATUS] = "SELECT status FROM run WHERE id = ?1",
+    [ST_RUN_BY_MACHINE] = "SELECT id, machine_id, started_at, finished_at, nprocs, nnodes, ppn, "
+                          "args, status, oversubscribed, version, resumes FROM run "
+                          "WHERE ?1 = 0 OR machine_id = ?1 ORDER BY id",
     [ST_MEASUREMENT_INSERT] = "INSERT INTO measurement (run_id, " MEASUREMENT_COLS ") "
                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
                               "?14, ?15, ?16) ON CONFLICT DO NOTHING",
@@ -317,6 +323,21 @@ static void column_point(sqlite3_stmt *s, int first, cs_db_point_t *p) {
     p->comm_size = sqlite3_column_int(s, first + 3);
     p->ppn = sqlite3_column_int(s, first + 4);
     p->bytes = (uint64_t)sqlite3_column_int64(s, first + 5);
+}
+
+/* Reads a run status from column i; CS_ERR_DB for a value the schema does not allow. */
+static int column_status(cs_db_t *db, sqlite3_stmt *s, int i, cs_db_run_status_t *status) {
+    const char *text = column_text(s, i);
+    for (int st = CS_DB_RUN_RUNNING; st <= CS_DB_RUN_ABORTED; st++) {
+        if (text != NULL && strcmp(text, run_status_names[st]) == 0) {
+            *status = (cs_db_run_status_t)st;
+            return CS_OK;
+        }
+    }
+    snprintf(db->errmsg, sizeof(db->errmsg), "run.status '%s' is not a run status",
+             text != NULL ? text : "NULL");
+    cs_log(CS_LOG_DEBUG, "%s", db->errmsg);
+    return CS_ERR_DB;
 }
 
 /* Whether `algorithm` is a key of collective `coll`: "<coll>/<alg>". */
@@ -546,6 +567,53 @@ out:
         say(why, len, "database '%s': %s", path, db->errmsg[0] != '\0' ? db->errmsg : "error");
     }
     cs_db_close(db);
+    return rc;
+}
+
+/* Appends the lines of `text` to buf[0..len-1] joined by "; ", leaving out SQLite's
+ * "*** in database main ***" headings. */
+static void append_lines(char *buf, size_t len, const char *text) {
+    while (*text != '\0') {
+        size_t n = strcspn(text, "\n");
+        if (n > 0 && strncmp(text, "***", 3) != 0) {
+            size_t used = strlen(buf);
+            snprintf(buf + used, len - used, "%s%.*s", used > 0 ? "; " : "", (int)n, text);
+        }
+        text += n + (text[n] == '\n');
+    }
+}
+
+int cs_db_check(cs_db_t *db, char *why, size_t len) {
+    int rc = CS_OK;
+    int step = SQLITE_DONE;
+    sqlite3_stmt *s = NULL;
+    char problems[768] = "";
+    if (why != NULL && len > 0) {
+        why[0] = '\0';
+    }
+    CS_REQUIRE(db != NULL, CS_ERR_ARG);
+    CS_CHECK(stmt(db, ST_QUICK_CHECK, &s));
+    for (;;) {
+        CS_DB_CHECK(db, step = sqlite3_step(s));
+        if (step != SQLITE_ROW) {
+            break;
+        }
+        /* A row is "ok", or lines such as "*** in database main ***\nPage 6: ...". */
+        const char *text = column_text(s, 0);
+        if (text != NULL && strcmp(text, "ok") != 0) {
+            append_lines(problems, sizeof(problems), text);
+        }
+    }
+    if (problems[0] != '\0') {
+        snprintf(db->errmsg, sizeof(db->errmsg), "%s", problems);
+        cs_log(CS_LOG_DEBUG, "quick_check: %s", problems);
+        rc = CS_ERR_DB;
+    }
+out:
+    if (rc < 0 && db != NULL && why != NULL && len > 0) {
+        snprintf(why, len, "%s", db->errmsg[0] != '\0' ? db->errmsg : cs_status_str(rc));
+    }
+    done(s);
     return rc;
 }
 
@@ -820,13 +888,43 @@ int cs_db_run_status(cs_db_t *db, int64_t run_id, cs_db_run_status_t *status) {
         rc = CS_ERR_NOT_FOUND;
         goto out;
     }
-    const char *text = column_text(s, 0);
-    rc = CS_ERR_DB;
-    for (int i = CS_DB_RUN_RUNNING; i <= CS_DB_RUN_ABORTED; i++) {
-        if (strcmp(text, run_status_names[i]) == 0) {
-            *status = (cs_db_run_status_t)i;
-            rc = CS_OK;
+    CS_CHECK(column_status(db, s, 0, status));
+out:
+    done(s);
+    return rc;
+}
+
+int cs_db_foreach_run(cs_db_t *db, int64_t machine_id, cs_db_run_fn fn, void *ctx) {
+    int rc = CS_OK;
+    int step = SQLITE_DONE;
+    bool stop = false;
+    sqlite3_stmt *s = NULL;
+    CS_REQUIRE(db != NULL && fn != NULL && machine_id >= 0, CS_ERR_ARG);
+    CS_CHECK(stmt(db, ST_RUN_BY_MACHINE, &s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, machine_id));
+    while (!stop) {
+        CS_DB_CHECK(db, step = sqlite3_step(s));
+        if (step != SQLITE_ROW) {
+            break;
         }
+        cs_db_run_row_t r = {
+            .id = sqlite3_column_int64(s, 0),
+            .run =
+                {
+                    .machine_id = sqlite3_column_int64(s, 1),
+                    .nprocs = sqlite3_column_int(s, 4),
+                    .nnodes = sqlite3_column_int(s, 5),
+                    .ppn = sqlite3_column_int(s, 6),
+                    .oversubscribed = sqlite3_column_int(s, 9),
+                    .args = column_text(s, 7),
+                    .version = column_text(s, 10),
+                },
+            .started_at = column_text(s, 2),
+            .finished_at = column_text(s, 3),
+            .resumes = sqlite3_column_int(s, 11),
+        };
+        CS_CHECK(column_status(db, s, 8, &r.status));
+        CS_CHECK(call_back(fn(&r, ctx), &stop));
     }
 out:
     done(s);

@@ -72,6 +72,18 @@ typedef struct cs_db_run {
     const char *version;     /* collsel version; may be NULL */
 } cs_db_run_t;
 
+/* A run as stored: what cs_db_start_run() was given (run.args is "" when none, run.version
+ * NULL when unknown) and what has happened to it since. */
+typedef struct cs_db_run_row {
+    int64_t id;
+    cs_db_run_t run;
+    cs_db_run_status_t status;
+    const char *started_at;  /* ISO-8601 UTC, when the run was first started */
+    const char *finished_at; /* when it was marked done or aborted; NULL while running and for a
+                                run found killed */
+    int resumes;             /* times --resume continued it */
+} cs_db_run_row_t;
+
 /* One point of a run's plan: the key of a measurement or a failure. */
 typedef struct cs_db_point {
     const char *coll;      /* "allreduce" */
@@ -131,6 +143,7 @@ typedef struct cs_db_validation {
 /* Row callbacks of the cs_db_foreach_* functions: CS_OK continues, a positive value stops the
  * iteration (which then returns CS_OK), a negative status stops it and is returned. */
 typedef int (*cs_db_machine_fn)(int64_t id, const cs_db_machine_t *m, void *ctx);
+typedef int (*cs_db_run_fn)(const cs_db_run_row_t *r, void *ctx);
 typedef int (*cs_db_measurement_fn)(const cs_db_measurement_t *m, void *ctx);
 typedef int (*cs_db_failure_fn)(const cs_db_failure_t *f, void *ctx);
 typedef int (*cs_db_rule_fn)(const cs_db_rule_t *r, void *ctx);
@@ -151,6 +164,14 @@ typedef int (*cs_db_validation_fn)(const cs_db_validation_t *v, void *ctx);
  *   CS_ERR_ARG, CS_ERR_NOMEM */
 int cs_db_open(const char *path, cs_db_mode_t mode, cs_db_t **db, char *why,
                size_t why_len) CS_MUST_CHECK;
+
+/* Checks the whole database for damage (SQLite's quick_check: every page, record and b-tree;
+ * only reads). CS_OK when it is sound. CS_ERR_DB when it is damaged or cannot be read; then
+ * why[0..why_len-1] (when why != NULL) says what is wrong, in SQLite's words on one line
+ * ("file is not a database", "Page 6: btreeInitPage() returns error code 11; Page 16 is never
+ * used"), for the caller to print with the file's name. Reads every page: milliseconds for
+ * a tuning database. */
+int cs_db_check(cs_db_t *db, char *why, size_t why_len) CS_MUST_CHECK;
 
 /* Closes `db` (NULL is ignored) and frees it; an open batch is rolled back. */
 void cs_db_close(cs_db_t *db);
@@ -212,6 +233,10 @@ int cs_db_finish_run(cs_db_t *db, int64_t run_id, cs_db_run_status_t status) CS_
 
 /* Sets *status to the status of run `run_id`; CS_ERR_NOT_FOUND when there is no such run. */
 int cs_db_run_status(cs_db_t *db, int64_t run_id, cs_db_run_status_t *status) CS_MUST_CHECK;
+
+/* Calls fn for every run of machine `machine_id` (0: of every machine), by id. The strings of
+ * the row are valid during the call only. */
+int cs_db_foreach_run(cs_db_t *db, int64_t machine_id, cs_db_run_fn fn, void *ctx) CS_MUST_CHECK;
 
 /* --- measurements and failures ------------------------------------------------------------- */
 

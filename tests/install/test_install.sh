@@ -5,7 +5,8 @@
 #   1. cmake --install BUILD --prefix WORK/prefix; the expected files are there, nothing
 #      internal is; the .pc files name the prefix installed to (also with DESTDIR); installed
 #      binaries and libraries find the installed libcollsel (relative RPATH).
-#   2. the installed collsel-bench runs a tiny tuning run (np 2): WORK/tune.db.
+#   2. the installed collsel-bench runs a tiny tuning run (np 2): WORK/tune.db; the installed
+#      collsel-report draws it.
 #   3. examples/ as a project of its own: find_package(collsel) with CMAKE_PREFIX_PATH=prefix
 #      builds cg_plain, cg_collsel and cg_pmpi; and with pkg-config: mpicc
 #      $(pkg-config --cflags --libs collsel) -DUSE_COLLSEL (cg_collsel_pc), and plain cc with
@@ -83,7 +84,8 @@ for f in include/collsel.h "$LIBDIR/libcollsel.so" "$LIBDIR/libcollsel.so.0" \
     "$LIBDIR/cmake/collsel/collselConfig.cmake" \
     "$LIBDIR/cmake/collsel/collselConfigVersion.cmake" \
     "$LIBDIR/cmake/collsel/collselTargets.cmake" \
-    "$LIBDIR/pkgconfig/collsel.pc" "$LIBDIR/pkgconfig/collsel_pmpi.pc" bin/collsel-bench; do
+    "$LIBDIR/pkgconfig/collsel.pc" "$LIBDIR/pkgconfig/collsel_pmpi.pc" bin/collsel-bench \
+    bin/collsel-report; do
     [[ -e $PREFIX/$f ]] || fail "not installed: $f"
 done
 headers=$(cd "$PREFIX/include" && echo *)
@@ -103,6 +105,8 @@ echo "== 2. the installed collsel-bench: a tiny tuning run"
 logged tune "$MPIEXEC" --allow-run-as-root -np 2 "$PREFIX/bin/collsel-bench" \
     --db "$WORK/tune.db" --colls allreduce,allgather,allgatherv --sizes 8 --quiet
 [[ -s $WORK/tune.db ]] || fail "collsel-bench wrote no database"
+logged report "$PREFIX/bin/collsel-report" "$WORK/tune.db" --format png
+[[ -s $WORK/tune-report/index.html ]] || fail "the installed collsel-report drew no index.html"
 
 echo "== 3. examples/ built against the install: find_package(collsel) and pkg-config"
 logged configure "$CMAKE" -S "$EXAMPLES" -B "$WORK/ex" -DCMAKE_BUILD_TYPE=RelWithDebInfo \

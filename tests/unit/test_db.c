@@ -358,6 +358,81 @@ START_TEST(machine_round_trip) {
 }
 END_TEST
 
+typedef struct {
+    int n;
+    int64_t id[8];
+    char text[1024];
+} runs_t;
+
+static int collect_run(const cs_db_run_row_t *r, void *ctx) {
+    static const char *const names[] = {"running", "done", "aborted"};
+    runs_t *c = ctx;
+    ck_assert_int_lt(c->n, 8);
+    c->id[c->n++] = r->id;
+    size_t len = strlen(c->text);
+    snprintf(c->text + len, sizeof(c->text) - len, "%lld:m%lld %d/%d/%d o%d '%s' %s %s %s%s r%d;",
+             (long long)r->id, (long long)r->run.machine_id, r->run.nprocs, r->run.nnodes,
+             r->run.ppn, r->run.oversubscribed, r->run.args,
+             r->run.version != NULL ? r->run.version : "NULL", names[r->status],
+             r->started_at != NULL && strlen(r->started_at) == 20 ? "started" : "BAD",
+             r->finished_at != NULL ? " finished" : "", r->resumes);
+    return CS_OK;
+}
+
+static int stop_after_run(const cs_db_run_row_t *r, void *ctx) {
+    runs_t *c = ctx;
+    c->id[c->n++] = r->id;
+    return 1;
+}
+
+START_TEST(runs_listed) {
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    runs_t got = {0};
+    ck_assert_int_eq(cs_db_foreach_run(db, 0, collect_run, &got), CS_OK);
+    ck_assert_int_eq(got.n, 0);
+
+    int64_t m1 = add_machine(db);
+    cs_db_machine_t other = {"node02", here.topology, here.mpi_library};
+    int64_t m2 = 0;
+    ck_assert_int_eq(cs_db_find_or_insert_machine(db, &other, &m2), CS_OK);
+    cs_db_run_t run = job(m1, "colls=0x1");
+    int64_t a = start(db, &run, false, NULL);
+    ck_assert_int_eq(cs_db_finish_run(db, a, CS_DB_RUN_DONE), CS_OK);
+    cs_db_run_t plain = {.machine_id = m2, .nprocs = 2, .nnodes = 2, .ppn = 1};
+    int64_t b = start(db, &plain, false, NULL); /* no args, no version */
+    int64_t c = start(db, &run, false, NULL);
+    ck_assert_int_eq(start(db, &run, true, NULL), c); /* resumed once */
+    ck_assert_int_eq(cs_db_finish_run(db, c, CS_DB_RUN_ABORTED), CS_OK);
+
+    ck_assert_int_eq(cs_db_foreach_run(db, 0, collect_run, &got), CS_OK);
+    ck_assert_int_eq(got.n, 3);
+    char want[1024];
+    snprintf(want, sizeof(want),
+             "%lld:m%lld 4/1/4 o1 'colls=0x1' 0.1.0 done started finished r0;"
+             "%lld:m%lld 2/2/1 o0 '' NULL running started r0;"
+             "%lld:m%lld 4/1/4 o1 'colls=0x1' 0.1.0 aborted started finished r1;",
+             (long long)a, (long long)m1, (long long)b, (long long)m2, (long long)c, (long long)m1);
+    ck_assert_str_eq(got.text, want);
+
+    runs_t only = {0};
+    ck_assert_int_eq(cs_db_foreach_run(db, m2, collect_run, &only), CS_OK);
+    ck_assert_int_eq(only.n, 1);
+    ck_assert_int_eq(only.id[0], b);
+    runs_t none = {0};
+    ck_assert_int_eq(cs_db_foreach_run(db, m2 + 100, collect_run, &none), CS_OK);
+    ck_assert_int_eq(none.n, 0);
+    runs_t first = {0};
+    ck_assert_int_eq(cs_db_foreach_run(db, m1, stop_after_run, &first), CS_OK);
+    ck_assert_int_eq(first.n, 1);
+    ck_assert_int_eq(first.id[0], a);
+
+    ck_assert_int_eq(cs_db_foreach_run(db, 0, NULL, NULL), CS_ERR_ARG);
+    ck_assert_int_eq(cs_db_foreach_run(db, -1, collect_run, &none), CS_ERR_ARG);
+    ck_assert_int_eq(cs_db_foreach_run(NULL, 0, collect_run, &none), CS_ERR_ARG);
+    cs_db_close(db);
+}
+END_TEST
+
 START_TEST(run_lifecycle) {
     cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
     int64_t machine_id = add_machine(db);
@@ -1091,6 +1166,47 @@ START_TEST(read_only_needs_a_database) {
 }
 END_TEST
 
+START_TEST(check_finds_damage) {
+    const char *path = file("damaged.db");
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "");
+    int64_t id = start(db, &run, false, NULL);
+    ck_assert_int_eq(cs_db_begin(db), CS_OK);
+    for (int i = 0; i < 200; i++) {
+        cs_db_measurement_t m = measurement(id, "allreduce/ring", 4 * (uint64_t)(i + 1), 10.0 + i);
+        ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_OK);
+    }
+    ck_assert_int_eq(cs_db_commit(db), CS_OK);
+    char why[512] = "x";
+    ck_assert_int_eq(cs_db_check(db, why, sizeof(why)), CS_OK);
+    ck_assert_str_eq(why, "");
+    cs_db_close(db);
+    db = open_db(path, CS_DB_READ_ONLY);
+    ck_assert_int_eq(cs_db_check(db, why, sizeof(why)), CS_OK);
+    cs_db_close(db);
+
+    /* Overwrite the measurement table's root page: page 1 (the header and sqlite_master)
+     * stays intact, so the file still opens, and only a full check notices. */
+    int64_t page_size = raw_int(path, "PRAGMA page_size");
+    int64_t root = raw_int(path, "SELECT rootpage FROM sqlite_master WHERE name = 'measurement'");
+    ck_assert_int_gt(root, 1);
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fseek(f, (long)((root - 1) * page_size), SEEK_SET), 0);
+    for (int64_t i = 0; i < page_size; i++) {
+        fputc(0xA5, f);
+    }
+    fclose(f);
+    db = open_db(path, CS_DB_READ_ONLY);
+    ck_assert_int_eq(cs_db_check(db, why, sizeof(why)), CS_ERR_DB);
+    ck_assert_str_ne(why, "");
+    ck_assert_ptr_null(strchr(why, '\n'));
+    ck_assert_str_eq(cs_db_errmsg(db), why);
+    ck_assert_int_eq(cs_db_check(NULL, why, sizeof(why)), CS_ERR_ARG);
+    cs_db_close(db);
+}
+END_TEST
+
 START_TEST(committed_batch_survives_kill) {
     const char *path = file("killed.db");
     cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
@@ -1143,6 +1259,7 @@ static Suite *db_suite(void) {
     tcase_add_test(mem, open_bad_arguments);
     tcase_add_test(mem, machine_round_trip);
     tcase_add_test(mem, run_lifecycle);
+    tcase_add_test(mem, runs_listed);
     tcase_add_test(mem, resume_continues_a_killed_run);
     tcase_add_test(mem, new_run_aborts_interrupted_runs);
     tcase_add_test(mem, measurement_round_trip);
@@ -1166,6 +1283,7 @@ static Suite *db_suite(void) {
     tcase_add_test(files, refuse_newer_version);
     tcase_add_test(files, refuse_foreign_database);
     tcase_add_test(files, read_only_needs_a_database);
+    tcase_add_test(files, check_finds_damage);
     tcase_add_test(files, committed_batch_survives_kill);
     suite_add_tcase(s, files);
     return s;

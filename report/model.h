@@ -1,0 +1,171 @@
+/* A tuning database read into memory for collsel-report.
+ *
+ * Per machine: its runs, and per collective the keys (communicator size, processes per node)
+ * that have something to show. A key holds
+ *   - the measurements of ONE tuning run: the newest 'done' tuning run that measured the key
+ *     (when no done run did, the newest run of any status that did, and the report says so);
+ *     tuning runs are those whose args do not start with "validate";
+ *   - the measurements grouped into algorithm families (the algorithm key, "bcast/orth"), each
+ *     reduced to its fastest variant (params) at every measured size;
+ *   - the machine's current rules for the key (the rule table), by lo_bytes and rank;
+ *   - the validation rows of the newest collsel-bench --validate run that validated the key.
+ *
+ * Everything lives until cs_report_free(); strings are copies owned by the report. */
+#ifndef CS_REPORT_MODEL_H
+#define CS_REPORT_MODEL_H
+
+#include "db.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A plot written by the plot writer: files <name>.gp, .dat, .png and/or .svg. */
+typedef struct cs_report_plot {
+    char name[160]; /* "" when there is no such plot */
+    int width, height;
+} cs_report_plot_t;
+
+typedef struct cs_report_run {
+    int64_t id;
+    int nprocs, nnodes, ppn;
+    bool oversubscribed;
+    bool validate; /* a collsel-bench --validate run */
+    cs_db_run_status_t status;
+    const char *status_name;              /* "done" */
+    const char *started_at, *finished_at; /* finished_at may be NULL */
+    const char *args, *version;           /* version may be NULL */
+    int resumes;
+} cs_report_run_t;
+
+/* One measurement. */
+typedef struct cs_report_meas {
+    const char *coll;
+    int comm_size, ppn;
+    const cs_report_run_t *run;
+    const char *algorithm, *params; /* params "" when none */
+    uint64_t bytes;
+    double min_us, q1_us, median_us, q3_us, max_us;
+    int reps, outliers;
+} cs_report_meas_t;
+
+/* An algorithm family: one algorithm key with its variants collapsed to the fastest at each
+ * size. */
+typedef struct cs_report_family {
+    const char *algorithm;         /* "allreduce/ring" */
+    const char *name;              /* "ring" */
+    bool native;                   /* the MPI library's collective */
+    int nvariants;                 /* distinct params measured */
+    const cs_report_meas_t **best; /* fastest variant at each of its sizes, by bytes */
+    size_t nbest;
+} cs_report_family_t;
+
+typedef struct cs_report_rule {
+    const char *coll;
+    int comm_size, ppn;
+    uint64_t lo_bytes, hi_bytes; /* hi_bytes CS_DB_UNBOUNDED: no upper bound */
+    int rank;
+    const char *algorithm, *params;
+    double median_us, native_us, p_value; /* NaN: unknown */
+    int64_t run_id;
+} cs_report_rule_t;
+
+typedef struct cs_report_valid {
+    const char *coll;
+    int comm_size, ppn;
+    const cs_report_run_t *run;
+    uint64_t bytes;
+    double native_us, selected_us, oracle_us;
+    const char *selected_algorithm, *selected_params; /* "" when unknown */
+    const char *oracle_algorithm, *oracle_params;
+} cs_report_valid_t;
+
+typedef struct cs_report_key {
+    const char *coll;
+    int comm_size, ppn;
+    const cs_report_run_t *run;   /* the measurements' run; NULL when none */
+    const cs_report_meas_t *meas; /* by bytes, algorithm, params */
+    size_t nmeas;
+    uint64_t *sizes; /* distinct measured sizes, ascending */
+    size_t nsizes;
+    cs_report_family_t *families; /* native first, then in registry order */
+    size_t nfamilies;
+    const cs_report_rule_t *rules; /* by lo_bytes, rank */
+    size_t nrules;
+    const cs_report_run_t *vrun;    /* the validation rows' run; NULL when none */
+    const cs_report_valid_t *valid; /* by bytes */
+    size_t nvalid;
+    cs_report_plot_t latency_plot, validation_plot; /* set by the plot writer */
+} cs_report_key_t;
+
+typedef struct cs_report_coll {
+    const char *name;
+    cs_report_key_t *keys; /* by comm_size, ppn */
+    size_t nkeys;
+    cs_report_plot_t speedup_plot, winners_plot; /* set by the plot writer */
+} cs_report_coll_t;
+
+/* A verification failure of a run the report shows. */
+typedef struct cs_report_failure {
+    int64_t run_id;
+    const char *coll, *algorithm, *params, *message;
+    int comm_size;
+    uint64_t bytes;
+} cs_report_failure_t;
+
+typedef struct cs_report_machine {
+    int64_t id;
+    const char *host, *topology, *mpi_library;
+    const char *prefix;    /* of its files: "" when the report has one machine, else "m<id>_" */
+    cs_report_run_t *runs; /* by id */
+    size_t nruns;
+    cs_report_coll_t *colls; /* in the order of algorithms/core/coll.def, unknown ones after */
+    size_t ncolls;
+    cs_report_failure_t *failures;
+    size_t nfailures;
+    /* The rows the keys point into, sorted by coll, comm_size, ppn. */
+    cs_report_meas_t *meas;
+    size_t nmeas;
+    cs_report_rule_t *rules;
+    size_t nrules;
+    cs_report_valid_t *valid;
+    size_t nvalid;
+} cs_report_machine_t;
+
+typedef struct cs_report cs_report_t;
+
+struct cs_report {
+    cs_report_machine_t *machines; /* machines with at least one run, by id */
+    size_t nmachines;
+    size_t nruns; /* runs in the database */
+    struct cs_report_arena *arena;
+};
+
+/* Reads everything the report shows from `db` into a new *report (free with cs_report_free).
+ * CS_ERR_DB when a read fails (cs_db_errmsg(db) says why), CS_ERR_NOMEM. */
+int cs_report_load(cs_db_t *db, cs_report_t **report) CS_MUST_CHECK;
+
+/* Frees `report` (NULL is ignored). */
+void cs_report_free(cs_report_t *report);
+
+/* The key's rank-1 rule whose interval holds `bytes`, or NULL. */
+const cs_report_rule_t *cs_report_winner(const cs_report_key_t *key, uint64_t bytes);
+
+/* The key's measurement of exactly (algorithm, params) at `bytes`, or NULL. */
+const cs_report_meas_t *cs_report_find(const cs_report_key_t *key, const char *algorithm,
+                                       const char *params, uint64_t bytes);
+
+/* The family of `algorithm` in `key`, or NULL. */
+const cs_report_family_t *cs_report_family(const cs_report_key_t *key, const char *algorithm);
+
+/* The fastest variant of `family` at `bytes`, or NULL when it was not measured there. */
+const cs_report_meas_t *cs_report_best_at(const cs_report_family_t *family, uint64_t bytes);
+
+/* The native family's measurement at `bytes`, or NULL. */
+const cs_report_meas_t *cs_report_native_at(const cs_report_key_t *key, uint64_t bytes);
+
+/* What the rules chose at `bytes` as measured in the key's run: the winner's own variant when
+ * it was measured there, else its family's fastest variant; NULL when neither was. */
+const cs_report_meas_t *cs_report_tuned_at(const cs_report_key_t *key, uint64_t bytes);
+
+#endif

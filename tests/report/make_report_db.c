@@ -1,0 +1,245 @@
+/* Builds a small tuning database for the collsel-report tests through the database API
+ * (db/db.h), so that no binary fixture lives in git.
+ *
+ *   make_report_db PATH full     runs of every kind and status, two collectives with two
+ *                                communicator sizes, a family with two variants, rules,
+ *                                validation rows and a verification failure (see below)
+ *   make_report_db PATH two      "full" plus a second machine with one run
+ *   make_report_db PATH empty    the schema only: no machine, no run
+ *
+ * "full", machine "testhost" (4 cores):
+ *   run 1  done     tuning, np 4: gather on 4 processes
+ *   run 2  aborted  tuning, np 4: allreduce on 4 processes, absurd times (must not be shown)
+ *   run 3  done     tuning, np 4, oversubscribed: allreduce on 2 and 4 processes, bcast on 4
+ *   run 4  done     collsel-bench --validate, np 4: allreduce and bcast on 4 processes
+ * Sizes 4 B to 64 KiB, times 4x. allreduce/dpml (not a registered algorithm: the report must
+ * take any name) has two variants, leaders=1 faster below 1 KiB and leaders=2 above. */
+#include "db.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NSIZES 8
+
+static cs_db_t *db;
+
+static void check(int rc, const char *what) {
+    if (rc != CS_OK) {
+        fprintf(stderr, "make_report_db: %s: %s (%s)\n", what, cs_status_str(rc), cs_db_errmsg(db));
+        exit(1);
+    }
+}
+
+static uint64_t size_at(int i) {
+    return (uint64_t)4 << (2 * i);
+}
+
+static int64_t machine(const char *host) {
+    cs_db_machine_t m = {host, "packages=1 numa=1 cores=4 pus=8", "Open MPI v4.1.4, package: test"};
+    int64_t id = 0;
+    check(cs_db_find_or_insert_machine(db, &m, &id), "machine");
+    return id;
+}
+
+static int64_t run(int64_t machine_id, const char *args, int oversubscribed) {
+    cs_db_run_t r = {.machine_id = machine_id,
+                     .nprocs = 4,
+                     .nnodes = 1,
+                     .ppn = 4,
+                     .oversubscribed = oversubscribed,
+                     .args = args,
+                     .version = "0.1.0"};
+    int64_t id = 0;
+    check(cs_db_start_run(db, &r, false, &id, NULL), "run");
+    return id;
+}
+
+/* A model time: latency alpha plus bytes / bandwidth, in µs. */
+static double model(double alpha, double gbps, uint64_t bytes) {
+    return alpha + (double)bytes / (gbps * 1e3);
+}
+
+static void measure(int64_t run_id, const char *coll, const char *alg, const char *params,
+                    int comm_size, uint64_t bytes, double median) {
+    cs_db_measurement_t m = {
+        .run_id = run_id,
+        .point = {coll, alg, params, comm_size, comm_size, bytes},
+        .reps = 20,
+        .outliers = 1,
+        .min_us = median * 0.9,
+        .q1_us = median * 0.96,
+        .median_us = median,
+        .q3_us = median * 1.05,
+        .max_us = median * 1.3,
+        .verified = strstr(alg, "/native") == NULL,
+    };
+    check(cs_db_insert_measurement(db, &m), "measurement");
+}
+
+typedef struct {
+    uint64_t lo, hi;
+    const char *alg, *params;
+} interval_t;
+
+/* Rules of one key: rank 1 as given, native second where the winner is not native. */
+static void rules(int64_t machine_id, int64_t run_id, const char *coll, int comm_size,
+                  const interval_t *iv, size_t n) {
+    cs_db_rule_t r[16];
+    size_t k = 0;
+    char native[64];
+    snprintf(native, sizeof(native), "%s/native", coll);
+    for (size_t i = 0; i < n; i++) {
+        cs_db_rule_t base = {.machine_id = machine_id,
+                             .coll = coll,
+                             .comm_size = comm_size,
+                             .ppn = comm_size,
+                             .lo_bytes = iv[i].lo,
+                             .hi_bytes = iv[i].hi,
+                             .rank = 1,
+                             .algorithm = iv[i].alg,
+                             .params = iv[i].params,
+                             .median_us = 10,
+                             .native_us = 15,
+                             .p_value = 0.001,
+                             .run_id = run_id};
+        r[k++] = base;
+        if (strcmp(iv[i].alg, native) != 0) {
+            base.rank = 2;
+            base.algorithm = native;
+            base.params = "";
+            base.median_us = 15;
+            base.p_value = NAN;
+            r[k++] = base;
+        } else {
+            r[k - 1].median_us = 15;
+            r[k - 1].p_value = NAN;
+        }
+    }
+    check(cs_db_replace_rules(db, machine_id, coll, comm_size, comm_size, r, k), "rules");
+}
+
+static void full(void) {
+    int64_t m = machine("testhost");
+
+    int64_t r1 = run(m, "colls=0x2 sizes=4:64K", 0);
+    for (int i = 0; i < NSIZES; i++) {
+        uint64_t b = size_at(i);
+        measure(r1, "gather", "gather/native", "", 4, b, model(3, 1, b));
+        measure(r1, "gather", "gather/linear", "", 4, b, model(2.5, 1.4, b));
+        measure(r1, "gather", "gather/binomial", "", 4, b, model(4, 0.9, b));
+    }
+    cs_db_failure_t fail = {
+        r1, {"gather", "gather/binomial", "", 4, 4, 64}, "element 3 is 7, not 9"};
+    check(cs_db_insert_failure(db, &fail), "failure");
+    check(cs_db_finish_run(db, r1, CS_DB_RUN_DONE), "finish");
+    interval_t gather[] = {{0, 32, "gather/native", ""},
+                           {32, CS_DB_UNBOUNDED, "gather/linear", ""}};
+    rules(m, r1, "gather", 4, gather, 2);
+
+    int64_t r2 = run(m, "colls=0x10 sizes=4:64K", 1);
+    for (int i = 0; i < NSIZES; i++) {
+        measure(r2, "allreduce", "allreduce/native", "", 4, size_at(i), 1e6);
+    }
+    check(cs_db_finish_run(db, r2, CS_DB_RUN_ABORTED), "abort");
+
+    int64_t r3 = run(m, "colls=0x11 sizes=4:64K comm_sizes=2,4", 1);
+    for (int c = 2; c <= 4; c += 2) {
+        for (int i = 0; i < NSIZES; i++) {
+            uint64_t b = size_at(i);
+            measure(r3, "allreduce", "allreduce/native", "", c, b, model(10 * c, 1, b));
+            measure(r3, "allreduce", "allreduce/recursive_doubling", "", c, b,
+                    model(8 * c, 0.8, b));
+            measure(r3, "allreduce", "allreduce/dpml", "leaders=1", c, b, model(5 * c, 0.5, b));
+            measure(r3, "allreduce", "allreduce/dpml", "leaders=2", c, b, model(9 * c, 2, b));
+        }
+    }
+    for (int i = 0; i < NSIZES; i++) {
+        uint64_t b = size_at(i);
+        measure(r3, "bcast", "bcast/native", "", 4, b, model(5, 1, b));
+        measure(r3, "bcast", "bcast/linear", "", 4, b, model(3, 0.5, b));
+        measure(r3, "bcast", "bcast/binomial", "", 4, b, model(6, 2, b));
+    }
+    check(cs_db_finish_run(db, r3, CS_DB_RUN_DONE), "finish");
+    interval_t ar2[] = {{0, 8, "allreduce/native", ""},
+                        {8, 2048, "allreduce/dpml", "leaders=1"},
+                        {2048, CS_DB_UNBOUNDED, "allreduce/dpml", "leaders=2"}};
+    rules(m, r3, "allreduce", 2, ar2, 3);
+    interval_t ar4[] = {{0, 128, "allreduce/dpml", "leaders=1"},
+                        {128, 512, "allreduce/recursive_doubling", ""},
+                        {512, 8192, "allreduce/dpml", "leaders=2"},
+                        {8192, CS_DB_UNBOUNDED, "allreduce/native", ""}};
+    rules(m, r3, "allreduce", 4, ar4, 4);
+    interval_t bc[] = {{0, 2048, "bcast/linear", ""},
+                       {2048, 32768, "bcast/binomial", ""},
+                       {32768, CS_DB_UNBOUNDED, "bcast/native", ""}};
+    rules(m, r3, "bcast", 4, bc, 3);
+
+    int64_t r4 = run(m, "validate colls=0x11 sizes=4:64K", 1);
+    for (int i = 0; i < NSIZES; i++) {
+        uint64_t b = size_at(i);
+        cs_db_validation_t v = {r4,
+                                "allreduce",
+                                4,
+                                4,
+                                b,
+                                model(40, 1, b),
+                                model(22, 0.6, b),
+                                model(20, 0.6, b),
+                                "allreduce/dpml",
+                                "leaders=1",
+                                "allreduce/dpml",
+                                "leaders=1"};
+        check(cs_db_insert_validation(db, &v), "validation");
+        cs_db_validation_t w = {r4,
+                                "bcast",
+                                4,
+                                4,
+                                b,
+                                model(5, 1, b),
+                                model(3.2, 0.5, b),
+                                model(3, 0.5, b),
+                                "bcast/linear",
+                                "",
+                                "bcast/binomial",
+                                ""};
+        check(cs_db_insert_validation(db, &w), "validation");
+    }
+    check(cs_db_finish_run(db, r4, CS_DB_RUN_DONE), "finish");
+}
+
+static void second_machine(void) {
+    int64_t m = machine("otherhost");
+    int64_t r = run(m, "colls=0x10", 0);
+    for (int i = 0; i < NSIZES; i++) {
+        uint64_t b = size_at(i);
+        measure(r, "allreduce", "allreduce/native", "", 2, b, model(7, 1, b));
+        measure(r, "allreduce", "allreduce/recursive_doubling", "", 2, b, model(6, 1, b));
+    }
+    check(cs_db_finish_run(db, r, CS_DB_RUN_DONE), "finish");
+    interval_t iv[] = {{0, CS_DB_UNBOUNDED, "allreduce/recursive_doubling", ""}};
+    rules(m, r, "allreduce", 2, iv, 1);
+}
+
+int main(int argc, char **argv) {
+    char why[512];
+    if (argc != 3 || (strcmp(argv[2], "full") != 0 && strcmp(argv[2], "two") != 0 &&
+                      strcmp(argv[2], "empty") != 0)) {
+        fprintf(stderr, "usage: make_report_db PATH full|two|empty\n");
+        return 2;
+    }
+    remove(argv[1]);
+    if (cs_db_open(argv[1], CS_DB_READ_WRITE, &db, why, sizeof(why)) != CS_OK) {
+        fprintf(stderr, "make_report_db: %s\n", why);
+        return 1;
+    }
+    if (strcmp(argv[2], "empty") != 0) {
+        full();
+    }
+    if (strcmp(argv[2], "two") == 0) {
+        second_machine();
+    }
+    cs_db_close(db);
+    return 0;
+}
