@@ -68,6 +68,17 @@ static int mpi_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *re
     return err == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
 }
 
+int cs_exec_ireduce_safe(const cs_type_t *t, int commutative, int root) {
+#if defined(OPEN_MPI) && OPEN_MPI
+    return !(commutative && root != 0 && t->true_lb != 0);
+#else
+    (void)t;
+    (void)commutative;
+    (void)root;
+    return 1;
+#endif
+}
+
 const cs_transport_t cs_exec_mpi_transport = {
     .start = mpi_start, .test = mpi_test, .wait = mpi_wait, .coll = mpi_coll};
 

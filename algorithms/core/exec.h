@@ -55,6 +55,13 @@ typedef struct cs_exec {
     int ncomm;   /* number of comm ops started in it */
 } cs_exec_t;
 
+/* 0 when the MPI library's MPI_Ireduce is known to corrupt memory for a reduction of type `t`
+ * (commutative op or not) to root `root` of its communicator, 1 otherwise. Open MPI's libnbc
+ * (seen in 4.1.4; the blocking MPI_Reduce is fine) writes past its temporary buffer for a
+ * commutative op, a root other than 0 and a datatype whose true lower bound is not 0. Builders
+ * that would start such a COLL return CS_ERR_NOT_APPLICABLE instead. */
+int cs_exec_ireduce_safe(const cs_type_t *t, int commutative, int root);
+
 /* Binds `s` (which must outlive the execution) and the slot bases. */
 void cs_exec_start(cs_exec_t *e, const cs_sched_t *s, const void *sendbuf, void *recvbuf,
                    void *scratch, const cs_transport_t *tr, void *tr_ctx);

@@ -9,8 +9,8 @@
  *
  * Then rank 0 opens the database read-only (db/db.h) and checks:
  *   - one machine, one run, status 'done';
- *   - exactly one measurement per (collective, size, registered candidate that applies), and
- *     nothing else; each with comm_size = nprocs, sane statistics
+ *   - exactly one measurement per (collective, size, variant of a registered candidate that
+ *     applies), and nothing else; each with comm_size = nprocs, sane statistics
  *     (0 < min <= q1 <= median <= q3 <= max, 1 <= reps <= --reps-max, outliers < reps, one
  *     sample per repetition) and verified = 1 for the non-native ones;
  *   - exactly one failure per (wrong algorithm, size), none for anything else;
@@ -211,6 +211,7 @@ static int call_of(cs_call_t *call, cs_coll_t coll, int si, cs_bench_bufs_t *buf
 
 static void check_measurements(const rows_t *ms, int64_t run_id, int nprocs,
                                cs_bench_bufs_t *bufs) {
+    static cs_variant_t variants[CS_MAX_VARIANTS];
     int expected = 0;
     for (int c = 0; c < NCOLLS; c++) {
         cs_coll_t coll;
@@ -225,14 +226,19 @@ static void check_measurements(const rows_t *ms, int64_t run_id, int nprocs,
             }
             for (int a = 0; a < cs_registry_count; a++) {
                 const cs_algo_t *algo = cs_registry[a];
-                int n;
+                int n, nv = 0;
                 if (algo->coll != coll || cs_algo_applicable(algo, &call) != CS_OK) {
                     continue;
                 }
-                expected++;
+                /* One per variant the plan sweeps on this communicator (none for the
+                 * orthogonal grids at a prime size). */
+                check(cs_algo_variants(algo, nprocs, nprocs, variants, CS_MAX_VARIANTS, &nv) ==
+                          CS_OK,
+                      "%s: cs_algo_variants failed", algo->name);
+                expected += nv;
                 n = count_points(ms, plan_colls[c], algo->name, call.bytes);
-                check(n == 1, "%s at %zu bytes: %d measurements, want 1", algo->name, call.bytes,
-                      n);
+                check(n == nv, "%s at %zu bytes: %d measurements, want %d (one per variant)",
+                      algo->name, call.bytes, n, nv);
             }
             for (int w = 0; w < NWRONG; w++) {
                 int n = count_points(ms, plan_colls[c], wrong[w]->name, call.bytes);
@@ -298,11 +304,12 @@ static void check_failures(const rows_t *fs, int64_t run_id, int nprocs, cs_benc
     }
 }
 
+/* The measurement of variant (algorithm, params) at `bytes`. */
 static const row_t *find_point(const rows_t *rs, const char *coll, const char *algorithm,
-                               uint64_t bytes) {
+                               const char *params, uint64_t bytes) {
     for (int i = 0; i < rs->n; i++) {
         if (strcmp(rs->v[i].coll, coll) == 0 && strcmp(rs->v[i].algorithm, algorithm) == 0 &&
-            rs->v[i].bytes == bytes) {
+            strcmp(rs->v[i].params, params) == 0 && rs->v[i].bytes == bytes) {
             return &rs->v[i];
         }
     }
@@ -365,8 +372,8 @@ static void check_rule_group(const rows_t *rs, int first, int last, const rows_t
                 check(0, "%s np=%d: interval [%llu, %llu) holds no measured size", g->coll,
                       g->comm_size, (unsigned long long)w->lo, (unsigned long long)w->hi);
             } else {
-                const row_t *m = find_point(ms, g->coll, r->algorithm, first_size);
-                const row_t *n = find_point(ms, g->coll, native, first_size);
+                const row_t *m = find_point(ms, g->coll, r->algorithm, r->params, first_size);
+                const row_t *n = find_point(ms, g->coll, native, "", first_size);
                 check(m != NULL, "%s: rule names %s, not measured at %llu", g->coll, r->algorithm,
                       (unsigned long long)first_size);
                 check(m == NULL || same(m->median, r->median),

@@ -1,6 +1,8 @@
 /* cs_mpi_test: every registered algorithm against the native MPI collective, under mpirun.
  *
- * For each algorithm in cs_registry (natives included) and each combination of
+ * For each algorithm in cs_registry (natives included), each of its variants for the
+ * communicator (cs_algo_variants: every 2D and 3D grid layout for the orthogonal algorithms,
+ * none at a prime size) and each combination of
  *   - datatype: MPI_INT, MPI_DOUBLE (integer values, so sums are exact) and a derived type with
  *     a non-zero lower bound and gaps (2 ints at byte displacements 8 and 16, resized to lb 4,
  *     extent 20); reductions use MPI_SUM on int/double, a commutative user sum on the derived
@@ -13,22 +15,25 @@
  *     (over 1 MiB per process; int data and root p-1 only);
  *   - MPI_IN_PLACE where the collective allows it (gather/scatter/reduce root, allreduce,
  *     allgather, allgatherv);
- * the call is run natively (MPI_*) on one set of buffers and through cs_algo_run() on an
+ * the call is run natively (MPI_*) on one set of buffers and through cs_algo_run_variant() on an
  * identical set. Every buffer has a sentinel-filled margin on both sides and the derived type
  * leaves sentinel gaps inside each element, so comparing whole allocations byte for byte checks
  * the data, the gaps and over- or underruns at once. Send buffers must come back unchanged and
  * receive buffers that MPI declares insignificant (non-root gather/reduce) must stay untouched.
- * allgatherv uses irregular counts (zeros included) and non-monotone displacements with gaps.
+ * allgatherv uses irregular counts (zeros included) at non-monotone displacements with gaps,
+ * and the same counts packed in rank order.
  * After MPI_COMM_WORLD, a reduced set (as --quick) runs again on a communicator with the ranks
  * in reverse order, which also creates and frees a per-communicator context while MPI runs.
  *
  * All ranks agree on every case's verdict (MPI_Allreduce), so they stay in step after a
  * failure. Failures are printed to stderr by the rank that sees them; rank 0 of MPI_COMM_WORLD
- * prints one line per algorithm to stdout and finally "N passed, N failed", the last line on
+ * prints one line per variant to stdout and finally "N passed, N failed", the last line on
  * stdout; the exit status is 1 when any case failed.
  *
  * Options: --quick (roots 0 and p-1, counts 0 and p+1, no large count),
  *          --only PREFIX (algorithms whose name starts with PREFIX, e.g. "reduce/").
+ * A variant that runs a native collective on sub-communicators creates them on first use in
+ * the communicator's context (collectively), so these runs also check that setup.
  */
 #include "core/algo.h"
 #include "registry.h"
@@ -72,8 +77,11 @@ typedef struct kind {
 
 typedef struct tcase {
     const cs_algo_t *algo;
+    const cs_variant_t *variant;
+    const char *name; /* the variant's */
     const kind_t *kind;
     int root, count, in_place, salt;
+    int packed; /* allgatherv: blocks packed in rank order */
 } tcase_t;
 
 /* A buffer: `mem` holds MARGIN_BYTES of sentinel, the elements, and MARGIN_BYTES of sentinel;
@@ -358,12 +366,20 @@ out:
 
 /* Irregular counts around `base` (every third rank contributes nothing), times `ratio`, placed
  * in the order odd ranks descending, then even ranks ascending, with one or two elements of
- * gap before each block, so displacements are neither increasing nor decreasing. Returns the
- * elements the layout spans. */
-static long vlayout(int base, int ratio, int *counts, int *displs) {
+ * gap before each block, so displacements are neither increasing nor decreasing; or, `packed`,
+ * in rank order without gaps from element 3 on. Returns the elements the layout spans. */
+static long vlayout(int base, int ratio, int packed, int *counts, int *displs) {
     long at = 0;
     for (int q = 0; q < nprocs; q++) {
         counts[q] = ratio * (q % 3 == 1 ? 0 : base + q % 2);
+    }
+    if (packed) {
+        at = 3;
+        for (int q = 0; q < nprocs; q++) {
+            displs[q] = (int)at;
+            at += counts[q];
+        }
+        return at + 1;
     }
     for (int k = 0; k < nprocs; k++) {
         int odd = nprocs / 2;
@@ -383,7 +399,7 @@ static int prep_allgatherv(const tcase_t *tc, side_t *s) {
     s->recvcounts = malloc((size_t)nprocs * sizeof(int));
     s->displs = malloc((size_t)nprocs * sizeof(int));
     CS_REQUIRE(s->recvcounts != NULL && s->displs != NULL, CS_ERR_NOMEM);
-    span = vlayout(tc->count, tc->kind->recv_ratio, s->recvcounts, s->displs);
+    span = vlayout(tc->count, tc->kind->recv_ratio, tc->packed, s->recvcounts, s->displs);
     scount = s->recvcounts[rank] / tc->kind->recv_ratio * tc->kind->send_ratio;
     CS_CHECK(buf_alloc(&s->recv, tc->kind->recv_type, span, RECV_SENTINEL));
     if (tc->in_place) {
@@ -476,9 +492,10 @@ static void report(const tcase_t *tc, const char *what, long byte, const dtype_t
     if (++reports > MAX_REPORTS) {
         return;
     }
-    fprintf(stderr, "FAIL %s comm=%s np=%d type=%s root=%d count=%d in_place=%d (rank %d): ",
-            tc->algo->name, comm_name, nprocs, tc->kind->name, tc->root, tc->count, tc->in_place,
-            rank);
+    fprintf(stderr,
+            "FAIL %s comm=%s np=%d type=%s root=%d count=%d in_place=%d%s (rank %d): ", tc->name,
+            comm_name, nprocs, tc->kind->name, tc->root, tc->count, tc->in_place,
+            tc->packed ? " packed" : "", rank);
     fprintf(stderr, "%s at element %ld (byte %ld of the allocation)\n", what, elem, byte);
 }
 
@@ -488,9 +505,9 @@ static void report_status(const tcase_t *tc, const char *what, int status) {
     }
     fprintf(
         stderr,
-        "FAIL %s comm=%s np=%d type=%s root=%d count=%d in_place=%d (rank %d): %s returned %s\n",
-        tc->algo->name, comm_name, nprocs, tc->kind->name, tc->root, tc->count, tc->in_place, rank,
-        what, cs_status_name(status));
+        "FAIL %s comm=%s np=%d type=%s root=%d count=%d in_place=%d%s (rank %d): %s returned %s\n",
+        tc->name, comm_name, nprocs, tc->kind->name, tc->root, tc->count, tc->in_place,
+        tc->packed ? " packed" : "", rank, what, cs_status_name(status));
 }
 
 static long first_diff(const buf_t *a, const buf_t *b) {
@@ -565,15 +582,28 @@ static int run_case(const tcase_t *tc) {
         report_status(tc, "the native MPI collective", CS_ERR_MPI);
         bad = 1;
     }
-    st = cs_algo_run(tc->algo, &call);
-    if (st != CS_OK) {
-        report_status(tc, "cs_algo_run", st);
+    st = cs_algo_run_variant(tc->variant, &call);
+    if (st == CS_ERR_NOT_APPLICABLE) {
+        /* Refused without communicating (a known MPI library defect, see
+         * cs_exec_ireduce_safe): a skip when every rank refuses, a failure otherwise. */
+        verdict[1] = 1;
+    } else if (st != CS_OK) {
+        report_status(tc, "cs_algo_run_variant", st);
         bad = 1;
     } else if (compare(tc, &side[SIDE_NATIVE], &side[SIDE_ALGO])) {
         bad = 1;
     }
     verdict[0] = bad;
-    MPI_Allreduce(MPI_IN_PLACE, verdict, 1, MPI_INT, MPI_MAX, comm);
+    {
+        int refused[2] = {verdict[1], -verdict[1]}; /* max and -min over ranks */
+        MPI_Allreduce(MPI_IN_PLACE, verdict, 1, MPI_INT, MPI_MAX, comm);
+        MPI_Allreduce(MPI_IN_PLACE, refused, 2, MPI_INT, MPI_MAX, comm);
+        if (refused[0] != -refused[1]) {
+            report_status(tc, "cs_algo_run_variant on some ranks only", CS_ERR_NOT_APPLICABLE);
+            verdict[0] = 1;
+        }
+        verdict[1] = refused[0];
+    }
 out:
     side_free(&side[0]);
     side_free(&side[1]);
@@ -619,7 +649,8 @@ static int openmpi_ring_bug(const tcase_t *tc) {
     return tc->algo->coll == CS_COLL_ALLREDUCE && tc->kind->type == &t_derived && tc->count > 100;
 }
 
-static void test_algorithm(const cs_algo_t *algo, int quick, totals_t *all) {
+static void test_variant(const cs_variant_t *v, int quick, totals_t *all) {
+    const cs_algo_t *algo = v->algo;
     const coll_ops_t *ops = &colls[algo->coll];
     int reduction = cs_coll_is_reduction(algo->coll);
     const kind_t *kinds = reduction ? reduction_kinds : movement_kinds;
@@ -628,6 +659,8 @@ static void test_algorithm(const cs_algo_t *algo, int quick, totals_t *all) {
     int counts[7], ncounts = 0;
     totals_t t = {0, 0, 0};
     tcase_t tc;
+    char name[256];
+    int nlayouts = algo->coll == CS_COLL_ALLGATHERV ? 2 : 1;
     if (quick) {
         ncounts = add_count(counts, ncounts, 0);
         ncounts = add_count(counts, ncounts, nprocs + 1);
@@ -642,7 +675,10 @@ static void test_algorithm(const cs_algo_t *algo, int quick, totals_t *all) {
     }
     reports = 0;
     memset(&tc, 0, sizeof(tc));
+    cs_variant_name(v, name, sizeof(name));
     tc.algo = algo;
+    tc.variant = v;
+    tc.name = name;
     for (int k = 0; k < nkinds; k++) {
         tc.kind = &kinds[k];
         if (mixed(tc.kind) && algo->coll == CS_COLL_BCAST) {
@@ -659,9 +695,12 @@ static void test_algorithm(const cs_algo_t *algo, int quick, totals_t *all) {
                 }
                 tc.root = root;
                 for (int ip = 0; ip <= ops->in_place_allowed && !(ip && mixed(tc.kind)); ip++) {
-                    tc.in_place = ip;
-                    tc.salt++;
-                    tally(&t, run_case(&tc));
+                    for (int packed = 0; packed < nlayouts; packed++) {
+                        tc.in_place = ip;
+                        tc.packed = packed;
+                        tc.salt++;
+                        tally(&t, run_case(&tc));
+                    }
                 }
             }
         }
@@ -672,11 +711,12 @@ static void test_algorithm(const cs_algo_t *algo, int quick, totals_t *all) {
         tc.count = BIG_COUNT;
         tc.root = nroots - 1;
         tc.in_place = ip;
+        tc.packed = 0;
         tc.salt++;
         tally(&t, run_case(&tc));
     }
     if (world_rank == 0) {
-        printf("%-8s %-32s %4d passed, %d failed, %d skipped\n", comm_name, algo->name, t.passed,
+        printf("%-8s %-40s %4d passed, %d failed, %d skipped\n", comm_name, name, t.passed,
                t.failed, t.skipped);
         fflush(stdout);
     }
@@ -740,19 +780,36 @@ static void free_types(void) {
     MPI_Type_free(&t_mat.type);
 }
 
-/* Tests every selected algorithm on communicator `c`. */
+/* Tests every variant of every selected algorithm on communicator `c`. */
 static void run_pass(MPI_Comm c, const char *name, int quick, const char *only, totals_t *all) {
+    cs_variant_t *v = malloc(CS_MAX_VARIANTS * sizeof(*v));
     comm = c;
     comm_name = name;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
-    for (int i = 0; i < cs_registry_count; i++) {
+    for (int i = 0; i < cs_registry_count && v != NULL; i++) {
         const cs_algo_t *algo = cs_registry[i];
+        int nv = 0;
         if (only != NULL && strncmp(algo->name, only, strlen(only)) != 0) {
             continue;
         }
-        test_algorithm(algo, quick, all);
+        if (cs_algo_variants(algo, nprocs, nprocs, v, CS_MAX_VARIANTS, &nv) != CS_OK) {
+            fprintf(stderr, "FAIL %s: cs_algo_variants failed\n", algo->name);
+            all->failed++;
+            continue;
+        }
+        if (nv == 0 && world_rank == 0) {
+            printf("%-8s %-40s no variant at np=%d\n", comm_name, algo->name, nprocs);
+        }
+        for (int k = 0; k < nv; k++) {
+            test_variant(&v[k], quick, all);
+        }
     }
+    if (v == NULL) {
+        fprintf(stderr, "FAIL: out of memory\n");
+        all->failed++;
+    }
+    free(v);
 }
 
 int main(int argc, char **argv) {

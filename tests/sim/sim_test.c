@@ -1,8 +1,10 @@
 /* cs_sim: every registered schedule builder, run for all p virtual ranks inside one process.
  *
- * For each algorithm of cs_registry that has a `build` and each p in {1, 2, 3, 4, 5, 7, 8, 11,
- * 16, 31, 32, 64} the test builds the call of every virtual rank (cs_call_normalize, as the
- * constructors in core/call.c do), builds its schedule and runs all of them with the real
+ * For each algorithm of cs_registry that has a `build`, each p in {1, 2, 3, 4, 5, 6, 7, 8, 11,
+ * 12, 16, 24, 31, 32, 64} and each variant the algorithm lists for p (cs_algo_variants: every
+ * grid layout of p for the orthogonal algorithms, none at a prime p) the test builds the call of
+ * every virtual rank (cs_call_normalize, as the constructors in core/call.c do), builds its
+ * schedule for the variant and runs all of them with the real
  * executor over the simulator's mailbox (sim.h). Results are compared bit for bit with a serial
  * reference: every byte of every send and receive buffer, including the bytes around it and the
  * gaps inside derived datatypes (which must stay untouched), plus guard bytes around scratch.
@@ -14,7 +16,7 @@
  * mixed send/receive types with equal signatures (hidx>int, int>hidx).
  * Calls: all roots for p <= 8, roots {0, 1, p/2, p-1} above; MPI_IN_PLACE where MPI allows
  * it; counts 0, 1, 2, p-1, p, p+1, 2p+1; allgatherv with irregular counts (zeros included) at
- * non-monotone displacements with gaps. Insignificant buffers are
+ * non-monotone displacements with gaps, and packed in rank order. Insignificant buffers are
  * NULL (gather and reduce non-roots' recvbuf, scatter non-roots' sendbuf).
  *
  * Self-tests first prove the checks can fail: hand-built schedules that deadlock, lose a send,
@@ -43,7 +45,7 @@
 #define MODULUS       1009 /* matrix and affine ops work mod this; inputs stay below 1000 */
 #define WHY_BYTES     768
 
-static const int nprocs_list[] = {1, 2, 3, 4, 5, 7, 8, 11, 16, 31, 32, 64};
+static const int nprocs_list[] = {1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 16, 24, 31, 32, 64};
 #define NPROCS_COUNT ((int)(sizeof(nprocs_list) / sizeof(nprocs_list[0])))
 
 /* An element layout: which type, and where the ints of one element sit. */
@@ -370,9 +372,13 @@ static void world_free(world_t *w) {
     memset(w, 0, sizeof(*w));
 }
 
+/* Allgatherv patterns 0-4 place blocks at scattered displacements (layout_displs), patterns
+ * 5-9 have the counts of 0-4 packed in rank order after a gap (layout_packed). */
+#define PATTERNS 10
+
 /* Blocks (in elements of the coarser layout) of rank j under allgatherv pattern `pat`. */
 static int pattern_blocks(int pat, int j, int p) {
-    switch (pat) {
+    switch (pat % 5) {
     case 0:
         return (j * 5 + 3) % 4; /* 3 0 1 2 3 0 ... */
     case 1:
@@ -404,6 +410,17 @@ static int layout_displs(int p, const int *counts, int *displs) {
             displs[j] = at;
             at += counts[j];
         }
+    }
+    return at + 1;
+}
+
+/* Allgatherv displacements in rank order without gaps between blocks, from element 2 on (the
+ * usual layout; empty blocks point at the next block). Returns the buffer length. */
+static int layout_packed(int p, const int *counts, int *displs) {
+    int at = 2;
+    for (int j = 0; j < p; j++) {
+        displs[j] = at;
+        at += counts[j];
     }
     return at + 1;
 }
@@ -467,7 +484,8 @@ static int setup(world_t *w, const scase_t *sc) {
         w->counts[j] = w->nin[j] / rk->ipe;
     }
     if (sc->coll == CS_COLL_ALLGATHERV) {
-        vlen = layout_displs(p, w->counts, w->displs);
+        vlen = sc->count < 5 ? layout_displs(p, w->counts, w->displs)
+                             : layout_packed(p, w->counts, w->displs);
     }
     if (cs_coll_is_reduction(sc->coll)) {
         w->res = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
@@ -602,9 +620,11 @@ static void describe(const scase_t *sc, char *out, size_t cap) {
 
 enum { CASE_PASS, CASE_FAIL, CASE_SKIP };
 
-/* Runs case `sc` of algorithm `a`: CASE_PASS, CASE_FAIL (why in `why`) or CASE_SKIP when the
- * algorithm declares it does not apply. Negative on a failure of the test itself. */
-static int run_case(const cs_algo_t *a, const scase_t *sc, world_t *w, char *why, size_t cap) {
+/* Runs case `sc` of algorithm `a` with `params` (NULL: the defaults): CASE_PASS, CASE_FAIL (why in
+ * `why`) or CASE_SKIP when the algorithm declares it does not apply. Negative on a failure of the
+ * test itself. */
+static int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t *sc, world_t *w,
+                    char *why, size_t cap) {
     int rc = CS_OK;
     int p = sc->p;
     int applicable = 0, refused = 0, result = CASE_PASS;
@@ -630,7 +650,7 @@ static int run_case(const cs_algo_t *a, const scase_t *sc, world_t *w, char *why
         goto out;
     }
     for (int r = 0; r < p; r++) {
-        int st = cs_algo_build(a, NULL, &w->call[r], &w->sched[r]);
+        int st = cs_algo_build(a, params, &w->call[r], &w->sched[r]);
         if (st == CS_ERR_NOT_APPLICABLE) {
             refused++;
         } else if (st != CS_OK) {
@@ -721,7 +741,7 @@ typedef struct typepair {
 static int make_cases(cs_coll_t coll, int p, caselist_t *l) {
     int rc = CS_OK;
     typepair_t types[5];
-    int ntypes = 0, roots[16], nroots = 0, counts[8], ncounts = 0;
+    int ntypes = 0, roots[16], nroots = 0, counts[PATTERNS], ncounts = 0;
     int rooted = cs_coll_is_rooted(coll);
     int may_in_place = coll != CS_COLL_BCAST;
     scase_t sc;
@@ -752,7 +772,7 @@ static int make_cases(cs_coll_t coll, int p, caselist_t *l) {
         add_unique(roots, &nroots, p - 1);
     }
     if (coll == CS_COLL_ALLGATHERV) {
-        for (int pat = 0; pat < 5; pat++) {
+        for (int pat = 0; pat < PATTERNS; pat++) {
             counts[ncounts++] = pat;
         }
     } else {
@@ -793,53 +813,66 @@ out:
 
 /* ---- the registry -------------------------------------------------------------------------- */
 
-/* Runs every case of `a` for every p of the list (or for `only_p`, any p >= 1); counts
- * (algorithm, p) results. */
+/* Runs every case of every variant of `a` (cs_algo_variants for p processes on one node) for
+ * every p of the list (or for `only_p`, any p >= 1); counts (variant, p) results. A p for which
+ * the algorithm lists no variant (orthogonal grids at a prime p) is left out. */
 static int test_algo(const cs_algo_t *a, int only_p, int *passed, int *failed) {
     int rc = CS_OK;
     caselist_t list = {NULL, 0, 0};
     world_t w;
     long cases = 0, skipped = 0;
-    int bad_p = 0;
-    char why[WHY_BYTES], first[WHY_BYTES], name[160], first_name[160];
+    int bad = 0, nvariants = 0;
+    char why[WHY_BYTES], first[WHY_BYTES], name[160], first_name[160], vname[256];
+    cs_variant_t *v = malloc(CS_MAX_VARIANTS * sizeof(*v));
     memset(&w, 0, sizeof(w));
+    CS_REQUIRE(v != NULL, CS_ERR_NOMEM);
     for (int pi = 0; pi < (only_p > 0 ? 1 : NPROCS_COUNT); pi++) {
         int p = only_p > 0 ? only_p : nprocs_list[pi];
-        int nfail = 0;
+        int nv = 0;
+        CS_CHECK(cs_algo_variants(a, p, p, v, CS_MAX_VARIANTS, &nv));
+        if (nv == 0) {
+            continue;
+        }
         CS_CHECK(make_cases(a->coll, p, &list));
         CS_CHECK(world_init(&w, p));
-        for (int i = 0; i < list.n; i++) {
-            int st = run_case(a, &list.v[i], &w, why, sizeof(why));
-            CS_CHECK(st);
-            cases++;
-            if (st == CASE_SKIP) {
-                skipped++;
-            } else if (st == CASE_FAIL) {
-                describe(&list.v[i], name, sizeof(name));
-                if (nfail++ == 0) {
-                    memcpy(first, why, sizeof(first));
-                    memcpy(first_name, name, sizeof(first_name));
-                }
-                if (verbose) {
-                    printf("  fail %s %s: %s\n", a->name, name, why);
+        for (int k = 0; k < nv; k++) {
+            int nfail = 0;
+            cs_variant_name(&v[k], vname, sizeof(vname));
+            for (int i = 0; i < list.n; i++) {
+                int st = run_case(a, &v[k].params, &list.v[i], &w, why, sizeof(why));
+                CS_CHECK(st);
+                cases++;
+                if (st == CASE_SKIP) {
+                    skipped++;
+                } else if (st == CASE_FAIL) {
+                    describe(&list.v[i], name, sizeof(name));
+                    if (nfail++ == 0) {
+                        memcpy(first, why, sizeof(first));
+                        memcpy(first_name, name, sizeof(first_name));
+                    }
+                    if (verbose) {
+                        printf("  fail %s %s: %s\n", vname, name, why);
+                    }
                 }
             }
-        }
-        if (nfail > 0) {
-            printf("FAIL %s p=%d: %d of %d cases failed; first: %s: %s\n", a->name, p, nfail,
-                   list.n, first_name, first);
-            (*failed)++;
-            bad_p++;
-        } else {
-            (*passed)++;
+            if (nfail > 0) {
+                printf("FAIL %s p=%d: %d of %d cases failed; first: %s: %s\n", vname, p, nfail,
+                       list.n, first_name, first);
+                (*failed)++;
+                bad++;
+            } else {
+                (*passed)++;
+            }
+            nvariants++;
         }
         world_free(&w);
     }
-    printf("%-4s %s: %ld cases, %ld not applicable%s\n", bad_p > 0 ? "FAIL" : "ok", a->name, cases,
-           skipped, bad_p > 0 ? " (failures above)" : "");
+    printf("%-4s %s: %d variant x p, %ld cases, %ld not applicable%s\n", bad > 0 ? "FAIL" : "ok",
+           a->name, nvariants, cases, skipped, bad > 0 ? " (failures above)" : "");
 out:
     world_free(&w);
     free(list.v);
+    free(v);
     return rc;
 }
 
@@ -1099,21 +1132,21 @@ static int selftest_reference(int *passed, int *failed) {
     sc.count = 3;
     sc.coll = CS_COLL_BCAST;
     sc.sk = sc.rk = &kinds[K_HIDX];
-    CS_CHECK(st = run_case(&wrong_place_algo, &sc, &w, why, sizeof(why)));
+    CS_CHECK(st = run_case(&wrong_place_algo, NULL, &sc, &w, why, sizeof(why)));
     expect("result left in scratch is caught", st == CASE_FAIL, NULL, passed, failed);
     sc.coll = CS_COLL_REDUCE;
     sc.sk = sc.rk = &kinds[K_MAT];
     sc.op = OP_MAT;
-    CS_CHECK(st = run_case(&wrong_order_algo, &sc, &w, why, sizeof(why)));
+    CS_CHECK(st = run_case(&wrong_order_algo, NULL, &sc, &w, why, sizeof(why)));
     expect("reverse rank order with matmul is caught", st == CASE_FAIL, NULL, passed, failed);
     sc.sk = sc.rk = &kinds[K_HIDX];
     sc.op = OP_AFF;
-    CS_CHECK(st = run_case(&wrong_order_algo, &sc, &w, why, sizeof(why)));
+    CS_CHECK(st = run_case(&wrong_order_algo, NULL, &sc, &w, why, sizeof(why)));
     expect("reverse rank order with affine is caught", st == CASE_FAIL, NULL, passed, failed);
     sc.sk = sc.rk = &kinds[K_INT];
     sc.op = OP_SUM;
     sc.in_place = 1;
-    CS_CHECK(st = run_case(&wrong_order_algo, &sc, &w, why, sizeof(why)));
+    CS_CHECK(st = run_case(&wrong_order_algo, NULL, &sc, &w, why, sizeof(why)));
     expect("reverse rank order with sum passes", st == CASE_PASS, NULL, passed, failed);
     if (st != CASE_PASS) {
         printf("  why: %s\n", why);
