@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_CANDS              64
+#define MAX_CANDS              512 /* per collective: every grid layout of p <= 1024 fits */
 #define DEFAULT_POINT_BUDGET_S 2.0
 #define MIN_POINT_BUDGET_S     0.05
 
@@ -120,15 +120,24 @@ static int make_plan(const cs_bench_opts_t *o, const cs_algo_t *const *extra, in
 }
 
 /* The candidates of every collective on a communicator of nprocs processes, ppn per node:
- * each planned algorithm's variants. */
-static int expand_cands(plan_t *plan, int nprocs, int ppn) {
+ * each planned algorithm's variants. CS_ERR_NOMEM, said by `rank` 0, when one collective has
+ * more than MAX_CANDS. */
+static int expand_cands(plan_t *plan, int nprocs, int ppn, int rank) {
     int rc = CS_OK;
+    cs_variant_t *v = malloc(MAX_CANDS * sizeof(*v));
+    CS_REQUIRE(v != NULL, CS_ERR_NOMEM);
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         int n = 0;
         for (int i = 0; i < plan->nalgos[c]; i++) {
-            cs_variant_t v[MAX_CANDS];
             int nv = 0;
-            CS_CHECK(cs_algo_variants(plan->algos[c][i], nprocs, ppn, v, MAX_CANDS - n, &nv));
+            rc = cs_algo_variants(plan->algos[c][i], nprocs, ppn, v, MAX_CANDS - n, &nv);
+            if (rc == CS_ERR_NOMEM) {
+                say(rank,
+                    "%s: more than %d candidates on %d processes (%s has too many variants); "
+                    "narrow the plan with --algorithms",
+                    cs_coll_name((cs_coll_t)c), MAX_CANDS, nprocs, plan->algos[c][i]->name);
+            }
+            CS_CHECK(rc);
             for (int k = 0; k < nv; k++) {
                 cs_bench_cand_set(&plan->cands[c][n++], v[k].algo, &v[k].params);
             }
@@ -136,18 +145,19 @@ static int expand_cands(plan_t *plan, int nprocs, int ppn) {
         plan->ncands[c] = n;
     }
 out:
+    free(v);
     return rc;
 }
 
 /* --list: every variant the plan would run (per communicator size when there are several),
  * the plan's size and its estimated duration. `ppn`: processes per node of the job. */
-static int print_list(const cs_bench_opts_t *o, plan_t *plan, int ppn) {
+static int print_list(const cs_bench_opts_t *o, plan_t *plan, int ppn, int rank) {
     int rc = CS_OK;
     int ncolls = 0, nmeasure = 0;
     char dur[32];
     for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
         int n = plan->comm_sizes[ci];
-        CS_CHECK(expand_cands(plan, n, ppn < n ? ppn : n));
+        CS_CHECK(expand_cands(plan, n, ppn < n ? ppn : n, rank));
         if (plan->ncomm_sizes > 1) {
             printf("# communicator size %d\n", n);
         }
@@ -328,16 +338,16 @@ static int group_rules(run_t *r, records_t *rs, size_t first, size_t last, int *
     cs_bench_size_t *sizes = calloc(n, sizeof(*sizes));
     cs_bench_rule_t *rules = calloc(n, sizeof(*rules));
     cs_db_rule_t *rows = calloc(n, sizeof(*rows));
-    cs_bench_cand_t cands[MAX_CANDS];
+    cs_bench_cand_t *cands = calloc(MAX_CANDS, sizeof(*cands));
     int nsizes = 0, nout = 0;
-    CS_REQUIRE(entries && sizes && rules && rows, CS_ERR_NOMEM);
+    CS_REQUIRE(entries && sizes && rules && rows && cands, CS_ERR_NOMEM);
     for (size_t s = first; s < last;) {
         size_t e = s;
         int k = 0, native = -1;
         while (e < last && rs->v[e].bytes == rs->v[s].bytes) {
             e++;
         }
-        memset(cands, 0, sizeof(cands));
+        memset(cands, 0, MAX_CANDS * sizeof(*cands));
         for (size_t i = s; i < e && k < MAX_CANDS; i++, k++) {
             cands[k].applicable = 1;
             cands[k].samples = rs->v[i].samples;
@@ -395,6 +405,7 @@ out:
     free(sizes);
     free(rules);
     free(rows);
+    free(cands);
     return rc;
 }
 
@@ -661,7 +672,7 @@ static int run_points(const cs_bench_opts_t *o, plan_t *plan, run_t *r, int rank
         CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
         if (sub != MPI_COMM_NULL) {
             CS_CHECK(cs_machine_node_size(sub, &ppn));
-            CS_CHECK(expand_cands(plan, n, ppn));
+            CS_CHECK(expand_cands(plan, n, ppn, rank));
             CS_CHECK(cs_bench_bufs_alloc(&bufs, max_count, n));
             CS_CHECK(cs_bench_sync_init(&sync, sub));
         }
@@ -764,7 +775,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         int ppn = 1;
         status = cs_machine_node_size(world, &ppn) != CS_OK;
         if (rank == 0 && !status) {
-            status = print_list(&opts, plan, ppn) != CS_OK;
+            status = print_list(&opts, plan, ppn, rank) != CS_OK;
         }
         free(plan);
         return status;
