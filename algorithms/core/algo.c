@@ -59,6 +59,11 @@ void cs_variant_name(const cs_variant_t *v, char *buf, size_t len) {
 
 int cs_algo_build(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
                   cs_sched_t *s) {
+    return cs_algo_build_state(a, params, call, NULL, s);
+}
+
+int cs_algo_build_state(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
+                        const cs_state_t *state, cs_sched_t *s) {
     int rc = CS_OK;
     cs_params_t defaults;
     CS_REQUIRE(a->build != NULL, CS_ERR_NOT_APPLICABLE);
@@ -67,6 +72,7 @@ int cs_algo_build(const cs_algo_t *a, const cs_params_t *params, const cs_call_t
         params = &defaults;
     }
     cs_sched_reset(s, call->op);
+    s->state = state;
     CS_CHECK(a->build(s, call, params));
     CS_CHECK(cs_sched_round(s));
 out:
@@ -113,13 +119,15 @@ int cs_algo_prepare(const cs_algo_t *a, const cs_params_t *params, const cs_call
         ctx->next_sched = (ctx->next_sched + 1) % CS_COMM_SCHEDS;
         entry->algo = NULL;
         entry->version++;
-        CS_CHECK(cs_algo_build(a, params, call, &entry->sched));
-        entry->sched.state = state;
+        CS_CHECK(cs_algo_build_state(a, params, call, state, &entry->sched));
         entry->algo = a;
         entry->shape = *call;
         entry->params = *params;
     }
     CS_CHECK(cs_comm_reserve(ctx, (size_t)entry->sched.scratch_bytes, entry->sched.max_comm));
+    if (entry->sched.window_bytes > 0) {
+        CS_CHECK(cs_comm_window(ctx, entry->sched.window_bytes));
+    }
     *out = entry;
 out:
     return rc;
@@ -133,7 +141,11 @@ int cs_algo_exec(cs_comm_t *ctx, const cs_sched_t *sched, const void *sendbuf, v
     tr.reqs = ctx->reqs;
     tr.comms = sched->state != NULL ? sched->state->comms : NULL;
     tr.ncomms = sched->state != NULL ? sched->state->ncomms : 0;
+    tr.win = ctx->node != NULL ? ctx->node->win : MPI_WIN_NULL;
     cs_exec_start(&e, sched, sendbuf, recvbuf, ctx->scratch, &cs_exec_mpi_transport, &tr);
+    if (ctx->node != NULL) {
+        cs_exec_set_window(&e, ctx->node->win_base);
+    }
     return cs_exec_run(&e);
 }
 

@@ -34,6 +34,11 @@ struct cs_comm;
 enum cs_req {
     CS_REQ_COMMUTATIVE = 1u << 0, /* the reduction op must commute */
     CS_REQ_POW2 = 1u << 1,        /* nprocs must be a power of two */
+    /* Works on the node layout: setup() asks the context for it (cs_comm_node) and puts it in
+     * the state, build() reads it from s->state->nodes (NULL: CS_ERR_NOT_APPLICABLE) and may use
+     * the window slot. Nothing a call can show, so cs_algo_applicable() does not check it; the
+     * simulator runs such algorithms on emulated layouts. */
+    CS_REQ_NODES = 1u << 2,
 };
 
 typedef struct cs_algo {
@@ -78,6 +83,11 @@ int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) CS_MUST_CHECK;
  * round. The schedule is for the rank and size recorded in the call. */
 int cs_algo_build(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
                   cs_sched_t *s) CS_MUST_CHECK;
+/* cs_algo_build with `state` (the variant's state on the communicator, or an emulated one in
+ * the simulator; may be NULL) bound to `s` before build() runs, so that the builder can read
+ * the node layout. */
+int cs_algo_build_state(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
+                        const cs_state_t *state, cs_sched_t *s) CS_MUST_CHECK;
 
 /* Runs algorithm `a` for `call`: checks applicability, builds the schedule into the
  * communicator's cached storage and executes it on the private communicator, or calls a->run.
@@ -97,7 +107,8 @@ int cs_algo_run_ctx(const cs_algo_t *a, const cs_params_t *params, const cs_call
  * and again (the selector's call cache): cs_algo_prepare() sets up the variant's state on the
  * communicator if it has a setup and this is its first use there (collective), finds or builds
  * the schedule of `a` for `call` in the context's cache, binds the state to it and reserves its
- * scratch memory and requests; the entry stays what it is while its `version` is unchanged.
+ * scratch memory, requests and window bytes (collectively over the node when the window
+ * grows); the entry stays what it is while its `version` is unchanged.
  * cs_algo_exec() runs a prepared schedule on new buffers. CS_ERR_NOT_APPLICABLE for an
  * algorithm without a schedule. */
 int cs_algo_prepare(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,

@@ -14,6 +14,9 @@ static const struct {
 };
 
 const char *cs_coll_name(cs_coll_t coll) {
+    if (coll == CS_COLL_BARRIER) {
+        return "barrier";
+    }
     return (unsigned)coll < CS_COLL_COUNT ? colls[coll].name : NULL;
 }
 

@@ -34,7 +34,10 @@ typedef enum cs_coll {
 #define CS_COLL(id, name, rooted, reduction) CS_COLL_##id,
 #include "coll.def"
 #undef CS_COLL
-    CS_COLL_COUNT
+    CS_COLL_COUNT,
+    /* Not a collective collsel tunes or dispatches (so past CS_COLL_COUNT): only a schedule's
+     * COLL operation (sched.h) starts it, as MPI_Ibarrier on a group. Named "barrier". */
+    CS_COLL_BARRIER
 } cs_coll_t;
 
 /* A datatype with the facts builders need. */
@@ -62,7 +65,8 @@ typedef struct cs_call {
     size_t bytes;
 } cs_call_t;
 
-/* Name of a collective ("allreduce"), or NULL for an invalid value. */
+/* Name of a collective ("allreduce"; "barrier" for CS_COLL_BARRIER), or NULL for an invalid
+ * value. */
 const char *cs_coll_name(cs_coll_t coll);
 /* Looks a collective up by name; CS_ERR_NOT_FOUND if there is none. */
 int cs_coll_from_name(const char *name, cs_coll_t *out) CS_MUST_CHECK;

@@ -2,11 +2,35 @@
 #include "comm.h"
 
 #include "algo.h"
+#include "machine.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static int keyval = MPI_KEYVAL_INVALID;
+
+static void node_free(cs_comm_node_t *n) {
+    if (n == NULL) {
+        return;
+    }
+    while (n->leaders != NULL) {
+        cs_comm_leaders_t *ld = n->leaders;
+        n->leaders = ld->next;
+        if (ld->comm != MPI_COMM_NULL) {
+            PMPI_Comm_free(&ld->comm);
+        }
+        free(ld);
+    }
+    if (n->win != MPI_WIN_NULL) {
+        PMPI_Win_unlock_all(n->win);
+        PMPI_Win_free(&n->win);
+    }
+    if (n->comm != MPI_COMM_NULL) {
+        PMPI_Comm_free(&n->comm);
+    }
+    free(n->domain);
+    free(n);
+}
 
 static void context_free(cs_comm_t *ctx) {
     if (ctx == NULL) {
@@ -31,6 +55,7 @@ static void context_free(cs_comm_t *ctx) {
         }
         free(l);
     }
+    node_free(ctx->node);
     if (ctx->comm != MPI_COMM_NULL) {
         PMPI_Comm_free(&ctx->comm);
     }
@@ -169,6 +194,126 @@ int cs_comm_line(cs_comm_t *ctx, int stride, int size, MPI_Comm *out) {
     l = NULL;
 out:
     free(l);
+    return rc;
+}
+
+int cs_comm_node(cs_comm_t *ctx, cs_comm_node_t **out) {
+    int rc = CS_OK;
+    cs_comm_node_t *n = NULL;
+    MPI_Comm shared = MPI_COMM_NULL;
+    int *dom = NULL;
+    int emulated = 0, ppn = 0, first, ok, mine, shared_size = 0;
+    *out = NULL;
+    if (ctx->node != NULL) {
+        *out = ctx->node;
+        return CS_OK;
+    }
+    n = calloc(1, sizeof(*n));
+    CS_REQUIRE(n != NULL, CS_ERR_NOMEM);
+    n->comm = MPI_COMM_NULL;
+    n->win = MPI_WIN_NULL;
+    CS_CHECK(cs_machine_node_comm(ctx->comm, &n->comm, &emulated));
+    CS_MPI_CHECK(PMPI_Comm_rank(n->comm, &n->local_rank));
+    CS_MPI_CHECK(PMPI_Comm_size(n->comm, &n->local_size));
+    ppn = n->local_size;
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ppn, 1, MPI_INT, MPI_MAX, ctx->comm));
+    n->nodes.nprocs = ctx->nprocs;
+    n->nodes.ppn = ppn;
+    n->nodes.nnodes = (ctx->nprocs + ppn - 1) / ppn;
+    /* Block layout: this node is ranks [k ppn, min((k + 1) ppn, nprocs)) with k = rank / ppn,
+     * local rank i being rank k ppn + i; emulated nodes must also share memory. */
+    first = ctx->rank;
+    CS_MPI_CHECK(PMPI_Bcast(&first, 1, MPI_INT, 0, n->comm));
+    ok = first / ppn == ctx->rank / ppn && n->local_rank == ctx->rank % ppn &&
+         n->local_size == (ctx->nprocs - first < ppn ? ctx->nprocs - first : ppn);
+    if (emulated) {
+        CS_MPI_CHECK(
+            PMPI_Comm_split_type(n->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared));
+        CS_MPI_CHECK(PMPI_Comm_size(shared, &shared_size));
+        ok = ok && shared_size == n->local_size;
+    }
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, ctx->comm));
+    n->block = ok;
+    /* Domains of the first node's local ranks, the same on every rank. */
+    dom = malloc((size_t)n->local_size * sizeof(int));
+    n->domain = malloc((size_t)ppn * sizeof(int));
+    CS_REQUIRE(dom != NULL && n->domain != NULL, CS_ERR_NOMEM);
+    mine = cs_machine_domain();
+    CS_MPI_CHECK(PMPI_Allgather(&mine, 1, MPI_INT, dom, 1, MPI_INT, n->comm));
+    for (int i = 0; i < ppn; i++) {
+        n->domain[i] = i < n->local_size ? dom[i] : -1;
+    }
+    CS_MPI_CHECK(PMPI_Bcast(n->domain, ppn, MPI_INT, 0, ctx->comm));
+    n->nodes.domain = n->domain;
+    ctx->node = n;
+    *out = n;
+    n = NULL;
+out:
+    if (shared != MPI_COMM_NULL) {
+        PMPI_Comm_free(&shared);
+    }
+    free(dom);
+    node_free(n);
+    return rc;
+}
+
+int cs_comm_leaders(cs_comm_t *ctx, int l, const int *lranks, MPI_Comm *out) {
+    int rc = CS_OK;
+    cs_comm_node_t *node = NULL;
+    cs_comm_leaders_t *ld = NULL, **at;
+    int color = MPI_UNDEFINED;
+    *out = MPI_COMM_NULL;
+    CS_CHECK(cs_comm_node(ctx, &node));
+    for (at = &node->leaders; *at != NULL; at = &(*at)->next) {
+        if ((*at)->l == l) {
+            *out = (*at)->comm;
+            return CS_OK;
+        }
+    }
+    ld = calloc(1, sizeof(*ld));
+    CS_REQUIRE(ld != NULL, CS_ERR_NOMEM);
+    ld->l = l;
+    ld->comm = MPI_COMM_NULL;
+    for (int j = 0; j < l; j++) {
+        if (lranks[j] == node->local_rank) {
+            color = j;
+        }
+    }
+    CS_MPI_CHECK(PMPI_Comm_split(ctx->comm, color, ctx->rank, &ld->comm));
+    *at = ld;
+    *out = ld->comm;
+    ld = NULL;
+out:
+    free(ld);
+    return rc;
+}
+
+int cs_comm_window(cs_comm_t *ctx, MPI_Aint bytes) {
+    int rc = CS_OK;
+    cs_comm_node_t *node = ctx->node;
+    MPI_Aint cap, size = 0;
+    int disp = 0;
+    void *mine = NULL, *base = NULL;
+    CS_REQUIRE(node != NULL, CS_ERR_INTERNAL);
+    if (bytes <= node->win_bytes) {
+        return CS_OK;
+    }
+    cap = bytes > 2 * node->win_bytes ? bytes : 2 * node->win_bytes;
+    cap = (cap + 4095) / 4096 * 4096;
+    if (node->win != MPI_WIN_NULL) {
+        node->win_base = NULL;
+        node->win_bytes = 0;
+        CS_MPI_CHECK(PMPI_Win_unlock_all(node->win));
+        CS_MPI_CHECK(PMPI_Win_free(&node->win));
+    }
+    CS_MPI_CHECK(PMPI_Win_allocate_shared(node->local_rank == 0 ? cap : 0, 1, MPI_INFO_NULL,
+                                          node->comm, &mine, &node->win));
+    CS_MPI_CHECK(PMPI_Win_shared_query(node->win, 0, &size, &disp, &base));
+    CS_REQUIRE(size >= cap, CS_ERR_INTERNAL);
+    CS_MPI_CHECK(PMPI_Win_lock_all(MPI_MODE_NOCHECK, node->win));
+    node->win_base = base;
+    node->win_bytes = cap;
+out:
     return rc;
 }
 

@@ -10,7 +10,13 @@
  * The context also keeps what algorithms create once per communicator: the states of variants
  * with a setup (algo.h), one per (algorithm, parameters), and the line communicators of
  * cs_comm_line(), one per (stride, size), which states borrow. Both are created collectively on
- * first use and live as long as the context, so schedules may point at them. */
+ * first use and live as long as the context, so schedules may point at them.
+ *
+ * The node layout (cs_comm_node) is made on the first request too: the node communicator
+ * (MPI_Comm_split_type shared, or COLLSEL_NODE_SIZE=k consecutive ranks, machine.h), processes
+ * per node and number of nodes (cs_nodes_t, sched.h), each local rank's package/NUMA domain
+ * from hwloc, the leader communicators of each leader set (cs_comm_leaders) and the node's
+ * shared-memory window (cs_comm_window). */
 #ifndef CS_COMM_H
 #define CS_COMM_H
 
@@ -45,6 +51,26 @@ typedef struct cs_comm_state {
     struct cs_comm_state *next;
 } cs_comm_state_t;
 
+/* One leader set's communicators (cs_comm_leaders). */
+typedef struct cs_comm_leaders {
+    int l;
+    MPI_Comm comm; /* this rank's leader group, MPI_COMM_NULL when it leads none */
+    struct cs_comm_leaders *next;
+} cs_comm_leaders_t;
+
+/* The node layout of the communicator and what is built on it. */
+typedef struct cs_comm_node {
+    cs_nodes_t nodes; /* nodes of ppn consecutive ranks; nodes.domain points at domain */
+    int *domain;      /* [ppn]: the domains of the first node's local ranks (rank 0's node) */
+    int block;        /* 1 when every node is the block of ranks cs_nodes_t describes */
+    MPI_Comm comm;    /* this rank's node, in rank order */
+    int local_rank, local_size;
+    cs_comm_leaders_t *leaders;
+    MPI_Win win; /* the node's window, MPI_WIN_NULL until cs_comm_window */
+    void *win_base;
+    MPI_Aint win_bytes;
+} cs_comm_node_t;
+
 /* The line communicators of one (stride, size) partition (cs_comm_line). */
 typedef struct cs_comm_line {
     int stride, size;
@@ -65,6 +91,7 @@ typedef struct cs_comm {
     void (*selector_free)(void *sel); /* frees it with the context */
     cs_comm_state_t *states;          /* variants' states, in order of creation */
     cs_comm_line_t *lines;            /* line communicators, in order of creation */
+    cs_comm_node_t *node;             /* node layout, NULL until cs_comm_node */
 } cs_comm_t;
 
 /* Returns the context of `user`, creating it (collectively: PMPI_Comm_dup) on first use.
@@ -85,6 +112,30 @@ int cs_comm_reserve(cs_comm_t *ctx, size_t scratch_bytes, int nreqs) CS_MUST_CHE
  * order. The communicator belongs to the context. CS_ERR_ARG when stride * size does not divide
  * the communicator's size. */
 int cs_comm_line(cs_comm_t *ctx, int stride, int size, MPI_Comm *out) CS_MUST_CHECK;
+
+/* The node layout of the context (see above), made collectively on the first request: every
+ * rank must ask at the same point. `block` says whether the nodes are the blocks of consecutive
+ * ranks that cs_nodes_t describes (always so for COLLSEL_NODE_SIZE; a real job mapped by node
+ * is not): algorithms that address nodes by rank arithmetic refuse otherwise. Emulated nodes
+ * that do not share memory (COLLSEL_NODE_SIZE larger than a real node) are not `block` either.
+ * The layout belongs to the context. */
+int cs_comm_node(cs_comm_t *ctx, cs_comm_node_t **out) CS_MUST_CHECK;
+
+/* The leader communicator of leader set `l`: local ranks lranks[0..l-1] of every node (the same
+ * on all nodes, below the smallest node's size) lead partitions 0..l-1, and leader j of every
+ * node joins communicator j, in rank order (node order). Created collectively on the first
+ * request for `l` (cs_comm_node first), cached in the node layout; *out is MPI_COMM_NULL on a
+ * rank that leads nothing. lranks must be the same whenever `l` is. */
+int cs_comm_leaders(cs_comm_t *ctx, int l, const int *lranks, MPI_Comm *out) CS_MUST_CHECK;
+
+/* Makes the node's shared-memory window (cs_comm_node first) at least `bytes` long. The window
+ * is one MPI_Win_allocate_shared allocation per node, all of it in local rank 0's segment, so
+ * it is contiguous and node->win_base is its start in this process; it stays in an
+ * MPI_Win_lock_all epoch (MPI_MODE_NOCHECK) so that MPI_Win_sync may run at any time. Growing
+ * frees the old window and allocates max(bytes, twice the old size), collectively over the
+ * node: every rank of a node must make the same requests (the same call shapes do). Never
+ * shrinks, so a schedule whose need was reserved once stays served. */
+int cs_comm_window(cs_comm_t *ctx, MPI_Aint bytes) CS_MUST_CHECK;
 
 /* The state of variant (algo, params) on this communicator: found in the context, or set up by
  * algo->setup (collectively, see algo.h) and kept there. Nothing is kept when setup() fails; its

@@ -37,6 +37,9 @@ static int mpi_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *re
     }
     comm = t->comms[c->comm];
     switch (c->coll) {
+    case CS_COLL_BARRIER:
+        err = PMPI_Ibarrier(comm, req);
+        break;
     case CS_COLL_BCAST:
         err = PMPI_Ibcast(recv, c->recvcount, c->recvtype, c->root, comm, req);
         break;
@@ -68,6 +71,14 @@ static int mpi_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *re
     return err == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
 }
 
+static int mpi_sync(void *ctx) {
+    cs_mpi_transport_t *t = ctx;
+    if (t->win == MPI_WIN_NULL) {
+        return CS_ERR_INTERNAL; /* a SYNC without the window it was built for */
+    }
+    return PMPI_Win_sync(t->win) == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
+}
+
 int cs_exec_ireduce_safe(const cs_type_t *t, int commutative, int root) {
 #if defined(OPEN_MPI) && OPEN_MPI
     return !(commutative && root != 0 && t->true_lb != 0);
@@ -80,7 +91,7 @@ int cs_exec_ireduce_safe(const cs_type_t *t, int commutative, int root) {
 }
 
 const cs_transport_t cs_exec_mpi_transport = {
-    .start = mpi_start, .test = mpi_test, .wait = mpi_wait, .coll = mpi_coll};
+    .start = mpi_start, .test = mpi_test, .wait = mpi_wait, .coll = mpi_coll, .sync = mpi_sync};
 
 void cs_exec_start(cs_exec_t *e, const cs_sched_t *s, const void *sendbuf, void *recvbuf,
                    void *scratch, const cs_transport_t *tr, void *tr_ctx) {
@@ -88,6 +99,7 @@ void cs_exec_start(cs_exec_t *e, const cs_sched_t *s, const void *sendbuf, void 
     e->base[CS_SLOT_SEND] = (void *)(uintptr_t)sendbuf;
     e->base[CS_SLOT_RECV] = recvbuf;
     e->base[CS_SLOT_SCRATCH] = scratch;
+    e->base[CS_SLOT_WINDOW] = NULL;
     e->tr = tr;
     e->tr_ctx = tr_ctx;
     e->round = 0;
@@ -155,6 +167,8 @@ static int finish_round(cs_exec_t *e, int begin, int end) {
         const cs_op_t *op = &e->sched->ops[i];
         if (op->kind == CS_OP_COPY || op->kind == CS_OP_REDUCE) {
             CS_CHECK(cs_exec_local(op, e->sched->op, addr(e, op->buf), addr(e, op->dst)));
+        } else if (op->kind == CS_OP_SYNC && e->tr->sync != NULL) {
+            CS_CHECK(e->tr->sync(e->tr_ctx));
         }
     }
     e->round++;

@@ -30,17 +30,22 @@ typedef struct cs_transport {
      * transport has no collectives (a COLL fails with CS_ERR_NOT_APPLICABLE). */
     int (*coll)(void *ctx, const cs_coll_op_t *c, const void *send, void *recv, const int *counts,
                 int index);
+    /* Runs a SYNC operation: a memory barrier for the window slot. NULL: nothing to do (one
+     * address space, as in the simulator). */
+    int (*sync)(void *ctx);
 } cs_transport_t;
 
 /* Context of the MPI transport. `reqs` must hold at least the schedule's max_comm requests;
  * `comms` (ncomms of them) are the sub-communicators COLL operations name by index (the
- * schedule's state), NULL when there are none. */
+ * schedule's state), NULL when there are none; `win` is the shared-memory window behind the
+ * window slot (SYNC runs MPI_Win_sync on it), MPI_WIN_NULL when there is none. */
 typedef struct cs_mpi_transport {
     MPI_Comm comm;
     int tag;
     MPI_Request *reqs;
     const MPI_Comm *comms;
     int ncomms;
+    MPI_Win win;
 } cs_mpi_transport_t;
 
 extern const cs_transport_t cs_exec_mpi_transport;
@@ -62,9 +67,14 @@ typedef struct cs_exec {
  * that would start such a COLL return CS_ERR_NOT_APPLICABLE instead. */
 int cs_exec_ireduce_safe(const cs_type_t *t, int commutative, int root);
 
-/* Binds `s` (which must outlive the execution) and the slot bases. */
+/* Binds `s` (which must outlive the execution) and the slot bases; the window slot has no
+ * base until cs_exec_set_window(). */
 void cs_exec_start(cs_exec_t *e, const cs_sched_t *s, const void *sendbuf, void *recvbuf,
                    void *scratch, const cs_transport_t *tr, void *tr_ctx);
+/* Sets the base of the window slot (sched.h) after cs_exec_start(), before progress. */
+static inline void cs_exec_set_window(cs_exec_t *e, void *window) {
+    e->base[CS_SLOT_WINDOW] = window;
+}
 int cs_exec_progress(cs_exec_t *e) CS_MUST_CHECK;
 int cs_exec_run(cs_exec_t *e) CS_MUST_CHECK;
 

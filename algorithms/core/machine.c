@@ -9,6 +9,40 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The index of the object of `type` whose cpuset holds all of `set`, or -1. */
+static int covering(hwloc_topology_t topo, hwloc_obj_type_t type, hwloc_const_bitmap_t set) {
+    int n = hwloc_get_nbobjs_by_type(topo, type);
+    for (int i = 0; i < n; i++) {
+        hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, (unsigned)i);
+        if (o != NULL && o->cpuset != NULL && hwloc_bitmap_isincluded(set, o->cpuset)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+int cs_machine_domain(void) {
+    hwloc_topology_t topo;
+    hwloc_bitmap_t set = NULL;
+    int domain = -1;
+    if (hwloc_topology_init(&topo) != 0) {
+        return -1;
+    }
+    set = hwloc_bitmap_alloc();
+    if (set != NULL && hwloc_topology_load(topo) == 0) {
+        int packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+        int numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+        if (packages <= 1 && numa <= 1) {
+            domain = 0; /* one domain: nothing to spread over */
+        } else if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
+            domain = covering(topo, packages > 1 ? HWLOC_OBJ_PACKAGE : HWLOC_OBJ_NUMANODE, set);
+        }
+    }
+    hwloc_bitmap_free(set);
+    hwloc_topology_destroy(topo);
+    return domain;
+}
+
 static void topology(cs_machine_t *m) {
     hwloc_topology_t topo;
     snprintf(m->topology, sizeof(m->topology), "unknown");
@@ -41,25 +75,51 @@ void cs_machine_fingerprint(cs_machine_t *m) {
     snprintf(m->mpi_library, sizeof(m->mpi_library), "%s", version);
 }
 
-int cs_machine_node_size(MPI_Comm comm, int *ppn) {
+/* COLLSEL_NODE_SIZE: *k and 1 when it is set to a valid value, 0 otherwise (a bad value is
+ * complained about once). */
+static int env_node_size(long *k) {
     static int complained;
-    int rc = CS_OK;
-    MPI_Comm node = MPI_COMM_NULL;
     const char *env = getenv("COLLSEL_NODE_SIZE");
-    int nprocs;
-    CS_MPI_CHECK(PMPI_Comm_size(comm, &nprocs));
     if (env != NULL && *env != '\0') {
         char *end = NULL;
-        long k = strtol(env, &end, 10);
-        if (*end == '\0' && k >= 1) {
-            *ppn = k < nprocs ? (int)k : nprocs;
-            return CS_OK;
+        *k = strtol(env, &end, 10);
+        if (*end == '\0' && *k >= 1) {
+            return 1;
         }
         if (!complained) {
             complained = 1;
             cs_log_complain("COLLSEL_NODE_SIZE: bad value '%s' (use a process count >= 1); ignored",
                             env);
         }
+    }
+    return 0;
+}
+
+int cs_machine_node_comm(MPI_Comm comm, MPI_Comm *node, int *emulated) {
+    int rc = CS_OK;
+    int rank;
+    long k = 0;
+    *node = MPI_COMM_NULL;
+    CS_MPI_CHECK(PMPI_Comm_rank(comm, &rank));
+    *emulated = env_node_size(&k);
+    if (*emulated) {
+        CS_MPI_CHECK(PMPI_Comm_split(comm, (int)(rank / k), rank, node));
+    } else {
+        CS_MPI_CHECK(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node));
+    }
+out:
+    return rc;
+}
+
+int cs_machine_node_size(MPI_Comm comm, int *ppn) {
+    int rc = CS_OK;
+    MPI_Comm node = MPI_COMM_NULL;
+    int nprocs;
+    long k = 0;
+    CS_MPI_CHECK(PMPI_Comm_size(comm, &nprocs));
+    if (env_node_size(&k)) {
+        *ppn = k < nprocs ? (int)k : nprocs;
+        return CS_OK;
     }
     CS_MPI_CHECK(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     CS_MPI_CHECK(PMPI_Comm_size(node, ppn));

@@ -28,6 +28,17 @@ void cs_machine_fingerprint(cs_machine_t *m);
  * shared memory. */
 int cs_machine_node_size(MPI_Comm comm, int *ppn) CS_MUST_CHECK;
 
+/* The communicator of this process's node, collectively over `comm`: with COLLSEL_NODE_SIZE=k
+ * (*emulated = 1) the k consecutive ranks rank / k, otherwise the ranks that share memory
+ * (MPI_Comm_split_type), in both cases in the rank order of `comm`. The caller frees *node. */
+int cs_machine_node_comm(MPI_Comm comm, MPI_Comm *node, int *emulated) CS_MUST_CHECK;
+
+/* The domain this process is bound to, for spreading leaders over a node (not collective):
+ * the index of the package (or, on a one-package machine with several NUMA nodes, of the NUMA
+ * node) whose cores hold the whole binding; 0 on a machine with one package and one NUMA node;
+ * -1 when unknown (not bound, bound across domains, hwloc failed). */
+int cs_machine_domain(void);
+
 /* Fills `m` (collective over `comm`). CS_ERR_MPI on failure; hwloc failure leaves the
  * topology as "unknown" and cores 0. */
 int cs_machine_query(cs_machine_t *m, MPI_Comm comm) CS_MUST_CHECK;

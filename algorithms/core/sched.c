@@ -12,6 +12,7 @@ void cs_sched_reset(cs_sched_t *s, MPI_Op op) {
     s->max_comm = 0;
     s->round_comm = 0;
     s->scratch_bytes = 0;
+    s->window_bytes = 0;
     s->op = op;
     s->ncolls = 0;
     s->nints = 0;
@@ -155,7 +156,7 @@ int cs_sched_coll(cs_sched_t *s, const cs_coll_op_t *c, const int *counts, const
     cs_coll_op_t *d;
     int n = c->group.size;
     CS_REQUIRE(n >= 1 && c->group.base >= 0 && c->group.stride >= 1, CS_ERR_ARG);
-    CS_REQUIRE(c->coll >= 0 && c->coll < CS_COLL_COUNT, CS_ERR_ARG);
+    CS_REQUIRE((c->coll >= 0 && c->coll < CS_COLL_COUNT) || c->coll == CS_COLL_BARRIER, CS_ERR_ARG);
     CS_REQUIRE(c->comm >= 0 && c->comm < CS_STATE_COMMS, CS_ERR_ARG);
     CS_REQUIRE(!cs_coll_is_rooted(c->coll) || (c->root >= 0 && c->root < n), CS_ERR_ARG);
     CS_REQUIRE(c->sendcount >= 0 && c->recvcount >= 0, CS_ERR_ARG);
@@ -187,6 +188,23 @@ out:
     return rc;
 }
 
+int cs_sched_sync(cs_sched_t *s) {
+    cs_op_t op;
+    memset(&op, 0, sizeof(op));
+    op.kind = CS_OP_SYNC;
+    op.buf = cs_ref(CS_SLOT_WINDOW, 0);
+    op.dst = op.buf;
+    op.type = MPI_DATATYPE_NULL;
+    op.dst_type = MPI_DATATYPE_NULL;
+    return append(s, &op);
+}
+
+void cs_sched_window_need(cs_sched_t *s, MPI_Aint bytes) {
+    if (bytes > s->window_bytes) {
+        s->window_bytes = bytes;
+    }
+}
+
 static cs_ref_t translate(cs_ref_t r, cs_ref_t send, cs_ref_t recv, MPI_Aint scratch) {
     switch (r.slot) {
     case CS_SLOT_SEND:
@@ -202,7 +220,9 @@ int cs_sched_append(cs_sched_t *s, const cs_sched_t *sub, cs_group_t group, cs_r
                     cs_ref_t recv) {
     int rc = CS_OK;
     MPI_Aint scratch = (s->scratch_bytes + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
-    CS_REQUIRE(sub->ncolls == 0 && (sub->op == s->op || sub->op == MPI_OP_NULL), CS_ERR_ARG);
+    CS_REQUIRE(sub->ncolls == 0 && sub->window_bytes == 0 &&
+                   (sub->op == s->op || sub->op == MPI_OP_NULL),
+               CS_ERR_ARG);
     CS_REQUIRE(group.size >= 1 && group.base >= 0 && group.stride >= 1, CS_ERR_ARG);
     CS_CHECK(cs_sched_round(s));
     if (sub->scratch_bytes > 0) {
@@ -245,7 +265,8 @@ int cs_sched_comm_rounds(const cs_sched_t *s) {
     for (int r = 0; r < s->nrounds; r++) {
         int begin = r > 0 ? s->round_end[r - 1] : 0;
         for (int i = begin; i < s->round_end[r]; i++) {
-            if (s->ops[i].kind != CS_OP_COPY && s->ops[i].kind != CS_OP_REDUCE) {
+            cs_op_kind_t k = s->ops[i].kind;
+            if (k == CS_OP_SEND || k == CS_OP_RECV || k == CS_OP_COLL) {
                 n++;
                 break;
             }

@@ -44,6 +44,26 @@
  * communicator, which is correct as long as two ranks exchange messages in one group only (as
  * the lines of an orthogonal grid do): matching stays FIFO per pair of ranks.
  *
+ * The WINDOW slot is memory shared by the ranks of one node (an MPI_Win_allocate_shared window
+ * owned by the communicator context, comm.h; in the simulator one buffer per emulated node). Its
+ * base is the start of the node's whole window, the same memory on every rank of the node, so
+ * an offset names one place for all of them: rank i's region and the leaders' results are
+ * addressed alike on every rank. A schedule that uses it records the bytes it needs
+ * (cs_sched_window_need: the same on every rank of a node); the context provides at least that
+ * many before the schedule runs. Stores to the window become visible to the other ranks of the
+ * node only through SYNC and a barrier: SYNC is a local operation (MPI_Win_sync, a full memory
+ * barrier for the window) that runs in its round's order with COPY and REDUCE; the pattern
+ *     round r:   ... stores to the window ...; SYNC          (release)
+ *     round r+1: COLL barrier on the node group; SYNC; ... loads from the window ... (acquire)
+ * orders every store of a rank before the barrier ahead of every load of any rank after it
+ * (MPI-3 unified memory model of shared windows; the window is kept in a lock_all epoch).
+ * CS_COLL_BARRIER (call.h) is the COLL for that barrier: no buffers, MPI_Ibarrier on the group.
+ *
+ * Node layout. An algorithm that works on nodes (algo.h: CS_REQ_NODES) finds the layout of the
+ * communicator in its state: `nodes` (cs_nodes_t), nodes of ppn consecutive ranks, the last one
+ * possibly smaller. Its builder reads it from s->state, which cs_algo_prepare() (and the
+ * simulator, with an emulated layout) binds before build().
+ *
  * Appending can fail only with CS_ERR_NOMEM or CS_ERR_ARG. cs_sched_reset() keeps the arrays'
  * capacity, so a schedule rebuilt in cached storage does not allocate. */
 #ifndef CS_SCHED_H
@@ -54,7 +74,13 @@
 
 #include <mpi.h>
 
-typedef enum cs_slot { CS_SLOT_SEND, CS_SLOT_RECV, CS_SLOT_SCRATCH, CS_SLOT_COUNT } cs_slot_t;
+typedef enum cs_slot {
+    CS_SLOT_SEND,
+    CS_SLOT_RECV,
+    CS_SLOT_SCRATCH,
+    CS_SLOT_WINDOW, /* the node's shared-memory window (see above) */
+    CS_SLOT_COUNT
+} cs_slot_t;
 
 typedef struct cs_ref {
     int slot;     /* cs_slot_t */
@@ -66,7 +92,8 @@ typedef enum cs_op_kind {
     CS_OP_RECV,
     CS_OP_COPY,
     CS_OP_REDUCE,
-    CS_OP_COLL
+    CS_OP_COLL,
+    CS_OP_SYNC /* local: memory barrier for the window slot (MPI_Win_sync) */
 } cs_op_kind_t;
 
 /* A group of ranks of the schedule's communicator: base + i * stride for i < size. */
@@ -74,13 +101,24 @@ typedef struct cs_group {
     int base, stride, size;
 } cs_group_t;
 
+/* Where the ranks of a communicator sit (see "Node layout" above): node k holds ranks
+ * [k * ppn, min((k + 1) * ppn, nprocs)); nnodes = ceil(nprocs / ppn). domain[i] (i < ppn) is the
+ * package or NUMA domain, numbered from 0, that local rank i of the first node is bound to, -1
+ * where unknown; domain NULL: all unknown. Every node is assumed to look like the first. */
+typedef struct cs_nodes {
+    int nprocs, ppn, nnodes;
+    const int *domain;
+} cs_nodes_t;
+
 /* The state a schedule's COLL operations run on: the sub-communicators they name by index
- * (borrowed from the communicator context, or owned by the algorithm's state), and anything
- * else the algorithm keeps per communicator and variant (`priv`). See algo.h. */
+ * (borrowed from the communicator context, or owned by the algorithm's state), the node layout
+ * (NULL unless the algorithm's setup asked the context for it), and anything else the
+ * algorithm keeps per communicator and variant (`priv`). See algo.h. */
 #define CS_STATE_COMMS 8
 typedef struct cs_state {
     MPI_Comm comms[CS_STATE_COMMS];
     int ncomms;
+    const cs_nodes_t *nodes;
     void *priv;
 } cs_state_t;
 
@@ -122,8 +160,9 @@ typedef struct cs_sched {
     int max_comm; /* most SEND+RECV in any round: the executor needs that many requests */
     int round_comm;
     MPI_Aint scratch_bytes;
-    MPI_Op op;           /* reduction op of the call, MPI_OP_NULL otherwise */
-    cs_coll_op_t *colls; /* COLL descriptions */
+    MPI_Aint window_bytes; /* bytes of the node's window the schedule uses (0: none) */
+    MPI_Op op;             /* reduction op of the call, MPI_OP_NULL otherwise */
+    cs_coll_op_t *colls;   /* COLL descriptions */
     int ncolls, colls_cap;
     int *ints; /* integer pool (allgatherv counts of COLL operations) */
     int nints, ints_cap;
@@ -171,11 +210,15 @@ int cs_sched_reduce_ordered(cs_sched_t *s, cs_ref_t mine, cs_ref_t theirs, int t
  * a negative count or an allgatherv without counts. */
 int cs_sched_coll(cs_sched_t *s, const cs_coll_op_t *c, const int *counts,
                   const int *displs) CS_MUST_CHECK;
+/* Appends a SYNC (memory barrier for the window slot, see above) to the current round. */
+int cs_sched_sync(cs_sched_t *s) CS_MUST_CHECK;
+/* Records that `s` uses the first `bytes` of the node's window. */
+void cs_sched_window_need(cs_sched_t *s, MPI_Aint bytes);
 /* Closes the current round of `s` and appends the rounds of `sub`, a schedule built for the
  * ranks of `group` (peer i is group member i): peers become ranks base + i * stride, sub's send
  * and receive slots become `send` and `recv` (offsets added), sub's scratch is reserved at the
- * end of s's scratch. CS_ERR_ARG when sub has COLL operations (nesting them is not supported)
- * or a reduction op other than s's. */
+ * end of s's scratch. CS_ERR_ARG when sub has COLL operations (nesting them is not supported),
+ * uses the window, or has a reduction op other than s's. */
 int cs_sched_append(cs_sched_t *s, const cs_sched_t *sub, cs_group_t group, cs_ref_t send,
                     cs_ref_t recv) CS_MUST_CHECK;
 /* Closes the current round; does nothing if it is empty. */

@@ -205,3 +205,61 @@ void cs_topo_dims_format(const int *dims, int ndims, char *buf, size_t len) {
         used += (size_t)snprintf(buf + used, len - used, k > 0 ? "x%d" : "%d", dims[k]);
     }
 }
+
+/* The first of local ranks 0..i-1 in group g (gid[0..i) assigned). */
+static int gid_first(const int *gid, int i, int g) {
+    for (int k = 0; k < i; k++) {
+        if (gid[k] == g) {
+            return k;
+        }
+    }
+    return 0;
+}
+
+int cs_topo_leaders(const int *domain, int m, int l, int *work, int *out) {
+    int *gid = work, *size = work + m, *take = work + 2 * m;
+    int ngroups = 0, given = 0, n = 0;
+    if (l < 1 || l > m) {
+        return -1;
+    }
+    for (int i = 0; i < m; i++) {
+        int g = 0;
+        while (g < ngroups && !(domain == NULL || domain[i] == domain[gid_first(gid, i, g)])) {
+            g++;
+        }
+        gid[i] = g;
+        if (g == ngroups) {
+            size[ngroups] = 0;
+            take[ngroups] = 0;
+            ngroups++;
+        }
+        size[g]++;
+    }
+    while (given < l) {
+        for (int g = 0; g < ngroups && given < l; g++) {
+            if (take[g] < size[g]) {
+                take[g]++;
+                given++;
+            }
+        }
+    }
+    for (int g = 0; g < ngroups; g++) {
+        for (int k = 0; k < take[g]; k++) {
+            int pos = (int)((long)k * size[g] / take[g]), seen = 0;
+            for (int i = 0; i < m; i++) {
+                if (gid[i] == g && seen++ == pos) {
+                    out[n++] = i;
+                    break;
+                }
+            }
+        }
+    }
+    for (int i = 1; i < n; i++) { /* insertion sort: n is small */
+        int v = out[i], j = i;
+        for (; j > 0 && out[j - 1] > v; j--) {
+            out[j] = out[j - 1];
+        }
+        out[j] = v;
+    }
+    return n;
+}

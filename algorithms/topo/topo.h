@@ -96,4 +96,14 @@ int cs_topo_dims_parse(const char *text, int *dims, int max);
 /* Writes "d0xd1[xd2]" into buf. */
 void cs_topo_dims_format(const int *dims, int ndims, char *buf, size_t len);
 
+/* Leaders of a node (DPML, Bayatpour et al. Section 4.3: leaders spread over the sockets).
+ * Picks `l` of the local ranks 0..m-1, spread evenly over their domains (packages or NUMA
+ * nodes): domain[i] is local rank i's domain (any int, -1 "unknown" being one more domain;
+ * domain NULL: all in one). The domains, in order of first appearance, take leaders
+ * round-robin (a domain without an unused rank is passed over); a domain with c ranks and k
+ * leaders gets its ranks at positions floor(i c / k), i < k, so leaders spread inside it too
+ * (one domain, m = 8, l = 2: 0 and 4). Writes the leaders' local ranks in increasing order to
+ * out[0..l-1]; `work` holds 3m ints. Returns l, or -1 when l < 1 or l > m. */
+int cs_topo_leaders(const int *domain, int m, int l, int *work, int *out);
+
 #endif

@@ -2,7 +2,8 @@
  *
  * For each algorithm in cs_registry (natives included), each of its variants for the
  * communicator (cs_algo_variants: every 2D and 3D grid layout for the orthogonal algorithms,
- * none at a prime size) and each combination of
+ * none at a prime size; the leader and segment counts of DPML for the node size, which
+ * COLLSEL_NODE_SIZE emulates) and each combination of
  *   - datatype: MPI_INT, MPI_DOUBLE (integer values, so sums are exact) and a derived type with
  *     a non-zero lower bound and gaps (2 ints at byte displacements 8 and 16, resized to lb 4,
  *     extent 20); reductions use MPI_SUM on int/double, a commutative user sum on the derived
@@ -36,6 +37,7 @@
  * the communicator's context (collectively), so these runs also check that setup.
  */
 #include "core/algo.h"
+#include "core/machine.h"
 #include "registry.h"
 
 #include <mpi.h>
@@ -783,17 +785,23 @@ static void free_types(void) {
 /* Tests every variant of every selected algorithm on communicator `c`. */
 static void run_pass(MPI_Comm c, const char *name, int quick, const char *only, totals_t *all) {
     cs_variant_t *v = malloc(CS_MAX_VARIANTS * sizeof(*v));
+    int ppn = 0;
     comm = c;
     comm_name = name;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
+    if (cs_machine_node_size(comm, &ppn) != CS_OK) { /* COLLSEL_NODE_SIZE or the real node */
+        fprintf(stderr, "FAIL: cs_machine_node_size failed\n");
+        all->failed++;
+        ppn = nprocs;
+    }
     for (int i = 0; i < cs_registry_count && v != NULL; i++) {
         const cs_algo_t *algo = cs_registry[i];
         int nv = 0;
         if (only != NULL && strncmp(algo->name, only, strlen(only)) != 0) {
             continue;
         }
-        if (cs_algo_variants(algo, nprocs, nprocs, v, CS_MAX_VARIANTS, &nv) != CS_OK) {
+        if (cs_algo_variants(algo, nprocs, ppn, v, CS_MAX_VARIANTS, &nv) != CS_OK) {
             fprintf(stderr, "FAIL %s: cs_algo_variants failed\n", algo->name);
             all->failed++;
             continue;

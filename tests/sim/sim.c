@@ -59,7 +59,7 @@ typedef struct sim {
     cs_sim_report_t *rep;
 } sim_t;
 
-static const char *slot_names[CS_SLOT_COUNT] = {"send", "recv", "scratch"};
+static const char *slot_names[CS_SLOT_COUNT] = {"send", "recv", "scratch", "window"};
 
 /* Appends one problem to the report's message, "; "-separated, truncated with "...". */
 static void note(cs_sim_report_t *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -176,6 +176,8 @@ static const char *kind_name(cs_op_kind_t kind) {
         return "reduce";
     case CS_OP_COLL:
         return "coll";
+    case CS_OP_SYNC:
+        return "sync";
     }
     return "?";
 }
@@ -338,6 +340,8 @@ static int run_coll(sim_t *sim, gcoll_t *g) {
         R = g->member[root];
     }
     switch (c0->coll) {
+    case CS_COLL_BARRIER: /* nothing moves: completing together is all it does */
+        break;
     case CS_COLL_BCAST:
         CS_CHECK(pack_into(&img, &len, &cap, R->recv, R->coll->recvcount, R->coll->recvtype));
         for (int i = 0; i < n; i++) {
@@ -580,6 +584,10 @@ static const cs_transport_t mailbox = {
 static void coll_uses(const cs_coll_op_t *c, int member, int *send, int *recv) {
     int is_root = member == c->root;
     switch (c->coll) {
+    case CS_COLL_BARRIER:
+        *send = 0;
+        *recv = 0;
+        break;
     case CS_COLL_BCAST:
         *send = 0;
         *recv = c->recvcount > 0;
@@ -603,13 +611,20 @@ static void coll_uses(const cs_coll_op_t *c, int member, int *send, int *recv) {
 /* Checks before running that every operation's slots have buffers and peers are in range. */
 static void check_refs(const cs_sim_rank_t *rk, int rank, int p, cs_sim_report_t *rep) {
     const cs_sched_t *s = rk->sched;
-    const void *base[CS_SLOT_COUNT] = {rk->sendbuf, rk->recvbuf, rk->scratch};
+    const void *base[CS_SLOT_COUNT] = {rk->sendbuf, rk->recvbuf, rk->scratch, rk->window};
     int round = 0;
     for (int i = 0; i < s->nops; i++) {
         const cs_op_t *op = &s->ops[i];
         int local = op->kind == CS_OP_COPY || op->kind == CS_OP_REDUCE;
         while (round < s->nrounds && i >= s->round_end[round]) {
             round++;
+        }
+        if (op->kind == CS_OP_SYNC) {
+            if (rk->window == NULL) {
+                rep->bad_ref++;
+                note(rep, "rank %d round %d: sync without a window", rank, round + 1);
+            }
+            continue;
         }
         if (op->kind == CS_OP_COLL) {
             const cs_coll_op_t *c =
@@ -759,6 +774,7 @@ int cs_sim_run(int p, const cs_sim_rank_t *ranks, cs_sim_report_t *rep) {
         CS_REQUIRE(v->recs != NULL, CS_ERR_NOMEM);
         cs_exec_start(&v->exec, ranks[r].sched, ranks[r].sendbuf, ranks[r].recvbuf,
                       ranks[r].scratch, &mailbox, v);
+        cs_exec_set_window(&v->exec, ranks[r].window);
     }
     for (;;) {
         long before = sim.events;

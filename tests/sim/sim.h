@@ -19,18 +19,25 @@
  * whose sizes differ, a receive whose buffer overlaps another buffer of the same round on the
  * same rank (a race under real MPI), an operation whose slot has no buffer on that rank (NULL
  * base with a non-empty count, e.g. the receive buffer of a non-root gather rank), a peer out of
- * range, and any negative status of the executor. */
+ * range, and any negative status of the executor.
+ *
+ * Shared memory (the window slot, sched.h): the ranks of one emulated node share one buffer, so
+ * their loads and stores meet as on a real node; a barrier COLL completes when every member
+ * has started it. Ranks run one at a time, so a missing barrier shows as a wrong result only
+ * when the order of the passes exposes it; SYNC has nothing to do in one address space. */
 #ifndef CS_SIM_H
 #define CS_SIM_H
 
 #include "core/exec.h"
 
-/* One virtual rank: its schedule and slot bases (any of them may be NULL). */
+/* One virtual rank: its schedule and slot bases (any of them may be NULL). `window` is the
+ * base of its node's shared window: the ranks of one emulated node get the same address. */
 typedef struct cs_sim_rank {
     const cs_sched_t *sched;
     const void *sendbuf;
     void *recvbuf;
     void *scratch;
+    void *window;
 } cs_sim_rank_t;
 
 /* What went wrong in one simulation; all zero after a clean run. */

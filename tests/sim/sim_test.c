@@ -19,6 +19,11 @@
  * non-monotone displacements with gaps, and packed in rank order. Insignificant buffers are
  * NULL (gather and reduce non-roots' recvbuf, scatter non-roots' sendbuf).
  *
+ * Algorithms that work on nodes (CS_REQ_NODES: DPML) run on one node of p and on emulated nodes
+ * of 2, 3 and 4 consecutive ranks (the last one smaller where p does not divide): their state
+ * holds the layout (cs_nodes_t) and the ranks of each node share one window buffer, whose
+ * guard bytes are checked like scratch.
+ *
  * Self-tests first prove the checks can fail: hand-built schedules that deadlock, lose a send,
  * mismatch sizes, race within a round or use a NULL buffer, and deliberately wrong algorithms
  * (results in the wrong place, reduction in the wrong order) must all be reported.
@@ -47,6 +52,10 @@
 
 static const int nprocs_list[] = {1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 16, 24, 31, 32, 64};
 #define NPROCS_COUNT ((int)(sizeof(nprocs_list) / sizeof(nprocs_list[0])))
+
+/* Emulated node sizes for algorithms that work on nodes (CS_REQ_NODES), besides one node. */
+static const int node_sizes[] = {2, 3, 4};
+#define NODE_SIZES ((int)(sizeof(node_sizes) / sizeof(node_sizes[0])))
 
 /* An element layout: which type, and where the ints of one element sit. */
 typedef struct kind {
@@ -92,6 +101,7 @@ typedef struct world {
     int *res; /* reduction reference */
     int *counts, *displs;
     cs_sim_rank_t *ranks;
+    unsigned char **window; /* [node]: the shared window of each emulated node, with guards */
 } world_t;
 
 /* Per-run options. */
@@ -327,9 +337,10 @@ static int world_init(world_t *w, int p) {
     w->counts = calloc((size_t)p, sizeof(*w->counts));
     w->displs = calloc((size_t)p, sizeof(*w->displs));
     w->ranks = calloc((size_t)p, sizeof(*w->ranks));
-    if (w->sched == NULL || w->call == NULL || w->send == NULL || w->recv == NULL ||
-        w->scratch == NULL || w->in == NULL || w->nin == NULL || w->counts == NULL ||
-        w->displs == NULL || w->ranks == NULL) {
+    w->window = calloc((size_t)p, sizeof(*w->window));
+    if (w->window == NULL || w->sched == NULL || w->call == NULL || w->send == NULL ||
+        w->recv == NULL || w->scratch == NULL || w->in == NULL || w->nin == NULL ||
+        w->counts == NULL || w->displs == NULL || w->ranks == NULL) {
         return CS_ERR_NOMEM;
     }
     for (int r = 0; r < p; r++) {
@@ -347,6 +358,8 @@ static void world_clear(world_t *w) {
         w->scratch[r] = NULL;
         free(w->in[r]);
         w->in[r] = NULL;
+        free(w->window[r]);
+        w->window[r] = NULL;
     }
     free(w->res);
     w->res = NULL;
@@ -369,6 +382,7 @@ static void world_free(world_t *w) {
     free(w->counts);
     free(w->displs);
     free(w->ranks);
+    free(w->window);
     memset(w, 0, sizeof(*w));
 }
 
@@ -620,15 +634,44 @@ static void describe(const scase_t *sc, char *out, size_t cap) {
 
 enum { CASE_PASS, CASE_FAIL, CASE_SKIP };
 
-/* Runs case `sc` of algorithm `a` with `params` (NULL: the defaults): CASE_PASS, CASE_FAIL (why in
- * `why`) or CASE_SKIP when the algorithm declares it does not apply. Negative on a failure of the
- * test itself. */
-static int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t *sc, world_t *w,
-                    char *why, size_t cap) {
+/* Gives the ranks of each node of `nodes` one shared window of the size their schedules ask for
+ * (which must be the same on every rank of a node), with guards around it. */
+static int alloc_windows(world_t *w, const cs_nodes_t *nodes, char *why, size_t cap) {
+    int rc = CS_OK;
+    for (int k = 0; k < nodes->nnodes; k++) {
+        int first = k * nodes->ppn, end = first + nodes->ppn < w->p ? first + nodes->ppn : w->p;
+        MPI_Aint bytes = w->sched[first].window_bytes;
+        void *mem = NULL;
+        for (int r = first; r < end; r++) {
+            if (w->sched[r].window_bytes != bytes) {
+                snprintf(why, cap, "rank %d needs %ld window bytes, rank %d of its node %ld", r,
+                         (long)w->sched[r].window_bytes, first, (long)bytes);
+                return CASE_FAIL;
+            }
+        }
+        CS_REQUIRE(posix_memalign(&mem, 64, 2 * SCRATCH_GUARD + (size_t)bytes) == 0, CS_ERR_NOMEM);
+        memset(mem, SCRATCH_FILL, 2 * SCRATCH_GUARD + (size_t)bytes);
+        w->window[k] = mem;
+        for (int r = first; r < end; r++) {
+            w->ranks[r].window = w->window[k] + SCRATCH_GUARD;
+        }
+    }
+out:
+    return rc;
+}
+
+/* Runs case `sc` of algorithm `a` with `params` (NULL: the defaults) on the node layout `nodes`
+ * (NULL for algorithms without CS_REQ_NODES): CASE_PASS, CASE_FAIL (why in `why`) or CASE_SKIP
+ * when the algorithm declares it does not apply. Negative on a failure of the test itself. */
+static int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t *sc,
+                    const cs_nodes_t *nodes, world_t *w, char *why, size_t cap) {
     int rc = CS_OK;
     int p = sc->p;
     int applicable = 0, refused = 0, result = CASE_PASS;
     cs_sim_report_t rep;
+    cs_state_t state; /* what setup() would give every rank: the node layout, no communicators */
+    memset(&state, 0, sizeof(state));
+    state.nodes = nodes;
     why[0] = '\0';
     CS_CHECK(setup(w, sc));
     for (int r = 0; r < p; r++) {
@@ -650,7 +693,8 @@ static int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t
         goto out;
     }
     for (int r = 0; r < p; r++) {
-        int st = cs_algo_build(a, params, &w->call[r], &w->sched[r]);
+        int st = cs_algo_build_state(a, params, &w->call[r], nodes != NULL ? &state : NULL,
+                                     &w->sched[r]);
         if (st == CS_ERR_NOT_APPLICABLE) {
             refused++;
         } else if (st != CS_OK) {
@@ -676,6 +720,16 @@ static int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t
         w->ranks[r].sendbuf = w->call[r].sendbuf;
         w->ranks[r].recvbuf = w->call[r].recvbuf;
         w->ranks[r].scratch = w->scratch[r] + SCRATCH_GUARD;
+        w->ranks[r].window = NULL;
+    }
+    if (nodes != NULL) {
+        rc = alloc_windows(w, nodes, why, cap);
+        if (rc == CASE_FAIL) {
+            result = CASE_FAIL;
+            rc = CS_OK;
+            goto out;
+        }
+        CS_CHECK(rc);
     }
     rc = cs_sim_run(p, w->ranks, &rep);
     if (rc == CS_ERR_INTERNAL) {
@@ -690,6 +744,12 @@ static int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t
             buf_check(&w->recv[r], "recvbuf", r, why, cap) ||
             scratch_check(w->scratch[r], w->sched[r].scratch_bytes, r, why, cap)) {
             result = CASE_FAIL;
+        }
+    }
+    for (int k = 0; nodes != NULL && k < nodes->nnodes && result == CASE_PASS; k++) {
+        int first = k * nodes->ppn;
+        if (scratch_check(w->window[k], w->sched[first].window_bytes, first, why, cap)) {
+            result = CASE_FAIL; /* "scratch" here means the node's window */
         }
     }
 out:
@@ -813,10 +873,13 @@ out:
 
 /* ---- the registry -------------------------------------------------------------------------- */
 
-/* Runs every case of every variant of `a` (cs_algo_variants for p processes on one node) for
- * every p of the list (or for `only_p`, any p >= 1); counts (variant, p) results. A p for which
- * the algorithm lists no variant (orthogonal grids at a prime p) is left out. */
-static int test_algo(const cs_algo_t *a, int only_p, int *passed, int *failed) {
+/* Runs every case of every variant of `a` (cs_algo_variants for p processes, `node_size` per
+ * node: 0 for one node of p) for every p of the list (or for `only_p`, any p >= 1); counts
+ * (variant, p) results. A p for which the algorithm lists no variant (orthogonal grids at a prime
+ * p), or that node_size would make one node, is left out. Algorithms with CS_REQ_NODES get the
+ * emulated layout of nodes of node_size consecutive ranks (cs_nodes_t) in their state and one
+ * shared window per node; for the others node_size must be 0. */
+static int test_algo(const cs_algo_t *a, int only_p, int node_size, int *passed, int *failed) {
     int rc = CS_OK;
     caselist_t list = {NULL, 0, 0};
     world_t w;
@@ -828,8 +891,13 @@ static int test_algo(const cs_algo_t *a, int only_p, int *passed, int *failed) {
     CS_REQUIRE(v != NULL, CS_ERR_NOMEM);
     for (int pi = 0; pi < (only_p > 0 ? 1 : NPROCS_COUNT); pi++) {
         int p = only_p > 0 ? only_p : nprocs_list[pi];
+        int ppn = node_size > 0 && node_size < p ? node_size : p;
+        cs_nodes_t nodes = {p, ppn, (p + ppn - 1) / ppn, NULL};
         int nv = 0;
-        CS_CHECK(cs_algo_variants(a, p, p, v, CS_MAX_VARIANTS, &nv));
+        if (node_size > 0 && ppn == p) {
+            continue; /* one node: the node_size 0 pass */
+        }
+        CS_CHECK(cs_algo_variants(a, p, ppn, v, CS_MAX_VARIANTS, &nv));
         if (nv == 0) {
             continue;
         }
@@ -839,7 +907,8 @@ static int test_algo(const cs_algo_t *a, int only_p, int *passed, int *failed) {
             int nfail = 0;
             cs_variant_name(&v[k], vname, sizeof(vname));
             for (int i = 0; i < list.n; i++) {
-                int st = run_case(a, &v[k].params, &list.v[i], &w, why, sizeof(why));
+                int st = run_case(a, &v[k].params, &list.v[i],
+                                  (a->reqs & CS_REQ_NODES) ? &nodes : NULL, &w, why, sizeof(why));
                 CS_CHECK(st);
                 cases++;
                 if (st == CASE_SKIP) {
@@ -856,8 +925,8 @@ static int test_algo(const cs_algo_t *a, int only_p, int *passed, int *failed) {
                 }
             }
             if (nfail > 0) {
-                printf("FAIL %s p=%d: %d of %d cases failed; first: %s: %s\n", vname, p, nfail,
-                       list.n, first_name, first);
+                printf("FAIL %s p=%d ppn=%d: %d of %d cases failed; first: %s: %s\n", vname, p, ppn,
+                       nfail, list.n, first_name, first);
                 (*failed)++;
                 bad++;
             } else {
@@ -867,8 +936,15 @@ static int test_algo(const cs_algo_t *a, int only_p, int *passed, int *failed) {
         }
         world_free(&w);
     }
-    printf("%-4s %s: %d variant x p, %ld cases, %ld not applicable%s\n", bad > 0 ? "FAIL" : "ok",
-           a->name, nvariants, cases, skipped, bad > 0 ? " (failures above)" : "");
+    if (node_size > 0) {
+        printf("%-4s %s on nodes of %d: %d variant x p, %ld cases, %ld not applicable%s\n",
+               bad > 0 ? "FAIL" : "ok", a->name, node_size, nvariants, cases, skipped,
+               bad > 0 ? " (failures above)" : "");
+    } else {
+        printf("%-4s %s: %d variant x p, %ld cases, %ld not applicable%s\n",
+               bad > 0 ? "FAIL" : "ok", a->name, nvariants, cases, skipped,
+               bad > 0 ? " (failures above)" : "");
+    }
 out:
     world_free(&w);
     free(list.v);
@@ -1132,21 +1208,21 @@ static int selftest_reference(int *passed, int *failed) {
     sc.count = 3;
     sc.coll = CS_COLL_BCAST;
     sc.sk = sc.rk = &kinds[K_HIDX];
-    CS_CHECK(st = run_case(&wrong_place_algo, NULL, &sc, &w, why, sizeof(why)));
+    CS_CHECK(st = run_case(&wrong_place_algo, NULL, &sc, NULL, &w, why, sizeof(why)));
     expect("result left in scratch is caught", st == CASE_FAIL, NULL, passed, failed);
     sc.coll = CS_COLL_REDUCE;
     sc.sk = sc.rk = &kinds[K_MAT];
     sc.op = OP_MAT;
-    CS_CHECK(st = run_case(&wrong_order_algo, NULL, &sc, &w, why, sizeof(why)));
+    CS_CHECK(st = run_case(&wrong_order_algo, NULL, &sc, NULL, &w, why, sizeof(why)));
     expect("reverse rank order with matmul is caught", st == CASE_FAIL, NULL, passed, failed);
     sc.sk = sc.rk = &kinds[K_HIDX];
     sc.op = OP_AFF;
-    CS_CHECK(st = run_case(&wrong_order_algo, NULL, &sc, &w, why, sizeof(why)));
+    CS_CHECK(st = run_case(&wrong_order_algo, NULL, &sc, NULL, &w, why, sizeof(why)));
     expect("reverse rank order with affine is caught", st == CASE_FAIL, NULL, passed, failed);
     sc.sk = sc.rk = &kinds[K_INT];
     sc.op = OP_SUM;
     sc.in_place = 1;
-    CS_CHECK(st = run_case(&wrong_order_algo, NULL, &sc, &w, why, sizeof(why)));
+    CS_CHECK(st = run_case(&wrong_order_algo, NULL, &sc, NULL, &w, why, sizeof(why)));
     expect("reverse rank order with sum passes", st == CASE_PASS, NULL, passed, failed);
     if (st != CASE_PASS) {
         printf("  why: %s\n", why);
@@ -1188,7 +1264,10 @@ int main(int argc, char **argv) {
         if (a->build == NULL || (only != NULL && strcmp(a->name, only) != 0)) {
             continue;
         }
-        CS_CHECK(test_algo(a, only_p, &passed, &failed));
+        CS_CHECK(test_algo(a, only_p, 0, &passed, &failed));
+        for (int k = 0; (a->reqs & CS_REQ_NODES) && k < NODE_SIZES; k++) {
+            CS_CHECK(test_algo(a, only_p, node_sizes[k], &passed, &failed));
+        }
         ran++;
     }
     if (only != NULL && ran == 0) {

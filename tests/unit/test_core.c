@@ -149,6 +149,7 @@ END_TEST
 /* ---- collectives -------------------------------------------------------------------------- */
 
 START_TEST(test_coll_names) {
+    cs_coll_t back_barrier = CS_COLL_BCAST;
     for (int i = 0; i < CS_COLL_COUNT; i++) {
         cs_coll_t back = CS_COLL_COUNT;
         const char *name = cs_coll_name((cs_coll_t)i);
@@ -160,6 +161,8 @@ START_TEST(test_coll_names) {
         }
     }
     ck_assert_ptr_null(cs_coll_name(CS_COLL_COUNT));
+    ck_assert_str_eq(cs_coll_name(CS_COLL_BARRIER), "barrier"); /* schedules only */
+    ck_assert_int_eq(cs_coll_from_name("barrier", &back_barrier), CS_ERR_NOT_FOUND);
     ck_assert_ptr_null(cs_coll_name((cs_coll_t)-1));
     {
         cs_coll_t out = CS_COLL_BCAST;
@@ -1021,6 +1024,48 @@ START_TEST(test_sched_coll) {
 }
 END_TEST
 
+/* The window slot: SYNC is a local operation, the window need is the largest recorded, a
+ * barrier COLL has no buffers, and a sub-schedule that uses the window cannot be appended. */
+START_TEST(test_sched_window) {
+    cs_sched_t s, sub;
+    cs_coll_op_t c;
+    cs_type_t ti = type_of(MPI_INT);
+    sched_init(&s, MPI_SUM);
+    sched_init(&sub, MPI_SUM);
+    ck_assert_int_eq(s.window_bytes, 0);
+    cs_sched_window_need(&s, 96);
+    cs_sched_window_need(&s, 64);
+    ck_assert_int_eq(s.window_bytes, 96);
+    ck_assert_int_eq(
+        cs_sched_copy(&s, cs_ref(CS_SLOT_SEND, 0), 2, &ti, cs_ref(CS_SLOT_WINDOW, 8), 2, &ti),
+        CS_OK);
+    ck_assert_int_eq(cs_sched_sync(&s), CS_OK);
+    ck_assert_int_eq(cs_sched_round(&s), CS_OK);
+    ck_assert_int_eq(s.ops[1].kind, CS_OP_SYNC);
+    ck_assert_int_eq(s.max_comm, 0);
+    ck_assert_int_eq(cs_sched_comm_rounds(&s), 0);
+    memset(&c, 0, sizeof(c));
+    c.coll = CS_COLL_BARRIER;
+    c.group = (cs_group_t){4, 1, 4};
+    c.sendtype = c.recvtype = MPI_DATATYPE_NULL;
+    ck_assert_int_eq(cs_sched_coll(&s, &c, NULL, NULL), CS_OK);
+    ck_assert_int_eq(cs_sched_sync(&s), CS_OK);
+    ck_assert_int_eq(cs_sched_round(&s), CS_OK);
+    ck_assert_int_eq(s.max_comm, 1);
+    ck_assert_int_eq(cs_sched_comm_rounds(&s), 1);
+    c.coll = (cs_coll_t)(CS_COLL_BARRIER + 1);
+    ck_assert_int_eq(cs_sched_coll(&s, &c, NULL, NULL), CS_ERR_ARG);
+    cs_sched_window_need(&sub, 8);
+    ck_assert_int_eq(cs_sched_append(&s, &sub, (cs_group_t){0, 1, 1}, cs_ref(CS_SLOT_SEND, 0),
+                                     cs_ref(CS_SLOT_RECV, 0)),
+                     CS_ERR_ARG);
+    cs_sched_reset(&s, MPI_SUM);
+    ck_assert_int_eq(s.window_bytes, 0);
+    cs_sched_free(&sub);
+    cs_sched_free(&s);
+}
+END_TEST
+
 /* A sub-schedule built for the ranks of a group, appended: peers, slots and scratch translated,
  * rounds kept, the outer round closed first. */
 START_TEST(test_sched_append) {
@@ -1417,6 +1462,7 @@ static Suite *core_suite(void) {
     tcase_add_test(tc, test_sched_rounds);
     tcase_add_test(tc, test_sched_coll);
     tcase_add_test(tc, test_sched_append);
+    tcase_add_test(tc, test_sched_window);
     tcase_add_test(tc, test_sched_copy);
     tcase_add_test(tc, test_sched_reduce);
     tcase_add_test(tc, test_sched_reduce_ordered);

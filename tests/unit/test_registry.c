@@ -98,7 +98,7 @@ START_TEST(test_desc_and_entry_points) {
         ck_assert_msg(strchr(a->desc, '\n') == NULL, "'%s': description is not one line", a->name);
         ck_assert_msg((a->build != NULL) != (a->run != NULL),
                       "'%s' must set exactly one of build and run", a->name);
-        ck_assert_msg((a->reqs & ~(unsigned)(CS_REQ_COMMUTATIVE | CS_REQ_POW2)) == 0,
+        ck_assert_msg((a->reqs & ~(unsigned)(CS_REQ_COMMUTATIVE | CS_REQ_POW2 | CS_REQ_NODES)) == 0,
                       "'%s' declares unknown requirements 0x%x", a->name, a->reqs);
     }
 }

@@ -608,6 +608,62 @@ START_TEST(test_grid_init_errors) {
 }
 END_TEST
 
+/* DPML leaders: examples, then for every m <= 24, l <= m and a few domain maps: l distinct
+ * increasing ranks below m, and every domain gets floor(l / d) or one more leader (as many as
+ * it has ranks when it is small). */
+START_TEST(test_leaders) {
+    int work[3 * 64], out[64];
+    int two[8] = {0, 0, 0, 0, 1, 1, 1, 1}, alt[8] = {0, 1, 0, 1, 0, 1, 0, 1};
+    int uneven[5] = {0, 1, 1, 1, 1};
+    ck_assert_int_eq(cs_topo_leaders(NULL, 8, 2, work, out), 2);
+    ck_assert_int_eq(out[0], 0);
+    ck_assert_int_eq(out[1], 4);
+    ck_assert_int_eq(cs_topo_leaders(NULL, 8, 4, work, out), 4);
+    ck_assert_int_eq(out[1], 2);
+    ck_assert_int_eq(out[3], 6);
+    ck_assert_int_eq(cs_topo_leaders(two, 8, 2, work, out), 2);
+    ck_assert_int_eq(out[0], 0);
+    ck_assert_int_eq(out[1], 4);
+    ck_assert_int_eq(cs_topo_leaders(alt, 8, 2, work, out), 2);
+    ck_assert_int_eq(out[0], 0);
+    ck_assert_int_eq(out[1], 1);
+    ck_assert_int_eq(cs_topo_leaders(uneven, 5, 3, work, out), 3);
+    ck_assert_int_eq(out[0], 0); /* domain 0 has one rank: the other two go to domain 1 */
+    ck_assert_int_eq(out[1], 1);
+    ck_assert_int_eq(out[2], 3);
+    ck_assert_int_eq(cs_topo_leaders(NULL, 3, 0, work, out), -1);
+    ck_assert_int_eq(cs_topo_leaders(NULL, 3, 4, work, out), -1);
+    for (int m = 1; m <= 24; m++) {
+        for (int nd = 1; nd <= 4; nd++) {
+            int dom[24], per[4] = {0}, size[4] = {0};
+            for (int i = 0; i < m; i++) {
+                dom[i] = nd == 4 ? (i < 1 ? 3 : i % 3) : i * nd / m; /* blocks, or mixed */
+                size[dom[i]]++;
+            }
+            for (int l = 1; l <= m; l++) {
+                int nonempty = 0;
+                memset(per, 0, sizeof(per));
+                EXPECT(cs_topo_leaders(dom, m, l, work, out) == l, "m %d l %d", m, l);
+                for (int k = 0; k < l; k++) {
+                    EXPECT(out[k] >= 0 && out[k] < m && (k == 0 || out[k] > out[k - 1]),
+                           "m %d l %d: leader %d is %d", m, l, k, out[k]);
+                    per[dom[out[k]]]++;
+                }
+                for (int d = 0; d < 4; d++) {
+                    nonempty += size[d] > 0;
+                }
+                for (int d = 0; d < 4; d++) {
+                    int fair = l / nonempty;
+                    EXPECT(size[d] == 0 || per[d] >= (fair < size[d] ? fair : size[d]),
+                           "m %d l %d: domain %d of %d ranks has %d leaders", m, l, d, size[d],
+                           per[d]);
+                }
+            }
+        }
+    }
+}
+END_TEST
+
 static Suite *topo_suite(void) {
     Suite *s = suite_create("topo");
     TCase *tc = tcase_create("pof2");
@@ -642,6 +698,10 @@ static Suite *topo_suite(void) {
     tcase_add_loop_test(tc, test_grid_lines, 1, MAX_P + 1);
     tcase_add_test(tc, test_dims_parse_format);
     tcase_add_test(tc, test_grid_init_errors);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("leaders");
+    tcase_add_test(tc, test_leaders);
     suite_add_tcase(s, tc);
     return s;
 }

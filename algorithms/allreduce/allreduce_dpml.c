@@ -1,0 +1,278 @@
+/* allreduce/dpml: data-partitioning multi-leader allreduce through node shared memory.
+ *
+ * Reference: Bayatpour, Chakraborty, Subramoni, Lu, Panda, "Scalable Reduction Collectives
+ * with Data Partitioning-based Multi-Leader Design" (SC'17), Sections 4.1, 4.2 (DPML and
+ * DPML-pipelined) and 5 (cost model). The n elements are cut into l partitions (partition j:
+ * elements [j q + min(j, r), ...), q = n / l, r = n mod l, so counts that do not divide by l
+ * work and a partition may be empty); local rank lrank[j] of every node is leader j
+ * (cs_topo_leaders: spread over the node's packages/NUMA domains, the paper's socket-level
+ * leaders). Four phases, on a node of m ranks in a job of h nodes:
+ *   1. copy in:   every rank copies its vector into its region of the node's shared window
+ *                 (one contiguous copy; the paper's per-leader copies D_ij land in the same
+ *                 place, region i, partition j);
+ *   2. reduce:    after a node barrier, leader j folds partition j of all m regions in local
+ *                 rank order into the last region: acc = x_i op acc for i = m-2 .. 0;
+ *   3. allreduce: leader j allreduces its partition with leader j of every other node (a
+ *                 native MPI_Iallreduce on the leader group, nodes in rank order) into the
+ *                 result region R; with `segments` k > 1 the partition is cut into k
+ *                 sub-partitions whose k nonblocking allreduces are all in flight at once
+ *                 (DPML-pipelined). One node: a copy into R instead;
+ *   4. copy out:  after a second node barrier, every rank copies R into its receive buffer.
+ * Nodes are blocks of consecutive ranks and every fold and allreduce keeps rank order, so
+ * non-commutative ops are correct. In place: yes (phase 1 reads the receive buffer).
+ *
+ * Window (CS_SLOT_WINDOW, sched.h): m + 1 regions of S bytes (S = span of n elements, rounded up
+ * to 64), region i at i S, R at m S. Synchronisation: phase 1 ends with SYNC (MPI_Win_sync)
+ * before barrier B1, leaders SYNC after it before reading other ranks' regions; leaders SYNC
+ * after writing R and before barrier B2, every rank SYNCs after B2 before reading R. Two
+ * barriers per call suffice across calls too: a rank's next phase-1 copy writes only its own
+ * region, which the leaders finished reading before B2, and R is written again only after the
+ * next B1, which every rank reaches only after its phase-4 copy. Nodes of one rank need no
+ * barrier.
+ *
+ * Cost (paper's eq. 7, with this implementation's phases; a', b' shared-memory copy, a, b
+ * network, c reduction per byte; p = h m):
+ *   T = (a' + b' n) + (m - 1) (n / l) c + ceil(lg h) (a k + (n / l) b + (n / l) c) + (a' + b' n)
+ *       + 2 T_barrier(m)
+ * (phase 1 and 4: one copy of n bytes per rank instead of the paper's l copies of n / l).
+ * Rounds: 1 copy, 1 barrier (+ fold), 1 allreduce (leaders, h > 1), 1 barrier + copy.
+ * Requirements: nodes of consecutive ranks (COLLSEL_NODE_SIZE, or a job mapped by slot), equal
+ * except the last; leaders <= the smallest node. Parameters: leaders, segments.
+ *
+ *   2 nodes x 2 ranks, l = 2 (leaders: local ranks 0 and 1), x = (a, b) halves
+ *   rank  phase 1        phase 2 (leader j: part j)   phase 3 (leaders j of both nodes)   4
+ *   0     W0 = x0        W1.a = x0.a op x1.a          R.a = (x0 op x1 op x2 op x3).a       R
+ *   1     W1 = x1        W1.b = x0.b op x1.b          R.b = (x0 op x1 op x2 op x3).b       R
+ *   2, 3  the same on node 1
+ */
+#include "core/algo.h"
+#include "core/comm.h"
+#include "topo/topo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define NPARAMS      2
+#define MAX_SEGMENTS 1024
+#define REGION_ALIGN 64
+#define COMM_NODE    0 /* state->comms: this rank's node */
+#define COMM_LEADERS 1 /* this rank's leader group (MPI_COMM_NULL when it leads none) */
+
+static const cs_param_spec_t dpml_params[NPARAMS] = {
+    {"leaders", "leaders per node: partitions reduced in parallel (1 .. smallest node)", "1"},
+    {"segments", "sub-partitions per leader, each its own nonblocking inter-node allreduce", "1"},
+};
+
+static int read_params(const cs_params_t *params, int *l, int *k) {
+    if (cs_params_get_int(params, "leaders", l) != CS_OK ||
+        cs_params_get_int(params, "segments", k) != CS_OK || *l < 1 || *k < 1 ||
+        *k > MAX_SEGMENTS) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    return CS_OK;
+}
+
+/* Size of the smallest node (the last one). */
+static int smallest_node(const cs_nodes_t *nodes) {
+    return nodes->nprocs - (nodes->nnodes - 1) * nodes->ppn;
+}
+
+/* The local ranks of leaders 0..l-1 into out; CS_ERR_NOT_APPLICABLE when l exceeds the smallest
+ * node. The same on every rank. */
+static int leaders_of(const cs_nodes_t *nodes, int l, int *out) {
+    int m = smallest_node(nodes);
+    int *work = NULL;
+    int rc = CS_OK;
+    CS_REQUIRE(l >= 1 && l <= m, CS_ERR_NOT_APPLICABLE);
+    work = malloc((size_t)3 * (size_t)m * sizeof(int));
+    CS_REQUIRE(work != NULL, CS_ERR_NOMEM);
+    CS_REQUIRE(cs_topo_leaders(nodes->domain, m, l, work, out) == l, CS_ERR_INTERNAL);
+out:
+    free(work);
+    return rc;
+}
+
+/* Elements [*lo, *lo + *cnt) of piece j when n elements are cut into `parts` pieces. */
+static void piece(MPI_Aint n, int parts, int j, MPI_Aint *lo, MPI_Aint *cnt) {
+    MPI_Aint q = n / parts, r = n % parts;
+    *lo = j * q + (j < r ? j : r);
+    *cnt = q + (j < r ? 1 : 0);
+}
+
+/* Appends the barrier of the node group (a COLL with no buffers). */
+static int node_barrier(cs_sched_t *s, cs_group_t node) {
+    cs_coll_op_t c = {0};
+    c.coll = CS_COLL_BARRIER;
+    c.group = node;
+    c.comm = COMM_NODE;
+    c.send = cs_ref(CS_SLOT_WINDOW, 0);
+    c.recv = c.send;
+    c.sendtype = MPI_DATATYPE_NULL;
+    c.recvtype = MPI_DATATYPE_NULL;
+    return cs_sched_coll(s, &c, NULL, NULL);
+}
+
+static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    int rc = CS_OK;
+    const cs_nodes_t *nodes = s->state != NULL ? s->state->nodes : NULL;
+    const cs_type_t *t = &c->recv;
+    int n = c->recvcount;
+    int l = 0, k = 0, lead = -1;
+    int *lranks = NULL;
+    int node, lrank, m, ppn;
+    MPI_Aint span, lo, cnt;
+    cs_group_t grp;
+    cs_ref_t mine, last, res;
+    CS_CHECK(read_params(params, &l, &k));
+    CS_REQUIRE(nodes != NULL && nodes->nprocs == c->nprocs && nodes->ppn >= 1 &&
+                   nodes->nnodes == (c->nprocs + nodes->ppn - 1) / nodes->ppn,
+               CS_ERR_NOT_APPLICABLE);
+    ppn = nodes->ppn;
+    lranks = malloc((size_t)l * sizeof(int));
+    CS_REQUIRE(lranks != NULL, CS_ERR_NOMEM);
+    CS_CHECK(leaders_of(nodes, l, lranks));
+    if (n == 0) {
+        goto out; /* every rank has nothing to do */
+    }
+    node = c->rank / ppn;
+    lrank = c->rank % ppn;
+    m = c->nprocs - node * ppn < ppn ? c->nprocs - node * ppn : ppn;
+    for (int j = 0; j < l; j++) {
+        if (lranks[j] == lrank) {
+            lead = j;
+        }
+    }
+    span = ((MPI_Aint)(n - 1) * t->extent + t->true_extent + REGION_ALIGN - 1) / REGION_ALIGN *
+           REGION_ALIGN;
+    cs_sched_window_need(s, (MPI_Aint)(m + 1) * span);
+    mine = cs_ref(CS_SLOT_WINDOW, lrank * span - t->true_lb);
+    last = cs_ref(CS_SLOT_WINDOW, (m - 1) * span - t->true_lb);
+    res = cs_ref(CS_SLOT_WINDOW, m * span - t->true_lb);
+    grp.base = node * ppn;
+    grp.stride = 1;
+    grp.size = m;
+
+    /* Phase 1: copy in, then make it visible (release). */
+    CS_CHECK(cs_sched_copy(s, cs_ref(CS_SLOT_SEND, 0), c->sendcount, &c->send, mine, n, t));
+    if (m > 1) {
+        CS_CHECK(cs_sched_sync(s));
+        CS_CHECK(cs_sched_round(s));
+        CS_CHECK(node_barrier(s, grp)); /* B1 */
+        if (lead >= 0) {
+            CS_CHECK(cs_sched_sync(s)); /* acquire: the other regions */
+        }
+    }
+    /* Phase 2: leader j folds partition j of regions m-1 .. 0 in rank order into region m-1. */
+    piece(n, l, lead >= 0 ? lead : 0, &lo, &cnt);
+    if (lead >= 0 && cnt > 0) {
+        cs_ref_t acc = cs_ref_at(last, lo, t);
+        for (int i = m - 2; i >= 0; i--) {
+            cs_ref_t x = cs_ref(CS_SLOT_WINDOW, i * span - t->true_lb);
+            CS_CHECK(cs_sched_reduce(s, cs_ref_at(x, lo, t), acc, (int)cnt, t));
+        }
+        if (nodes->nnodes > 1) {
+            /* Phase 3: k nonblocking allreduces of the sub-partitions, all in one round. */
+            CS_CHECK(cs_sched_round(s));
+            for (int seg = 0; seg < k; seg++) {
+                MPI_Aint slo, scnt;
+                cs_coll_op_t op = {0};
+                piece(cnt, k, seg, &slo, &scnt);
+                if (scnt == 0) {
+                    continue;
+                }
+                op.coll = CS_COLL_ALLREDUCE;
+                op.group.base = lranks[lead];
+                op.group.stride = ppn;
+                op.group.size = nodes->nnodes;
+                op.comm = COMM_LEADERS;
+                op.send = cs_ref_at(acc, slo, t);
+                op.sendcount = (int)scnt;
+                op.sendtype = t->type;
+                op.recv = cs_ref_at(res, lo + slo, t);
+                op.recvcount = (int)scnt;
+                op.recvtype = t->type;
+                CS_CHECK(cs_sched_coll(s, &op, NULL, NULL));
+            }
+        } else {
+            CS_CHECK(cs_sched_copy(s, acc, (int)cnt, t, cs_ref_at(res, lo, t), (int)cnt, t));
+        }
+        if (m > 1) {
+            CS_CHECK(cs_sched_sync(s)); /* release: R */
+        }
+    }
+    /* Phase 4: after B2 (acquire), every rank copies R out. */
+    CS_CHECK(cs_sched_round(s));
+    if (m > 1) {
+        CS_CHECK(node_barrier(s, grp)); /* B2 */
+        CS_CHECK(cs_sched_sync(s));
+    }
+    CS_CHECK(cs_sched_copy(s, res, n, t, cs_ref(CS_SLOT_RECV, 0), c->recvcount, &c->recv));
+out:
+    free(lranks);
+    return rc;
+}
+
+/* Leaders 1, 2, 4, ... up to the smallest node, and the smallest node's size itself; segments
+ * 1, 2, 4, 8 when there is more than one node (one node has no inter-node phase). */
+static int variants(int nprocs, int ppn, cs_params_t *out, int cap, int *n) {
+    int rc = CS_OK;
+    int nnodes, m, nseg;
+    static const char *const segs[] = {"1", "2", "4", "8"};
+    *n = 0;
+    if (ppn < 1 || ppn > nprocs) {
+        ppn = nprocs;
+    }
+    nnodes = (nprocs + ppn - 1) / ppn;
+    m = nprocs - (nnodes - 1) * ppn;
+    nseg = nnodes > 1 ? 4 : 1;
+    for (int l = 1;; l = 2 * l < m ? 2 * l : m) {
+        char lv[CS_PARAM_VALUE];
+        snprintf(lv, sizeof(lv), "%d", l);
+        for (int g = 0; g < nseg; g++) {
+            CS_REQUIRE(*n < cap, CS_ERR_NOMEM);
+            cs_params_defaults(dpml_params, NPARAMS, &out[*n]);
+            CS_CHECK(cs_params_set(&out[*n], "leaders", lv));
+            CS_CHECK(cs_params_set(&out[*n], "segments", segs[g]));
+            (*n)++;
+        }
+        if (l == m) {
+            break;
+        }
+    }
+out:
+    return rc;
+}
+
+/* The node layout, the node communicator and the leader communicators of the variant. */
+static int setup(cs_comm_t *ctx, const cs_params_t *params, cs_state_t *state) {
+    int rc = CS_OK;
+    cs_comm_node_t *node = NULL;
+    int l = 0, k = 0;
+    int *lranks = NULL;
+    CS_CHECK(read_params(params, &l, &k));
+    CS_CHECK(cs_comm_node(ctx, &node));
+    CS_REQUIRE(node->block, CS_ERR_NOT_APPLICABLE);
+    lranks = malloc((size_t)l * sizeof(int));
+    CS_REQUIRE(lranks != NULL, CS_ERR_NOMEM);
+    CS_CHECK(leaders_of(&node->nodes, l, lranks));
+    state->comms[COMM_NODE] = node->comm;
+    CS_CHECK(cs_comm_leaders(ctx, l, lranks, &state->comms[COMM_LEADERS]));
+    state->ncomms = 2;
+    state->nodes = &node->nodes;
+out:
+    free(lranks);
+    return rc;
+}
+
+const cs_algo_t cs_algo_allreduce_dpml = {
+    .name = "allreduce/dpml",
+    .coll = CS_COLL_ALLREDUCE,
+    .desc = "multi-leader (DPML): partitions reduced by l leaders per node in shared memory, "
+            "l concurrent inter-node allreduces",
+    .reqs = CS_REQ_NODES,
+    .params = dpml_params,
+    .nparams = NPARAMS,
+    .variants = variants,
+    .build = build,
+    .setup = setup,
+};
