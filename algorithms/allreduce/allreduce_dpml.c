@@ -21,14 +21,17 @@
  * Nodes are blocks of consecutive ranks and every fold and allreduce keeps rank order, so
  * non-commutative ops are correct. In place: yes (phase 1 reads the receive buffer).
  *
- * Window (CS_SLOT_WINDOW, sched.h): m + 1 regions of S bytes (S = span of n elements, rounded up
- * to 64), region i at i S, R at m S. Synchronisation: phase 1 ends with SYNC (MPI_Win_sync)
- * before barrier B1, leaders SYNC after it before reading other ranks' regions; leaders SYNC
- * after writing R and before barrier B2, every rank SYNCs after B2 before reading R. Two
- * barriers per call suffice across calls too: a rank's next phase-1 copy writes only its own
- * region, which the leaders finished reading before B2, and R is written again only after the
- * next B1, which every rank reaches only after its phase-4 copy. Nodes of one rank need no
- * barrier.
+ * Window (CS_SLOT_WINDOW, sched.h, whose base is the window's middle): m regions of S bytes
+ * (S = span of n elements, rounded up to 64) below the base, region i at -(i + 1) S, and R above
+ * it, at 0. Synchronisation: phase 1 ends with SYNC (MPI_Win_sync) before barrier B1, leaders
+ * SYNC after it before reading other ranks' regions; leaders SYNC after writing R and before
+ * barrier B2, every rank SYNCs after B2 before reading R. Two barriers per call suffice across
+ * calls too, whatever their sizes: a rank that leaves a call early writes its next region below
+ * the base while slower ranks still read R above it; the leaders finished reading the regions
+ * before B2; and R is written again only after the next B1, which every rank reaches only after
+ * its phase-4 copy. (With R after the regions, at m S, a larger next call's region would overlap
+ * R while others still read it: the forced-selector test caught that.) Nodes of one rank need
+ * no barrier.
  *
  * Cost (paper's eq. 7, with this implementation's phases; a', b' shared-memory copy, a, b
  * network, c reduction per byte; p = h m):
@@ -99,6 +102,12 @@ static void piece(MPI_Aint n, int parts, int j, MPI_Aint *lo, MPI_Aint *cnt) {
     *cnt = q + (j < r ? 1 : 0);
 }
 
+/* Element 0 of local rank i's region: below the window's middle, so that it never meets the
+ * result region R (at the middle) of a call of any other size. */
+static cs_ref_t region(int i, MPI_Aint span, const cs_type_t *t) {
+    return cs_ref(CS_SLOT_WINDOW, -(MPI_Aint)(i + 1) * span - t->true_lb);
+}
+
 /* Appends the barrier of the node group (a COLL with no buffers). */
 static int node_barrier(cs_sched_t *s, cs_group_t node) {
     cs_coll_op_t c = {0};
@@ -144,10 +153,10 @@ static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
     }
     span = ((MPI_Aint)(n - 1) * t->extent + t->true_extent + REGION_ALIGN - 1) / REGION_ALIGN *
            REGION_ALIGN;
-    cs_sched_window_need(s, (MPI_Aint)(m + 1) * span);
-    mine = cs_ref(CS_SLOT_WINDOW, lrank * span - t->true_lb);
-    last = cs_ref(CS_SLOT_WINDOW, (m - 1) * span - t->true_lb);
-    res = cs_ref(CS_SLOT_WINDOW, m * span - t->true_lb);
+    cs_sched_window_need(s, (MPI_Aint)m * span);
+    mine = region(lrank, span, t);
+    last = region(m - 1, span, t);
+    res = cs_ref(CS_SLOT_WINDOW, -t->true_lb);
     grp.base = node * ppn;
     grp.stride = 1;
     grp.size = m;
@@ -167,8 +176,7 @@ static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
     if (lead >= 0 && cnt > 0) {
         cs_ref_t acc = cs_ref_at(last, lo, t);
         for (int i = m - 2; i >= 0; i--) {
-            cs_ref_t x = cs_ref(CS_SLOT_WINDOW, i * span - t->true_lb);
-            CS_CHECK(cs_sched_reduce(s, cs_ref_at(x, lo, t), acc, (int)cnt, t));
+            CS_CHECK(cs_sched_reduce(s, cs_ref_at(region(i, span, t), lo, t), acc, (int)cnt, t));
         }
         if (nodes->nnodes > 1) {
             /* Phase 3: k nonblocking allreduces of the sub-partitions, all in one round. */

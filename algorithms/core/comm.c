@@ -291,28 +291,28 @@ out:
 int cs_comm_window(cs_comm_t *ctx, MPI_Aint bytes) {
     int rc = CS_OK;
     cs_comm_node_t *node = ctx->node;
-    MPI_Aint cap, size = 0;
+    MPI_Aint half, size = 0;
     int disp = 0;
     void *mine = NULL, *base = NULL;
     CS_REQUIRE(node != NULL, CS_ERR_INTERNAL);
-    if (bytes <= node->win_bytes) {
+    if (bytes <= node->win_half) {
         return CS_OK;
     }
-    cap = bytes > 2 * node->win_bytes ? bytes : 2 * node->win_bytes;
-    cap = (cap + 4095) / 4096 * 4096;
+    half = bytes > 2 * node->win_half ? bytes : 2 * node->win_half;
+    half = (half + 4095) / 4096 * 4096;
     if (node->win != MPI_WIN_NULL) {
         node->win_base = NULL;
-        node->win_bytes = 0;
+        node->win_half = 0;
         CS_MPI_CHECK(PMPI_Win_unlock_all(node->win));
         CS_MPI_CHECK(PMPI_Win_free(&node->win));
     }
-    CS_MPI_CHECK(PMPI_Win_allocate_shared(node->local_rank == 0 ? cap : 0, 1, MPI_INFO_NULL,
+    CS_MPI_CHECK(PMPI_Win_allocate_shared(node->local_rank == 0 ? 2 * half : 0, 1, MPI_INFO_NULL,
                                           node->comm, &mine, &node->win));
     CS_MPI_CHECK(PMPI_Win_shared_query(node->win, 0, &size, &disp, &base));
-    CS_REQUIRE(size >= cap, CS_ERR_INTERNAL);
+    CS_REQUIRE(size >= 2 * half, CS_ERR_INTERNAL);
     CS_MPI_CHECK(PMPI_Win_lock_all(MPI_MODE_NOCHECK, node->win));
-    node->win_base = base;
-    node->win_bytes = cap;
+    node->win_base = (char *)base + half;
+    node->win_half = half;
 out:
     return rc;
 }

@@ -66,9 +66,9 @@ typedef struct cs_comm_node {
     MPI_Comm comm;    /* this rank's node, in rank order */
     int local_rank, local_size;
     cs_comm_leaders_t *leaders;
-    MPI_Win win; /* the node's window, MPI_WIN_NULL until cs_comm_window */
-    void *win_base;
-    MPI_Aint win_bytes;
+    MPI_Win win;       /* the node's window, MPI_WIN_NULL until cs_comm_window */
+    void *win_base;    /* the middle of the window in this process (the window slot's base) */
+    MPI_Aint win_half; /* bytes on each side of win_base */
 } cs_comm_node_t;
 
 /* The line communicators of one (stride, size) partition (cs_comm_line). */
@@ -128,13 +128,14 @@ int cs_comm_node(cs_comm_t *ctx, cs_comm_node_t **out) CS_MUST_CHECK;
  * rank that leads nothing. lranks must be the same whenever `l` is. */
 int cs_comm_leaders(cs_comm_t *ctx, int l, const int *lranks, MPI_Comm *out) CS_MUST_CHECK;
 
-/* Makes the node's shared-memory window (cs_comm_node first) at least `bytes` long. The window
- * is one MPI_Win_allocate_shared allocation per node, all of it in local rank 0's segment, so
- * it is contiguous and node->win_base is its start in this process; it stays in an
- * MPI_Win_lock_all epoch (MPI_MODE_NOCHECK) so that MPI_Win_sync may run at any time. Growing
- * frees the old window and allocates max(bytes, twice the old size), collectively over the
- * node: every rank of a node must make the same requests (the same call shapes do). Never
- * shrinks, so a schedule whose need was reserved once stays served. */
+/* Makes the node's shared-memory window (cs_comm_node first) reach at least `bytes` on both
+ * sides of its middle, the window slot's base (sched.h). The window is one
+ * MPI_Win_allocate_shared allocation per node, all of it in local rank 0's segment, so it is
+ * contiguous and node->win_base (its middle) is the same memory on every rank of the node; it
+ * stays in an MPI_Win_lock_all epoch (MPI_MODE_NOCHECK) so that MPI_Win_sync may run at any
+ * time. Growing frees the old window and allocates max(bytes, twice the old half) per side,
+ * collectively over the node: every rank of a node must make the same requests (the same call
+ * shapes do). Never shrinks, so a schedule whose need was reserved once stays served. */
 int cs_comm_window(cs_comm_t *ctx, MPI_Aint bytes) CS_MUST_CHECK;
 
 /* The state of variant (algo, params) on this communicator: found in the context, or set up by

@@ -46,18 +46,21 @@
  *
  * The WINDOW slot is memory shared by the ranks of one node (an MPI_Win_allocate_shared window
  * owned by the communicator context, comm.h; in the simulator one buffer per emulated node). Its
- * base is the start of the node's whole window, the same memory on every rank of the node, so
- * an offset names one place for all of them: rank i's region and the leaders' results are
- * addressed alike on every rank. A schedule that uses it records the bytes it needs
- * (cs_sched_window_need: the same on every rank of a node); the context provides at least that
- * many before the schedule runs. Stores to the window become visible to the other ranks of the
- * node only through SYNC and a barrier: SYNC is a local operation (MPI_Win_sync, a full memory
- * barrier for the window) that runs in its round's order with COPY and REDUCE; the pattern
- *     round r:   ... stores to the window ...; SYNC          (release)
- *     round r+1: COLL barrier on the node group; SYNC; ... loads from the window ... (acquire)
- * orders every store of a rank before the barrier ahead of every load of any rank after it
- * (MPI-3 unified memory model of shared windows; the window is kept in a lock_all epoch).
- * CS_COLL_BARRIER (call.h) is the COLL for that barrier: no buffers, MPI_Ibarrier on the group.
+ * base is the same memory on every rank of the node, so an offset names one place for all of
+ * them: rank i's region and the leaders' results are addressed alike on every rank. The base
+ * is the middle of the window: offsets run from -window_bytes to window_bytes, where
+ * window_bytes is what the schedule records (cs_sched_window_need, the same on every rank of a
+ * node); the context provides at least that much on both sides before the schedule runs. The
+ * two sides let a schedule keep what is read after its last barrier (results) on one side and
+ * what the next call writes before its first barrier (inputs) on the other, so consecutive
+ * calls of any sizes never overlap there (allreduce_dpml.c). Stores to the window become visible to
+ * the other ranks of the node only through SYNC and a barrier: SYNC is a local operation
+ * (MPI_Win_sync, a full memory barrier for the window) that runs in its round's order with COPY and
+ * REDUCE; the pattern round r:   ... stores to the window ...; SYNC          (release) round r+1:
+ * COLL barrier on the node group; SYNC; ... loads from the window ... (acquire) orders every store
+ * of a rank before the barrier ahead of every load of any rank after it (MPI-3 unified memory model
+ * of shared windows; the window is kept in a lock_all epoch). CS_COLL_BARRIER (call.h) is the COLL
+ * for that barrier: no buffers, MPI_Ibarrier on the group.
  *
  * Node layout. An algorithm that works on nodes (algo.h: CS_REQ_NODES) finds the layout of the
  * communicator in its state: `nodes` (cs_nodes_t), nodes of ppn consecutive ranks, the last one
@@ -160,7 +163,7 @@ typedef struct cs_sched {
     int max_comm; /* most SEND+RECV in any round: the executor needs that many requests */
     int round_comm;
     MPI_Aint scratch_bytes;
-    MPI_Aint window_bytes; /* bytes of the node's window the schedule uses (0: none) */
+    MPI_Aint window_bytes; /* window offsets used: [-window_bytes, window_bytes); 0: none */
     MPI_Op op;             /* reduction op of the call, MPI_OP_NULL otherwise */
     cs_coll_op_t *colls;   /* COLL descriptions */
     int ncolls, colls_cap;
@@ -212,7 +215,7 @@ int cs_sched_coll(cs_sched_t *s, const cs_coll_op_t *c, const int *counts,
                   const int *displs) CS_MUST_CHECK;
 /* Appends a SYNC (memory barrier for the window slot, see above) to the current round. */
 int cs_sched_sync(cs_sched_t *s) CS_MUST_CHECK;
-/* Records that `s` uses the first `bytes` of the node's window. */
+/* Records that `s` uses window offsets in [-bytes, bytes) (see above). */
 void cs_sched_window_need(cs_sched_t *s, MPI_Aint bytes);
 /* Closes the current round of `s` and appends the rounds of `sub`, a schedule built for the
  * ranks of `group` (peer i is group member i): peers become ranks base + i * stride, sub's send

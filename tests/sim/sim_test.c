@@ -635,7 +635,8 @@ static void describe(const scase_t *sc, char *out, size_t cap) {
 enum { CASE_PASS, CASE_FAIL, CASE_SKIP };
 
 /* Gives the ranks of each node of `nodes` one shared window of the size their schedules ask for
- * (which must be the same on every rank of a node), with guards around it. */
+ * (which must be the same on every rank of a node): window_bytes on both sides of the base the
+ * ranks get, with guards around the whole. */
 static int alloc_windows(world_t *w, const cs_nodes_t *nodes, char *why, size_t cap) {
     int rc = CS_OK;
     for (int k = 0; k < nodes->nnodes; k++) {
@@ -649,11 +650,12 @@ static int alloc_windows(world_t *w, const cs_nodes_t *nodes, char *why, size_t 
                 return CASE_FAIL;
             }
         }
-        CS_REQUIRE(posix_memalign(&mem, 64, 2 * SCRATCH_GUARD + (size_t)bytes) == 0, CS_ERR_NOMEM);
-        memset(mem, SCRATCH_FILL, 2 * SCRATCH_GUARD + (size_t)bytes);
+        CS_REQUIRE(posix_memalign(&mem, 64, 2 * SCRATCH_GUARD + 2 * (size_t)bytes) == 0,
+                   CS_ERR_NOMEM);
+        memset(mem, SCRATCH_FILL, 2 * SCRATCH_GUARD + 2 * (size_t)bytes);
         w->window[k] = mem;
         for (int r = first; r < end; r++) {
-            w->ranks[r].window = w->window[k] + SCRATCH_GUARD;
+            w->ranks[r].window = w->window[k] + SCRATCH_GUARD + bytes;
         }
     }
 out:
@@ -748,7 +750,7 @@ static int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t
     }
     for (int k = 0; nodes != NULL && k < nodes->nnodes && result == CASE_PASS; k++) {
         int first = k * nodes->ppn;
-        if (scratch_check(w->window[k], w->sched[first].window_bytes, first, why, cap)) {
+        if (scratch_check(w->window[k], 2 * w->sched[first].window_bytes, first, why, cap)) {
             result = CASE_FAIL; /* "scratch" here means the node's window */
         }
     }
