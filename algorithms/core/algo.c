@@ -105,9 +105,6 @@ int cs_algo_prepare(const cs_algo_t *a, const cs_params_t *params, const cs_call
         cs_params_defaults(a->params, a->nparams, &defaults);
         params = &defaults;
     }
-    if (a->setup != NULL) {
-        CS_CHECK(cs_comm_state(ctx, a, params, &state));
-    }
     for (int i = 0; i < CS_COMM_SCHEDS && entry == NULL; i++) {
         if (ctx->scheds[i].algo == a && same_shape(&ctx->scheds[i].shape, call) &&
             cs_params_equal(&ctx->scheds[i].params, params)) {
@@ -115,6 +112,12 @@ int cs_algo_prepare(const cs_algo_t *a, const cs_params_t *params, const cs_call
         }
     }
     if (entry == NULL) {
+        /* The first use of a variant on a communicator misses on every rank (entries are keyed
+         * by algorithm and parameters too), so the collective setup happens in step; later
+         * misses find the state. */
+        if (a->setup != NULL) {
+            CS_CHECK(cs_comm_state(ctx, a, params, &state));
+        }
         entry = &ctx->scheds[ctx->next_sched];
         ctx->next_sched = (ctx->next_sched + 1) % CS_COMM_SCHEDS;
         entry->algo = NULL;
