@@ -9,7 +9,14 @@
  *     the peer and the data has been transferred; no eager buffering;
  *   - matching is FIFO per (source, destination) pair: the executor uses one tag;
  *   - data moves by MPI_Pack of the sender's (count, type) and MPI_Unpack into the receiver's
- *     (count, type); both must carry the same number of bytes.
+ *     (count, type); both must carry the same number of bytes;
+ *   - a native collective on a group (COLL, sched.h) is a rendezvous of all its members: a
+ *     member's k-th collective on a group {base, stride, size} joins the k-th instance, which
+ *     runs, as a serial reference over the members' buffers (MPI_Pack/Unpack, reductions in
+ *     rank order with MPI_Reduce_local), once every member has started it. Members that
+ *     disagree on the collective, the root or the sizes, a group that does not hold the rank,
+ *     and collectives some member never starts are reported. The overlap check does not look
+ *     at COLL buffers.
  *
  * The driver calls cs_exec_progress on every unfinished rank in rank order until all of them
  * return CS_OK. A full pass in which nothing happens (no operation posted, no message
