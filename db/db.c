@@ -605,7 +605,12 @@ int cs_db_check(cs_db_t *db, char *why, size_t len) {
         }
     }
     if (problems[0] != '\0') {
-        snprintf(db->errmsg, sizeof(db->errmsg), "%s", problems);
+        size_t n = strlen(problems); /* keep the start when it does not fit */
+        if (n >= sizeof(db->errmsg)) {
+            n = sizeof(db->errmsg) - 1;
+        }
+        memcpy(db->errmsg, problems, n);
+        db->errmsg[n] = '\0';
         cs_log(CS_LOG_DEBUG, "quick_check: %s", problems);
         rc = CS_ERR_DB;
     }
