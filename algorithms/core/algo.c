@@ -152,29 +152,20 @@ int cs_algo_exec(cs_comm_t *ctx, const cs_sched_t *sched, const void *sendbuf, v
     return cs_exec_run(&e);
 }
 
-int cs_algo_run_ctx(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
-                    cs_comm_t *ctx) {
+/* Runs variant (a, params): checks applicability first (before a context is created for
+ * nothing), then the native call or the cached schedule on the private communicator. */
+static int run(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call) {
     int rc = CS_OK;
+    cs_comm_t *ctx = NULL;
     cs_comm_sched_t *entry = NULL;
     CS_CHECK(cs_algo_applicable(a, call));
     if (a->run != NULL) {
         CS_CHECK(a->run(call));
         goto out;
     }
+    CS_CHECK(cs_comm_get(call->comm, &ctx));
     CS_CHECK(cs_algo_prepare(a, params, call, ctx, &entry));
     CS_CHECK(cs_algo_exec(ctx, &entry->sched, call->sendbuf, call->recvbuf));
-out:
-    return rc;
-}
-
-static int run(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call) {
-    int rc = CS_OK;
-    cs_comm_t *ctx = NULL;
-    CS_CHECK(cs_algo_applicable(a, call)); /* before creating a context for nothing */
-    if (a->run == NULL) {
-        CS_CHECK(cs_comm_get(call->comm, &ctx));
-    }
-    CS_CHECK(cs_algo_run_ctx(a, params, call, ctx));
 out:
     return rc;
 }

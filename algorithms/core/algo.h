@@ -98,11 +98,6 @@ int cs_algo_run(const cs_algo_t *a, const cs_call_t *call) CS_MUST_CHECK;
 int cs_algo_run_variant(const cs_variant_t *v, const cs_call_t *call) CS_MUST_CHECK;
 
 struct cs_comm_sched;
-/* cs_algo_run of variant (a, params) with the communicator context of call->comm already at
- * hand (the selector). params NULL: the defaults. */
-int cs_algo_run_ctx(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call,
-                    struct cs_comm *ctx) CS_MUST_CHECK;
-
 /* The two halves of running a schedule algorithm, for callers that run one call shape again
  * and again (the selector's call cache): cs_algo_prepare() sets up the variant's state on the
  * communicator if it has a setup and this is its first use there (collective), finds or builds

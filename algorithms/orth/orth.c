@@ -67,6 +67,15 @@ int cs_orth_active(const cs_orth_t *o, int root, int k) {
     return o->rank % o->grid.stride[k] == root % o->grid.stride[k];
 }
 
+int cs_orth_root_dim(const cs_orth_t *o, int root) {
+    for (int k = 0; k < o->grid.ndims; k++) {
+        if (cs_topo_grid_coord(&o->grid, o->rank, k) != cs_topo_grid_coord(&o->grid, root, k)) {
+            return k;
+        }
+    }
+    return o->grid.ndims;
+}
+
 void cs_orth_subcall(const cs_orth_t *o, const cs_call_t *c, int k, int root, cs_call_t *sub) {
     *sub = *c;
     sub->rank = cs_topo_grid_coord(&o->grid, o->rank, k);

@@ -55,6 +55,11 @@ void cs_orth_free(cs_orth_t *o);
  * `root`: its coordinates below k are the root's (the lines through the root's block). */
 int cs_orth_active(const cs_orth_t *o, int root, int k);
 
+/* The first dimension in which this rank's coordinate differs from the root's: the phase in
+ * which a rooted collective's data leaves (gather, reduce) or reaches (scatter) this rank;
+ * ndims at the root itself. */
+int cs_orth_root_dim(const cs_orth_t *o, int root);
+
 /* A call for the line along dimension k: `c` with rank = this rank's coordinate k, nprocs = d_k,
  * root = `root` (an index on the line), no allgatherv arrays, not in place. The caller then sets
  * the counts and types of the phase. */

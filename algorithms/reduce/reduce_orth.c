@@ -35,14 +35,7 @@ static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
     /* A root other than 0 has a coordinate other than 0 on some line, on every rank alike. */
     CS_REQUIRE(o.phase != NULL || cs_exec_ireduce_safe(&c->send, c->commutative, c->root),
                CS_ERR_NOT_APPLICABLE);
-    for (int k = 0; k < g->ndims && last < 0; k++) {
-        if (cs_topo_grid_coord(g, c->rank, k) != cs_topo_grid_coord(g, c->root, k)) {
-            last = k;
-        }
-    }
-    if (last < 0) {
-        last = g->ndims;
-    }
+    last = cs_orth_root_dim(&o, c->root);
     if (last > 0 && c->rank != c->root) {
         CS_CHECK(cs_sched_scratch(s, c->sendcount, &c->send, &acc));
     }

@@ -32,14 +32,7 @@ static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
     cs_ref_t area = cs_ref(CS_SLOT_SEND, 0), recv = cs_ref(CS_SLOT_RECV, 0);
     CS_CHECK(cs_orth_init(&o, c, params));
     CS_REQUIRE((MPI_Aint)c->nprocs * unit <= INT_MAX, CS_ERR_NOT_APPLICABLE);
-    for (int k = 0; k < g->ndims && first < 0; k++) {
-        if (cs_topo_grid_coord(g, c->rank, k) != cs_topo_grid_coord(g, c->root, k)) {
-            first = k;
-        }
-    }
-    if (first < 0) {
-        first = g->ndims;
-    }
+    first = cs_orth_root_dim(&o, c->root);
     tbase = cs_topo_grid_block(g, c->rank, first);
     if (first > 0 && c->rank != c->root) {
         CS_CHECK(cs_sched_scratch(s, g->stride[first] * unit, t, &area));
