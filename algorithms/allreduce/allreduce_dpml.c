@@ -16,7 +16,10 @@
  *                 native MPI_Iallreduce on the leader group, nodes in rank order) into the
  *                 result region R; with `segments` k > 1 the partition is cut into k
  *                 sub-partitions whose k nonblocking allreduces are all in flight at once
- *                 (DPML-pipelined). One node: a copy into R instead;
+ *                 (DPML-pipelined). With inter=<alg> the leaders run the registered point-to-point
+ *                 allreduce/<alg> instead (its schedule built for the leader group and
+ *                 appended, on the communicator itself; segments then run one after the
+ *                 other). One node: a copy into R instead;
  *   4. copy out:  after a second node barrier, every rank copies R into its receive buffer.
  * Nodes are blocks of consecutive ranks and every fold and allreduce keeps rank order, so
  * non-commutative ops are correct. In place: yes (phase 1 reads the receive buffer).
@@ -40,7 +43,8 @@
  * (phase 1 and 4: one copy of n bytes per rank instead of the paper's l copies of n / l).
  * Rounds: 1 copy, 1 barrier (+ fold), 1 allreduce (leaders, h > 1), 1 barrier + copy.
  * Requirements: nodes of consecutive ranks (COLLSEL_NODE_SIZE, or a job mapped by slot), equal
- * except the last; leaders <= the smallest node. Parameters: leaders, segments.
+ * except the last; leaders <= the smallest node; inter=<alg> must apply to the leader
+ * group (h ranks, the call's op). Parameters: leaders, segments, inter.
  *
  *   2 nodes x 2 ranks, l = 2 (leaders: local ranks 0 and 1), x = (a, b) halves
  *   rank  phase 1        phase 2 (leader j: part j)   phase 3 (leaders j of both nodes)   4
@@ -50,12 +54,14 @@
  */
 #include "core/algo.h"
 #include "core/comm.h"
+#include "registry.h"
 #include "topo/topo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#define NPARAMS      2
+#define NPARAMS      3
 #define MAX_SEGMENTS 1024
 #define REGION_ALIGN 64
 #define COMM_NODE    0 /* state->comms: this rank's node */
@@ -64,12 +70,28 @@
 static const cs_param_spec_t dpml_params[NPARAMS] = {
     {"leaders", "leaders per node: partitions reduced in parallel (1 .. smallest node)", "1"},
     {"segments", "sub-partitions per leader, each its own nonblocking inter-node allreduce", "1"},
+    {"inter",
+     "inter-node allreduce of the leaders: native, or <alg> of a registered allreduce/<alg>",
+     "native"},
 };
 
-static int read_params(const cs_params_t *params, int *l, int *k) {
+/* The parameters; *inter is NULL for the native inter-node allreduce, else a registered
+ * point-to-point allreduce (one that needs no per-communicator state). */
+static int read_params(const cs_params_t *params, int *l, int *k, const cs_algo_t **inter) {
+    const char *name = cs_params_get(params, "inter");
+    char key[64];
     if (cs_params_get_int(params, "leaders", l) != CS_OK ||
         cs_params_get_int(params, "segments", k) != CS_OK || *l < 1 || *k < 1 ||
-        *k > MAX_SEGMENTS) {
+        *k > MAX_SEGMENTS || name == NULL) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    *inter = NULL;
+    if (strcmp(name, "native") == 0) {
+        return CS_OK;
+    }
+    snprintf(key, sizeof(key), "allreduce/%s", name);
+    *inter = cs_registry_find(key);
+    if (*inter == NULL || (*inter)->build == NULL || (*inter)->setup != NULL) {
         return CS_ERR_NOT_APPLICABLE;
     }
     return CS_OK;
@@ -121,21 +143,90 @@ static int node_barrier(cs_sched_t *s, cs_group_t node) {
     return cs_sched_coll(s, &c, NULL, NULL);
 }
 
+/* The call of the inter-node allreduce of `count` elements for this rank's leader group, on
+ * which it is node `node` of nodes->nnodes (the data already in the window, of the receive
+ * type). */
+static void inter_call(const cs_call_t *c, const cs_nodes_t *nodes, int node, MPI_Aint count,
+                       cs_call_t *sub) {
+    *sub = *c;
+    sub->sendbuf = NULL;
+    sub->recvbuf = NULL;
+    sub->send = c->recv;
+    sub->sendcount = (int)count;
+    sub->recvcount = (int)count;
+    sub->rank = node;
+    sub->nprocs = nodes->nnodes;
+    sub->in_place = 0;
+    sub->bytes = (size_t)count * (size_t)c->recv.size;
+}
+
+/* Phase 3 of leader `lrank` of node `node`: allreduces the cnt elements at `acc` with the same
+ * leader of every other node into `res`, cut into k segments. Native: k nonblocking
+ * allreduces on the leader communicator, all in one round. A point-to-point `inter`: its
+ * schedule, built for the leader group, appended once per segment (one after the other). */
+static int inter_phase(cs_sched_t *s, const cs_call_t *c, const cs_nodes_t *nodes,
+                       const cs_algo_t *inter, int k, int lrank, int node, cs_ref_t acc,
+                       cs_ref_t res, MPI_Aint cnt) {
+    int rc = CS_OK;
+    const cs_type_t *t = &c->recv;
+    cs_group_t g = {lrank, nodes->ppn, nodes->nnodes};
+    cs_sched_t tmp;
+    memset(&tmp, 0, sizeof(tmp));
+    tmp.op = MPI_OP_NULL;
+    CS_CHECK(cs_sched_round(s));
+    for (int seg = 0; seg < k; seg++) {
+        MPI_Aint slo, scnt;
+        piece(cnt, k, seg, &slo, &scnt);
+        if (scnt == 0) {
+            continue;
+        }
+        if (inter == NULL) {
+            cs_coll_op_t op = {0};
+            op.coll = CS_COLL_ALLREDUCE;
+            op.group = g;
+            op.comm = COMM_LEADERS;
+            op.send = cs_ref_at(acc, slo, t);
+            op.sendcount = (int)scnt;
+            op.sendtype = t->type;
+            op.recv = cs_ref_at(res, slo, t);
+            op.recvcount = (int)scnt;
+            op.recvtype = t->type;
+            CS_CHECK(cs_sched_coll(s, &op, NULL, NULL));
+        } else {
+            cs_call_t sub;
+            inter_call(c, nodes, node, scnt, &sub);
+            CS_CHECK(cs_algo_build(inter, NULL, &sub, &tmp));
+            CS_CHECK(cs_sched_append(s, &tmp, g, cs_ref_at(acc, slo, t), cs_ref_at(res, slo, t)));
+        }
+    }
+out:
+    cs_sched_free(&tmp);
+    return rc;
+}
+
 static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
     int rc = CS_OK;
     const cs_nodes_t *nodes = s->state != NULL ? s->state->nodes : NULL;
     const cs_type_t *t = &c->recv;
     int n = c->recvcount;
+    const cs_algo_t *inter = NULL;
     int l = 0, k = 0, lead = -1;
     int *lranks = NULL;
     int node, lrank, m, ppn;
     MPI_Aint span, lo, cnt;
     cs_group_t grp;
     cs_ref_t mine, last, res;
-    CS_CHECK(read_params(params, &l, &k));
+    CS_CHECK(read_params(params, &l, &k, &inter));
     CS_REQUIRE(nodes != NULL && nodes->nprocs == c->nprocs && nodes->ppn >= 1 &&
                    nodes->nnodes == (c->nprocs + nodes->ppn - 1) / nodes->ppn,
                CS_ERR_NOT_APPLICABLE);
+    if (inter != NULL && nodes->nnodes > 1) {
+        /* Decided alike on every rank, leader or not: the op, the number of nodes and the
+         * count (no partition is larger than n) are all it can depend on. */
+        cs_call_t sub;
+        inter_call(c, nodes, 0, n, &sub);
+        CS_CHECK(cs_algo_applicable(inter, &sub));
+    }
     ppn = nodes->ppn;
     lranks = malloc((size_t)l * sizeof(int));
     CS_REQUIRE(lranks != NULL, CS_ERR_NOMEM);
@@ -179,28 +270,8 @@ static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
             CS_CHECK(cs_sched_reduce(s, cs_ref_at(region(i, span, t), lo, t), acc, (int)cnt, t));
         }
         if (nodes->nnodes > 1) {
-            /* Phase 3: k nonblocking allreduces of the sub-partitions, all in one round. */
-            CS_CHECK(cs_sched_round(s));
-            for (int seg = 0; seg < k; seg++) {
-                MPI_Aint slo, scnt;
-                cs_coll_op_t op = {0};
-                piece(cnt, k, seg, &slo, &scnt);
-                if (scnt == 0) {
-                    continue;
-                }
-                op.coll = CS_COLL_ALLREDUCE;
-                op.group.base = lranks[lead];
-                op.group.stride = ppn;
-                op.group.size = nodes->nnodes;
-                op.comm = COMM_LEADERS;
-                op.send = cs_ref_at(acc, slo, t);
-                op.sendcount = (int)scnt;
-                op.sendtype = t->type;
-                op.recv = cs_ref_at(res, lo + slo, t);
-                op.recvcount = (int)scnt;
-                op.recvtype = t->type;
-                CS_CHECK(cs_sched_coll(s, &op, NULL, NULL));
-            }
+            CS_CHECK(inter_phase(s, c, nodes, inter, k, lranks[lead], node, acc,
+                                 cs_ref_at(res, lo, t), cnt));
         } else {
             CS_CHECK(cs_sched_copy(s, acc, (int)cnt, t, cs_ref_at(res, lo, t), (int)cnt, t));
         }
@@ -220,8 +291,10 @@ out:
     return rc;
 }
 
-/* Leaders 1, 2, 4, ... up to the smallest node, and the smallest node's size itself; segments
- * 1, 2, 4, 8 when there is more than one node (one node has no inter-node phase). */
+/* Leaders 1, 2, 4, ... up to the smallest node, and the smallest node's size itself; when there
+ * is more than one node (one node has no inter-node phase), each with segments 1, 2, 4, 8 of the
+ * native inter-node allreduce and with inter=recursive_doubling (segments 1: its segments would
+ * run one after the other, so more of them cannot overlap anything). */
 static int variants(int nprocs, int ppn, cs_params_t *out, int cap, int *n) {
     int rc = CS_OK;
     int nnodes, m, nseg;
@@ -243,6 +316,13 @@ static int variants(int nprocs, int ppn, cs_params_t *out, int cap, int *n) {
             CS_CHECK(cs_params_set(&out[*n], "segments", segs[g]));
             (*n)++;
         }
+        if (nnodes > 1) {
+            CS_REQUIRE(*n < cap, CS_ERR_NOMEM);
+            cs_params_defaults(dpml_params, NPARAMS, &out[*n]);
+            CS_CHECK(cs_params_set(&out[*n], "leaders", lv));
+            CS_CHECK(cs_params_set(&out[*n], "inter", "recursive_doubling"));
+            (*n)++;
+        }
         if (l == m) {
             break;
         }
@@ -255,16 +335,20 @@ out:
 static int setup(cs_comm_t *ctx, const cs_params_t *params, cs_state_t *state) {
     int rc = CS_OK;
     cs_comm_node_t *node = NULL;
+    const cs_algo_t *inter = NULL;
     int l = 0, k = 0;
     int *lranks = NULL;
-    CS_CHECK(read_params(params, &l, &k));
+    CS_CHECK(read_params(params, &l, &k, &inter));
     CS_CHECK(cs_comm_node(ctx, &node));
     CS_REQUIRE(node->block, CS_ERR_NOT_APPLICABLE);
     lranks = malloc((size_t)l * sizeof(int));
     CS_REQUIRE(lranks != NULL, CS_ERR_NOMEM);
     CS_CHECK(leaders_of(&node->nodes, l, lranks));
     state->comms[COMM_NODE] = node->comm;
-    CS_CHECK(cs_comm_leaders(ctx, l, lranks, &state->comms[COMM_LEADERS]));
+    state->comms[COMM_LEADERS] = MPI_COMM_NULL;
+    if (inter == NULL) { /* a point-to-point inter-node phase runs on the communicator itself */
+        CS_CHECK(cs_comm_leaders(ctx, l, lranks, &state->comms[COMM_LEADERS]));
+    }
     state->ncomms = 2;
     state->nodes = &node->nodes;
 out:

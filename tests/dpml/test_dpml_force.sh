@@ -13,15 +13,18 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 failures=0
 
-# np, COLLSEL_NODE_SIZE ("" for the real node), forced variant
+# np, COLLSEL_NODE_SIZE ("-" for the real node), forced variant (its full key, as logged)
 cases=(
-    "4 2 allreduce/dpml(leaders=2,segments=4)"
-    "6 3 allreduce/dpml(leaders=3,segments=2)"
-    "7 3 allreduce/dpml(leaders=1,segments=8)"
-    "8 4 allreduce/dpml(leaders=4,segments=8)"
-    "8 4 allreduce/dpml(leaders=2,segments=1)"
-    "5 - allreduce/dpml(leaders=5,segments=1)"
-    "8 - allreduce/dpml(leaders=2,segments=1)"
+    "4 2 allreduce/dpml(inter=native,leaders=2,segments=4)"
+    "6 3 allreduce/dpml(inter=native,leaders=3,segments=2)"
+    "7 3 allreduce/dpml(inter=native,leaders=1,segments=8)"
+    "8 4 allreduce/dpml(inter=native,leaders=4,segments=8)"
+    "8 4 allreduce/dpml(inter=native,leaders=2,segments=1)"
+    "7 3 allreduce/dpml(inter=recursive_doubling,leaders=1,segments=4)"
+    "8 2 allreduce/dpml(inter=recursive_doubling,leaders=2,segments=4)"
+    "6 2 allreduce/dpml(inter=reduce_bcast,leaders=1,segments=2)"
+    "5 - allreduce/dpml(inter=native,leaders=5,segments=1)"
+    "8 - allreduce/dpml(inter=native,leaders=2,segments=1)"
 )
 for c in "${cases[@]}"; do
     read -r np k alg <<<"$c"
