@@ -32,13 +32,19 @@ static int ntable;
 static char table_why[16384]; /* why the table is empty or unusable */
 static atomic_int forced_warned[CS_COLL_COUNT];
 
-/* The communicator of this thread's last call, so a steady stream of calls skips the
- * attribute lookup. Valid while `gen` equals `generation`. */
-static _Thread_local struct {
+/* This thread's last communicator, so that a steady stream of calls skips the attribute lookup,
+ * and per collective the last call on it that went native, so that repeating it goes to PMPI
+ * after a few loads from this one thread-local block (native_again()): no type query, rule
+ * lookup or selector state touched. Valid while `gen` equals `generation`. Initial-exec TLS: no
+ * __tls_get_addr call per access (the library is linked or preloaded; a dlopen takes it from the
+ * static TLS reserve). */
+static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
     MPI_Comm comm;
     cs_comm_t *ctx;
     unsigned long gen;
-} last = {MPI_COMM_NULL, NULL, 0};
+    unsigned native_valid; /* bit c: native[c] holds the last native call of collective c */
+    cs_sel_key_t native[CS_COLL_COUNT];
+} last = {MPI_COMM_NULL, NULL, 0, 0, {{0}}};
 
 static int world_rank(void) {
     int init = 0, fin = 0, rank = 0;
@@ -370,6 +376,7 @@ static int enter(MPI_Comm comm, cs_comm_t **ctx_out, cs_sel_comm_t **sc_out) {
         last.comm = comm;
         last.ctx = ctx;
         last.gen = atomic_load(&generation);
+        last.native_valid = 0;
     }
     *ctx_out = ctx;
     *sc_out = ctx->selector;
@@ -555,11 +562,13 @@ static const cs_sel_interval_t *choose(const cs_sel_comm_t *sc, cs_coll_t coll, 
     }
     iv = cs_sel_lookup(sc, coll, bytes);
     *go_native = iv == NULL || iv->cand[0].algo->run != NULL;
-    if (*go_native && env.verbose >= CS_LOG_DEBUG) {
-        cs_log(CS_LOG_DEBUG, "%s %llu bytes: %s/native", cs_coll_name(coll),
-               (unsigned long long)bytes, cs_coll_name(coll));
-    }
     return iv;
+}
+
+/* COLLSEL_VERBOSE=3: the call goes native by the rules. */
+static void log_native(cs_coll_t coll, uint64_t bytes) {
+    cs_log(CS_LOG_DEBUG, "%s %llu bytes: %s/native", cs_coll_name(coll), (unsigned long long)bytes,
+           cs_coll_name(coll));
 }
 
 /* Normalises a filled call for this communicator; nonzero when it cannot be (then native). */
@@ -575,38 +584,67 @@ static uint64_t type_bytes(int count, MPI_Datatype type) {
     return (uint64_t)count * (uint64_t)size;
 }
 
-/* The common part of the seven entry points: enter, the call cache, the rule lookup. Returns
- * 1 when the call was run (status in *status), 0 when the caller must normalise and dispatch
- * (*iv set), -1 when it goes to PMPI. */
+/* The selection key of a call, equal on every rank: bytes per process (a root's MPI_IN_PLACE
+ * side does not count). */
+static uint64_t key_bytes(const cs_sel_key_t *key) {
+    switch (key->coll) {
+    case CS_COLL_GATHER:
+        return key->send_in_place ? type_bytes(key->recvcount, key->recvtype)
+                                  : type_bytes(key->sendcount, key->sendtype);
+    case CS_COLL_SCATTER:
+    case CS_COLL_ALLGATHER:
+        return key->recv_in_place ? type_bytes(key->sendcount, key->sendtype)
+                                  : type_bytes(key->recvcount, key->recvtype);
+    default:
+        return type_bytes(key->sendcount, key->sendtype);
+    }
+}
+
+/* 1 when `key` on `comm` is this thread's last call of its collective that went native on the
+ * rules still in force: it goes native again. */
+static int native_again(MPI_Comm comm, const cs_sel_key_t *key) {
+    return last.comm == comm && (last.native_valid >> key->coll & 1u) &&
+           last.gen == atomic_load_explicit(&generation, memory_order_relaxed) &&
+           same_key(&last.native[key->coll], key);
+}
+
+/* Remembers that `key`, on the communicator enter() just recorded in `last`, goes native by the
+ * rules. Not for allgatherv (its selection key comes from the counts array, not in the key) nor
+ * for derived types or user ops (a freed handle may come back as another type). */
+static void remember_native(const cs_sel_key_t *key) {
+    if (key->coll == CS_COLL_ALLGATHERV || !predefined_type(key->sendtype) ||
+        !predefined_type(key->recvtype) || !predefined_op(key->op)) {
+        return;
+    }
+    last.native[key->coll] = *key;
+    last.native_valid |= 1u << key->coll;
+}
+
+/* The common part of the seven entry points: the native repeat, enter, the call cache, the rule
+ * lookup. Returns 1 when the call was run (status in *status), 0 when the caller must normalise
+ * and dispatch (*iv set), -1 when it goes to PMPI. */
 static int start(MPI_Comm comm, const cs_sel_key_t *key, cs_comm_t **ctx, cs_sel_comm_t **sc,
                  const cs_sel_interval_t **iv, const void *raw_send, const void *raw_recv,
                  int *status) {
-    int go_native;
-    uint64_t bytes;
-    if (!enter(comm, ctx, sc)) {
-        return -1;
+    int go_native = 1;
+    if (!native_again(comm, key)) {
+        if (!enter(comm, ctx, sc)) {
+            return -1;
+        }
+        *status = run_hit(*ctx, *sc, key, raw_send, raw_recv);
+        if (*status >= 0) {
+            return 1;
+        }
+        *iv = choose(*sc, (cs_coll_t)key->coll, key_bytes(key), &go_native);
+        if (!go_native) {
+            return 0;
+        }
+        remember_native(key);
     }
-    *status = run_hit(*ctx, *sc, key, raw_send, raw_recv);
-    if (*status >= 0) {
-        return 1;
+    if (env.verbose >= CS_LOG_DEBUG) {
+        log_native((cs_coll_t)key->coll, key_bytes(key));
     }
-    /* The selection key, equal on every rank: a root's MPI_IN_PLACE side does not count. */
-    switch (key->coll) {
-    case CS_COLL_GATHER:
-        bytes = key->send_in_place ? type_bytes(key->recvcount, key->recvtype)
-                                   : type_bytes(key->sendcount, key->sendtype);
-        break;
-    case CS_COLL_SCATTER:
-    case CS_COLL_ALLGATHER:
-        bytes = key->recv_in_place ? type_bytes(key->sendcount, key->sendtype)
-                                   : type_bytes(key->recvcount, key->recvtype);
-        break;
-    default:
-        bytes = type_bytes(key->sendcount, key->sendtype);
-        break;
-    }
-    *iv = choose(*sc, (cs_coll_t)key->coll, bytes, &go_native);
-    return go_native ? -1 : 0;
+    return -1;
 }
 
 int collsel_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
@@ -771,6 +809,9 @@ int collsel_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                                 recvtype);
         if (finish(&call, ctx, comm) == 0) {
             iv = choose(sc, CS_COLL_ALLGATHERV, call.bytes, &go_native);
+            if (go_native && env.verbose >= CS_LOG_DEBUG) {
+                log_native(CS_COLL_ALLGATHERV, call.bytes);
+            }
         }
     }
     if (!go_native) {
