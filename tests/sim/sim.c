@@ -32,10 +32,12 @@ typedef struct gcoll {
     cs_group_t group;
     int nstarted;
     rec_t **member; /* [group.size]: each member's record once it has started */
+    uint32_t *rc;   /* race checker: join of the members' release clocks at their starts */
     struct gcoll *next;
 } gcoll_t;
 
 struct sim;
+struct race;
 
 /* One virtual rank: its executor and the operations it posted in the current round. */
 typedef struct vrank {
@@ -57,6 +59,7 @@ typedef struct sim {
     gcoll_t *colls; /* collectives some members have started, oldest first */
     long events;    /* operations posted, messages transferred, rounds finished */
     cs_sim_report_t *rep;
+    struct race *race; /* the window race checker; NULL when no rank has a window */
 } sim_t;
 
 static const char *slot_names[CS_SLOT_COUNT] = {"send", "recv", "scratch", "window"};
@@ -83,6 +86,528 @@ static void note(cs_sim_report_t *rep, const char *fmt, ...) {
     }
 }
 
+/* Which sides of COLL c a rank uses: reads its send side, touches its receive side. */
+static void coll_uses(const cs_coll_op_t *c, int member, int *send, int *recv) {
+    int is_root = member == c->root;
+    switch (c->coll) {
+    case CS_COLL_BARRIER:
+        *send = 0;
+        *recv = 0;
+        break;
+    case CS_COLL_BCAST:
+        *send = 0;
+        *recv = c->recvcount > 0;
+        break;
+    case CS_COLL_GATHER:
+    case CS_COLL_REDUCE:
+        *send = !(is_root && c->in_place) && c->sendcount > 0;
+        *recv = is_root && (c->recvcount > 0 || c->sendcount > 0);
+        break;
+    case CS_COLL_SCATTER:
+        *send = is_root && c->sendcount > 0;
+        *recv = !(is_root && c->in_place) && c->recvcount > 0;
+        break;
+    default:
+        *send = !c->in_place && c->sendcount > 0;
+        *recv = 1;
+        break;
+    }
+}
+
+static const char *kind_name(cs_op_kind_t kind) {
+    switch (kind) {
+    case CS_OP_SEND:
+        return "send";
+    case CS_OP_RECV:
+        return "recv";
+    case CS_OP_COPY:
+        return "copy";
+    case CS_OP_REDUCE:
+        return "reduce";
+    case CS_OP_COLL:
+        return "coll";
+    case CS_OP_SYNC:
+        return "sync";
+    }
+    return "?";
+}
+
+/* ---- window race checker: happens-before over the shared windows (sim.h) ------------------- */
+
+#define SHARED (-1) /* cell_t.rrank: unordered readers; rep indexes a read vector */
+
+enum { READS, WRITES, UPDATES }; /* how an access touches its bytes (UPDATES: read + write) */
+
+/* Window offsets [lo, hi) an access touches, and how; empty when lo == hi. */
+typedef struct range {
+    MPI_Aint lo, hi;
+    int mode;
+} range_t;
+
+/* Shadow of one granule of a window: its last write and the reads since that write. Epoch 0
+ * means "none" and is visible to every rank, so an all-zero cell is a granule nobody touched. */
+typedef struct cell {
+    int32_t wrank; /* last writer */
+    uint32_t wep;  /* its epoch at the write */
+    int32_t rrank; /* the reader since then, SHARED: several */
+    uint32_t rep;  /* its epoch at the read; SHARED: index of a read vector */
+} cell_t;
+
+/* One node's window: the ranks that share it and the shadow of its bytes, one cell per granule
+ * of `grain` bytes: every access of the node's schedules starts and ends on a granule
+ * boundary (race_init), so a granule is touched whole or not at all and the shadow is exact. */
+typedef struct wnode {
+    char *base;     /* the window's middle, the same for all its ranks */
+    MPI_Aint bytes; /* offsets [-bytes, bytes) are tracked: the largest window_bytes */
+    MPI_Aint grain;
+    int m;         /* ranks sharing it */
+    int *member;   /* [m]: their ranks, in rank order */
+    cell_t *cell;  /* [2 * bytes / grain]: cell[(bytes + off) / grain] shadows offset off */
+    uint32_t *vec; /* read vectors: m epochs each, one per member (0: no read) */
+    size_t nvec, vec_cap;
+} wnode_t;
+
+/* One window access, kept to name the earlier side of the first race. */
+typedef struct access {
+    int rank, round, node, write;
+    const char *what;
+    MPI_Aint lo, hi; /* window offsets [lo, hi) */
+    uint32_t ep;
+} access_t;
+
+typedef struct race {
+    int p, nnodes;
+    wnode_t *node;          /* [nnodes] */
+    int *node_of, *local;   /* [p]: node of each rank (-1: no window), index in its members */
+    int *accounted;         /* [p]: rounds whose local operations have been accounted */
+    uint32_t *vc, *rc, *pa; /* [p * p]: row r is rank r's VC, RC and PA (sim.h) */
+    access_t *log;
+    size_t nlog, log_cap;
+} race_t;
+
+/* The covering range of `count` elements of `type` at window offset `off` into *out (empty for
+ * count <= 0): from the lowest true lower bound to the highest true upper bound. */
+static int cover(MPI_Aint off, MPI_Aint count, MPI_Datatype type, int mode, range_t *out) {
+    MPI_Aint lb, extent, true_lb, true_extent, first, last;
+    out->lo = out->hi = 0;
+    out->mode = mode;
+    if (count <= 0) {
+        return CS_OK;
+    }
+    if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS) {
+        return CS_ERR_MPI;
+    }
+    first = off + true_lb;
+    last = first + (count - 1) * extent; /* the last element's true lower bound */
+    out->lo = first < last ? first : last;
+    out->hi = (first < last ? last : first) + true_extent;
+    return CS_OK;
+}
+
+/* The window ranges of SEND, RECV, COPY or REDUCE `op` (out[0..*n)): source read, destination
+ * written (REDUCE: updated); a copy onto itself, which the executor skips, touches nothing. */
+static int op_ranges(const cs_op_t *op, range_t out[2], int *n) {
+    int rc = CS_OK;
+    *n = 0;
+    if (op->kind == CS_OP_COPY && op->buf.slot == op->dst.slot && op->buf.off == op->dst.off &&
+        (op->copy_bytes > 0 || (op->type == op->dst_type && op->count == op->dst_count))) {
+        goto out;
+    }
+    if (op->buf.slot == CS_SLOT_WINDOW) {
+        CS_CHECK(cover(op->buf.off, op->count, op->type, op->kind == CS_OP_RECV ? WRITES : READS,
+                       &out[*n]));
+        (*n)++;
+    }
+    if ((op->kind == CS_OP_COPY || op->kind == CS_OP_REDUCE) && op->dst.slot == CS_SLOT_WINDOW) {
+        CS_CHECK(cover(op->dst.off, op->dst_count, op->dst_type,
+                       op->kind == CS_OP_REDUCE ? UPDATES : WRITES, &out[*n]));
+        (*n)++;
+    }
+out:
+    return rc;
+}
+
+/* The window ranges of COLL c for group member `member` (out[0..*n)): its send side read, its
+ * receive side written (updated in place; a bcast root reads it). */
+static int coll_ranges(const cs_coll_op_t *c, int member, const int *counts, range_t out[2],
+                       int *n) {
+    int rc = CS_OK;
+    int size = c->group.size, send = 0, recv = 0;
+    int mode = c->in_place ? UPDATES : WRITES;
+    MPI_Aint off = c->recv.off, count = c->recvcount;
+    MPI_Datatype type = c->recvtype;
+    *n = 0;
+    coll_uses(c, member, &send, &recv);
+    if (send && c->send.slot == CS_SLOT_WINDOW) {
+        MPI_Aint blocks = c->coll == CS_COLL_SCATTER ? size : 1;
+        CS_CHECK(cover(c->send.off, blocks * c->sendcount, c->sendtype, READS, &out[(*n)++]));
+    }
+    if (!recv || c->recv.slot != CS_SLOT_WINDOW) {
+        goto out;
+    }
+    switch (c->coll) {
+    case CS_COLL_BCAST:
+        mode = member == c->root ? READS : WRITES;
+        break;
+    case CS_COLL_GATHER:
+    case CS_COLL_ALLGATHER:
+        count = (MPI_Aint)size * c->recvcount;
+        break;
+    case CS_COLL_ALLGATHERV: {
+        MPI_Aint lo = 0, hi = 0, lb = 0, extent = 0; /* elements [lo, hi) cover every block */
+        for (int i = 0; i < size; i++) {
+            MPI_Aint d = counts[size + i];
+            if (counts[i] > 0 && (hi == lo || d < lo)) {
+                lo = d;
+            }
+            if (counts[i] > 0 && d + counts[i] > hi) {
+                hi = d + counts[i];
+            }
+        }
+        CS_MPI_CHECK(MPI_Type_get_extent(type, &lb, &extent));
+        off += lo * extent;
+        count = hi - lo;
+        break;
+    }
+    case CS_COLL_SCATTER:
+        mode = WRITES;
+        break;
+    case CS_COLL_REDUCE:
+    case CS_COLL_ALLREDUCE:
+        count = c->sendcount; /* the result has the send side's count and type */
+        type = c->sendtype;
+        break;
+    default:
+        count = 0;
+        break;
+    }
+    CS_CHECK(cover(off, count, type, mode, &out[(*n)++]));
+out:
+    return rc;
+}
+
+/* The window ranges of operation i of rank r's schedule s (any kind; SYNC: none). */
+static int any_ranges(const cs_sched_t *s, int r, int i, range_t out[2], int *n) {
+    const cs_op_t *op = &s->ops[i];
+    if (op->kind == CS_OP_COLL) {
+        const cs_coll_op_t *c = &s->colls[op->peer];
+        return coll_ranges(c, c->group.stride > 0 ? (r - c->group.base) / c->group.stride : -1,
+                           c->counts >= 0 ? s->ints + c->counts : NULL, out, n);
+    }
+    *n = 0;
+    return op->kind == CS_OP_SYNC ? CS_OK : op_ranges(op, out, n);
+}
+
+static MPI_Aint gcd(MPI_Aint a, MPI_Aint b) {
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b != 0) {
+        MPI_Aint t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static void join(uint32_t *dst, const uint32_t *src, int p) {
+    for (int i = 0; i < p; i++) {
+        if (src[i] > dst[i]) {
+            dst[i] = src[i];
+        }
+    }
+}
+
+static void race_free(race_t *rs) {
+    if (rs == NULL) {
+        return;
+    }
+    for (int k = 0; k < rs->nnodes; k++) {
+        free(rs->node[k].member);
+        free(rs->node[k].cell);
+        free(rs->node[k].vec);
+    }
+    free(rs->node);
+    free(rs->node_of);
+    free(rs->local);
+    free(rs->accounted);
+    free(rs->vc);
+    free(rs->rc);
+    free(rs->pa);
+    free(rs->log);
+    free(rs);
+}
+
+/* Sets up the checker when some rank has a window (*out NULL otherwise): ranks with the same
+ * window base form a node; its granule is the gcd of its window size and of the ends of every
+ * window range of its ranks' schedules (64 at most), so a run touches whole granules only. */
+static int race_init(int p, const cs_sim_rank_t *ranks, race_t **out) {
+    int rc = CS_OK;
+    race_t *rs = NULL;
+    int any = 0;
+    *out = NULL;
+    for (int r = 0; r < p; r++) {
+        any |= ranks[r].window != NULL;
+    }
+    if (!any) {
+        return CS_OK;
+    }
+    rs = calloc(1, sizeof(*rs));
+    CS_REQUIRE(rs != NULL, CS_ERR_NOMEM);
+    rs->p = p;
+    rs->node = calloc((size_t)p, sizeof(*rs->node));
+    rs->node_of = malloc((size_t)p * sizeof(int));
+    rs->local = calloc((size_t)p, sizeof(int));
+    rs->accounted = calloc((size_t)p, sizeof(int));
+    rs->vc = calloc((size_t)p * (size_t)p, sizeof(uint32_t));
+    rs->rc = calloc((size_t)p * (size_t)p, sizeof(uint32_t));
+    rs->pa = calloc((size_t)p * (size_t)p, sizeof(uint32_t));
+    CS_REQUIRE(rs->node != NULL && rs->node_of != NULL && rs->local != NULL &&
+                   rs->accounted != NULL && rs->vc != NULL && rs->rc != NULL && rs->pa != NULL,
+               CS_ERR_NOMEM);
+    for (int r = 0; r < p; r++) {
+        int k = 0;
+        rs->vc[(size_t)r * p + r] = 1; /* epochs start at 1: 0 is "nothing" */
+        rs->node_of[r] = -1;
+        if (ranks[r].window == NULL) {
+            continue;
+        }
+        while (k < rs->nnodes && rs->node[k].base != ranks[r].window) {
+            k++;
+        }
+        if (k == rs->nnodes) {
+            rs->node[rs->nnodes].base = ranks[r].window;
+            rs->node[rs->nnodes++].grain = 64;
+        }
+        rs->node_of[r] = k;
+        rs->local[r] = rs->node[k].m++;
+        if (ranks[r].sched->window_bytes > rs->node[k].bytes) {
+            rs->node[k].bytes = ranks[r].sched->window_bytes;
+        }
+    }
+    for (int r = 0; r < p; r++) {
+        const cs_sched_t *s = ranks[r].sched;
+        wnode_t *w = rs->node_of[r] >= 0 ? &rs->node[rs->node_of[r]] : NULL;
+        for (int i = 0; w != NULL && i < s->nops; i++) {
+            range_t rg[2];
+            int n = 0;
+            CS_CHECK(any_ranges(s, r, i, rg, &n));
+            for (int j = 0; j < n; j++) {
+                w->grain = rg[j].lo < rg[j].hi ? gcd(gcd(w->grain, rg[j].lo), rg[j].hi) : w->grain;
+            }
+        }
+    }
+    for (int k = 0; k < rs->nnodes; k++) {
+        wnode_t *w = &rs->node[k];
+        size_t cells;
+        w->grain = gcd(w->grain, w->bytes);
+        cells = (size_t)(2 * w->bytes / w->grain);
+        w->member = malloc((size_t)w->m * sizeof(int));
+        w->cell = calloc(cells > 0 ? cells : 1, sizeof(cell_t));
+        CS_REQUIRE(w->member != NULL && w->cell != NULL, CS_ERR_NOMEM);
+    }
+    for (int r = 0; r < p; r++) {
+        if (rs->node_of[r] >= 0) {
+            rs->node[rs->node_of[r]].member[rs->local[r]] = r;
+        }
+    }
+    *out = rs;
+    rs = NULL;
+out:
+    race_free(rs);
+    return rc;
+}
+
+/* SYNC by rank r: release what r did so far, start a new epoch, acquire what arrived. */
+static void race_sync(race_t *rs, int r) {
+    int p = rs->p;
+    uint32_t *vc = rs->vc + (size_t)r * p, *pa = rs->pa + (size_t)r * p;
+    memcpy(rs->rc + (size_t)r * p, vc, (size_t)p * sizeof(uint32_t));
+    vc[r]++;
+    join(vc, pa, p);
+    memset(pa, 0, (size_t)p * sizeof(uint32_t));
+}
+
+/* The earlier access of rank u at epoch ep to offset `off` of node k (a write or a read). */
+static const access_t *race_find(const race_t *rs, int u, int k, MPI_Aint off, uint32_t ep,
+                                 int write) {
+    for (size_t i = rs->nlog; i-- > 0;) {
+        const access_t *a = &rs->log[i];
+        if (a->rank == u && a->node == k && a->ep == ep && a->write == write && a->lo <= off &&
+            off < a->hi) {
+            return a;
+        }
+    }
+    return NULL;
+}
+
+/* Reports that access `a` to offset `off` races with the access of rank u at epoch ep. */
+static void race_report(sim_t *sim, const access_t *a, int mode, MPI_Aint off, int u, uint32_t ep,
+                        int write) {
+    static const char *const verbs[] = {"reads", "writes", "updates"};
+    const access_t *e = race_find(sim->race, u, a->node, off, ep, write);
+    sim->rep->race++;
+    if (sim->rep->race > 1) {
+        return; /* one line: the first race */
+    }
+    note(sim->rep,
+         "node %d window offset %ld: rank %d round %d %s %s what rank %d round %d %s %s without "
+         "a sync, barrier (or message), sync between them",
+         a->node, (long)off, a->rank, a->round + 1, a->what, verbs[mode], u,
+         e != NULL ? e->round + 1 : 0, e != NULL ? e->what : "?", write ? "wrote" : "read");
+}
+
+/* Checks the access of rank r (round `round`, operation `what`) to range g of its node's
+ * window against the shadow, and records it there. */
+static int race_track(sim_t *sim, int r, int round, const char *what, range_t g) {
+    int rc = CS_OK;
+    race_t *rs = sim->race;
+    int k = rs->node_of[r]; /* >= 0: check_refs refuses window operations without a window */
+    const uint32_t *vc = rs->vc + (size_t)r * rs->p;
+    uint32_t ep = vc[r];
+    int me = rs->local[r], m;
+    int raced = 0, same = 0;
+    int u = 0, uwrite = 0; /* the first racing granule: the other side's rank, write or read */
+    uint32_t uep = 0;      /* and epoch */
+    MPI_Aint ucell = 0;
+    cell_t *c, *end, old, now;
+    wnode_t *w;
+    access_t *a;
+    if (g.lo >= g.hi || k < 0) {
+        return CS_OK;
+    }
+    w = &rs->node[k];
+    m = w->m;
+    if (g.lo < -w->bytes || g.hi > w->bytes) {
+        sim->rep->bad_ref++;
+        note(sim->rep, "rank %d round %d: %s touches window offsets [%ld, %ld), outside [%ld, %ld)",
+             r, round + 1, what, (long)g.lo, (long)g.hi, (long)-w->bytes, (long)w->bytes);
+        g.lo = g.lo < -w->bytes ? -w->bytes : g.lo;
+        g.hi = g.hi > w->bytes ? w->bytes : g.hi;
+        if (g.lo >= g.hi) {
+            return CS_OK;
+        }
+    }
+    if (rs->nlog == rs->log_cap) {
+        size_t ncap = rs->log_cap > 0 ? 2 * rs->log_cap : 64;
+        access_t *bigger = realloc(rs->log, ncap * sizeof(*bigger));
+        CS_REQUIRE(bigger != NULL, CS_ERR_NOMEM);
+        rs->log = bigger;
+        rs->log_cap = ncap;
+    }
+    a = &rs->log[rs->nlog++];
+    *a = (access_t){r, round, k, g.mode != READS, what, g.lo, g.hi, ep};
+    end = w->cell + (w->bytes + g.hi) / w->grain;
+    for (c = w->cell + (w->bytes + g.lo) / w->grain; c < end; c++) {
+        if (same && c->wrank == old.wrank && c->wep == old.wep && c->rrank == old.rrank &&
+            c->rep == old.rep) {
+            *c = now; /* the same state as the granule before: the same outcome */
+            continue;
+        }
+        old = *c;
+        if (c->wrank != r && c->wep > vc[c->wrank] && !raced) {
+            raced = 1;
+            ucell = c - w->cell;
+            u = c->wrank;
+            uep = c->wep;
+            uwrite = 1;
+        }
+        if (g.mode == READS) {
+            if (c->rrank == r || (c->rrank >= 0 && c->rep <= vc[c->rrank])) {
+                c->rrank = r; /* the earlier read happens before this one: forget it */
+                c->rep = ep;
+            } else if (c->rrank >= 0) {
+                uint32_t *v;
+                if (w->nvec == w->vec_cap) {
+                    size_t ncap = w->vec_cap > 0 ? 2 * w->vec_cap : 64;
+                    uint32_t *bigger = realloc(w->vec, ncap * (size_t)m * sizeof(uint32_t));
+                    CS_REQUIRE(bigger != NULL, CS_ERR_NOMEM);
+                    w->vec = bigger;
+                    w->vec_cap = ncap;
+                }
+                v = w->vec + w->nvec * (size_t)m;
+                memset(v, 0, (size_t)m * sizeof(uint32_t));
+                v[rs->local[c->rrank]] = c->rep;
+                v[me] = ep;
+                c->rrank = SHARED;
+                c->rep = (uint32_t)w->nvec++;
+            } else {
+                w->vec[(size_t)c->rep * m + me] = ep;
+            }
+        } else {
+            if (c->rrank >= 0 && c->rrank != r && c->rep > vc[c->rrank] && !raced) {
+                raced = 1;
+                ucell = c - w->cell;
+                u = c->rrank;
+                uep = c->rep;
+                uwrite = 0;
+            } else if (c->rrank == SHARED && !raced) {
+                const uint32_t *v = w->vec + (size_t)c->rep * m;
+                for (int i = 0; i < m && !raced; i++) {
+                    if (i != me && v[i] > vc[w->member[i]]) {
+                        raced = 1;
+                        ucell = c - w->cell;
+                        u = w->member[i];
+                        uep = v[i];
+                        uwrite = 0;
+                    }
+                }
+            }
+            c->wrank = r;
+            c->wep = ep;
+            c->rrank = 0; /* no read since */
+            c->rep = 0;
+        }
+        now = *c;
+        same = now.rrank != SHARED; /* a read vector belongs to one granule */
+    }
+    if (raced) {
+        race_report(sim, a, g.mode, ucell * w->grain - w->bytes, u, uep, uwrite);
+    }
+out:
+    return rc;
+}
+
+/* Accounts the window ranges rg[0..n) of an operation `what` of rank v in round `round`. */
+static int race_apply(vrank_t *v, int round, const char *what, const range_t *rg, int n) {
+    int rc = CS_OK;
+    for (int j = 0; j < n; j++) {
+        CS_CHECK(race_track(v->sim, v->rank, round, what, rg[j]));
+    }
+out:
+    return rc;
+}
+
+/* Accounts the local operations (COPY, REDUCE, SYNC, in op order) of the rounds that rank v has
+ * finished since the last call. The executor runs them after a round's communication, with no
+ * transport call, so this runs at the top of every transport call of the rank (a SEND or COLL
+ * start then sees the SYNCs before it) and after every cs_exec_progress. */
+static int account(vrank_t *v) {
+    int rc = CS_OK;
+    race_t *rs = v->sim->race;
+    const cs_sched_t *s = v->exec.sched;
+    if (rs == NULL) {
+        return CS_OK;
+    }
+    for (; rs->accounted[v->rank] < v->exec.round; rs->accounted[v->rank]++) {
+        int round = rs->accounted[v->rank];
+        int begin = round > 0 ? s->round_end[round - 1] : 0;
+        for (int i = begin; i < s->round_end[round]; i++) {
+            const cs_op_t *op = &s->ops[i];
+            if (op->kind == CS_OP_SYNC) {
+                race_sync(rs, v->rank);
+            } else if (op->kind == CS_OP_COPY || op->kind == CS_OP_REDUCE) {
+                range_t rg[2];
+                int n = 0;
+                CS_CHECK(op_ranges(op, rg, &n));
+                CS_CHECK(race_apply(v, round, kind_name(op->kind), rg, n));
+            }
+        }
+    }
+out:
+    return rc;
+}
+
 static int bytes_of(const cs_op_t *op, MPI_Aint *bytes) {
     int size = 0;
     if (MPI_Type_size(op->type, &size) != MPI_SUCCESS) {
@@ -101,6 +626,12 @@ static int transfer(sim_t *sim, rec_t *s, rec_t *r) {
     CS_CHECK(bytes_of(r->op, &rbytes));
     s->done = 1;
     r->done = 1;
+    if (sim->race != NULL) {
+        /* The receiver gets the sender's RC at the send's start: the same as now, since a
+         * rendezvous send keeps its rank in its round (no SYNC) until this transfer. */
+        int p = sim->p;
+        join(sim->race->pa + (size_t)r->rank * p, sim->race->rc + (size_t)s->rank * p, p);
+    }
     sim->events++;
     sim->rep->messages++;
     if (sbytes != rbytes) {
@@ -164,24 +695,6 @@ static int span(rec_t *e) {
     return CS_OK;
 }
 
-static const char *kind_name(cs_op_kind_t kind) {
-    switch (kind) {
-    case CS_OP_SEND:
-        return "send";
-    case CS_OP_RECV:
-        return "recv";
-    case CS_OP_COPY:
-        return "copy";
-    case CS_OP_REDUCE:
-        return "reduce";
-    case CS_OP_COLL:
-        return "coll";
-    case CS_OP_SYNC:
-        return "sync";
-    }
-    return "?";
-}
-
 static const char *rec_name(const rec_t *e) {
     return e->coll != NULL ? cs_coll_name(e->coll->coll) : kind_name(e->op->kind);
 }
@@ -193,6 +706,7 @@ static int mb_start(void *ctx, const cs_op_t *op, void *buf, int index) {
     int p = sim->p;
     int rc = CS_OK;
     rec_t *e;
+    CS_CHECK(account(v));
     if (index != v->nposted || index >= v->cap) {
         note(sim->rep, "rank %d round %d: operation index %d with %d posted (max_comm %d)", v->rank,
              v->exec.round + 1, index, v->nposted, v->cap);
@@ -220,6 +734,12 @@ static int mb_start(void *ctx, const cs_op_t *op, void *buf, int index) {
                  v->rank, e->round + 1, kind_name(op->kind), op->peer, rec_name(o),
                  o->op != NULL ? o->op->peer : -1);
         }
+    }
+    if (sim->race != NULL && op->buf.slot == CS_SLOT_WINDOW) {
+        range_t rg[2];
+        int n = 0;
+        CS_CHECK(op_ranges(op, rg, &n));
+        CS_CHECK(race_apply(v, e->round, kind_name(op->kind), rg, n));
     }
     v->nposted++;
     sim->events++;
@@ -494,6 +1014,7 @@ static int mb_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *rec
     int idx = gr->stride > 0 ? (v->rank - gr->base) / gr->stride : -1;
     gcoll_t *g = NULL, **at = &sim->colls;
     rec_t *e;
+    CS_CHECK(account(v));
     if (index != v->nposted || index >= v->cap) {
         note(sim->rep, "rank %d round %d: operation index %d with %d posted (max_comm %d)", v->rank,
              v->exec.round + 1, index, v->nposted, v->cap);
@@ -531,7 +1052,12 @@ static int mb_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *rec
         g = calloc(1, sizeof(*g));
         CS_REQUIRE(g != NULL, CS_ERR_NOMEM);
         g->member = calloc((size_t)gr->size, sizeof(*g->member));
-        if (g->member == NULL) {
+        if (sim->race != NULL) {
+            g->rc = calloc((size_t)sim->p, sizeof(*g->rc));
+        }
+        if (g->member == NULL || (sim->race != NULL && g->rc == NULL)) {
+            free(g->member);
+            free(g->rc);
             free(g);
             rc = CS_ERR_NOMEM;
             goto out;
@@ -540,10 +1066,22 @@ static int mb_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *rec
         *at = g;
     }
     g->member[idx] = e;
+    if (sim->race != NULL) {
+        range_t rg[2];
+        int n = 0;
+        CS_CHECK(coll_ranges(c, idx, counts, rg, &n));
+        CS_CHECK(race_apply(v, e->round, cs_coll_name(c->coll), rg, n));
+        join(g->rc, sim->race->rc + (size_t)v->rank * sim->p, sim->p);
+    }
     if (++g->nstarted == gr->size) {
         *at = g->next;
+        for (int i = 0; sim->race != NULL && i < gr->size; i++) {
+            int member = gr->base + i * gr->stride;
+            join(sim->race->pa + (size_t)member * sim->p, g->rc, sim->p);
+        }
         rc = run_coll(sim, g);
         free(g->member);
+        free(g->rc);
         free(g);
     }
 out:
@@ -552,6 +1090,10 @@ out:
 
 static int mb_test(void *ctx, int n, int *done) {
     vrank_t *v = ctx;
+    int rc = account(v);
+    if (rc < 0) {
+        return rc;
+    }
     if (n != v->nposted) {
         note(v->sim->rep, "rank %d round %d: test of %d operations with %d posted", v->rank,
              v->exec.round + 1, n, v->nposted);
@@ -579,34 +1121,6 @@ static int mb_wait(void *ctx, int n) {
 
 static const cs_transport_t mailbox = {
     .start = mb_start, .test = mb_test, .wait = mb_wait, .coll = mb_coll};
-
-/* Which sides of COLL c a rank uses: reads its send side, touches its receive side. */
-static void coll_uses(const cs_coll_op_t *c, int member, int *send, int *recv) {
-    int is_root = member == c->root;
-    switch (c->coll) {
-    case CS_COLL_BARRIER:
-        *send = 0;
-        *recv = 0;
-        break;
-    case CS_COLL_BCAST:
-        *send = 0;
-        *recv = c->recvcount > 0;
-        break;
-    case CS_COLL_GATHER:
-    case CS_COLL_REDUCE:
-        *send = !(is_root && c->in_place) && c->sendcount > 0;
-        *recv = is_root && (c->recvcount > 0 || c->sendcount > 0);
-        break;
-    case CS_COLL_SCATTER:
-        *send = is_root && c->sendcount > 0;
-        *recv = !(is_root && c->in_place) && c->recvcount > 0;
-        break;
-    default:
-        *send = !c->in_place && c->sendcount > 0;
-        *recv = 1;
-        break;
-    }
-}
 
 /* Checks before running that every operation's slots have buffers and peers are in range. */
 static void check_refs(const cs_sim_rank_t *rk, int rank, int p, cs_sim_report_t *rep) {
@@ -744,7 +1258,7 @@ static void check_unmatched(const sim_t *sim) {
 
 static int problems(const cs_sim_report_t *rep) {
     return rep->error || rep->deadlock || rep->unmatched || rep->mismatch || rep->overlap ||
-           rep->bad_ref;
+           rep->bad_ref || rep->race;
 }
 
 int cs_sim_run(int p, const cs_sim_rank_t *ranks, cs_sim_report_t *rep) {
@@ -761,6 +1275,7 @@ int cs_sim_run(int p, const cs_sim_rank_t *ranks, cs_sim_report_t *rep) {
     if (rep->bad_ref) {
         goto out;
     }
+    CS_CHECK(race_init(p, ranks, &sim.race));
     sim.vr = calloc((size_t)p, sizeof(*sim.vr));
     sim.sends = calloc((size_t)p * (size_t)p, sizeof(*sim.sends));
     sim.recvs = calloc((size_t)p * (size_t)p, sizeof(*sim.recvs));
@@ -787,6 +1302,7 @@ int cs_sim_run(int p, const cs_sim_rank_t *ranks, cs_sim_report_t *rep) {
                 continue;
             }
             st = cs_exec_progress(&v->exec);
+            CS_CHECK(account(v));
             sim.events += v->exec.round - round;
             if (st < 0) {
                 rep->error++;
@@ -822,8 +1338,10 @@ out:
         gcoll_t *g = sim.colls;
         sim.colls = g->next;
         free(g->member);
+        free(g->rc);
         free(g);
     }
+    race_free(sim.race);
     free(sim.vr);
     free(sim.sends);
     free(sim.recvs);

@@ -31,7 +31,44 @@
  * Shared memory (the window slot, sched.h): the ranks of one emulated node share one buffer, so
  * their loads and stores meet as on a real node; a barrier COLL completes when every member
  * has started it. Ranks run one at a time, so a missing barrier shows as a wrong result only
- * when the order of the passes exposes it; SYNC has nothing to do in one address space. */
+ * when the order of the passes exposes it; SYNC has nothing to do in one address space.
+ *
+ * Window race checker. Whenever some rank has a window, the driver also checks that every two
+ * accesses of different ranks to the same window byte, at least one of them a write, are
+ * ordered by happens-before as the MPI-3 unified memory model of shared windows requires:
+ * a release SYNC, synchronisation the MPI library provides, an acquire SYNC. Ranks with the
+ * same window base form a node. The model, deterministic whatever the order of the passes:
+ *   - clocks: each rank r has a vector clock VC[r] (p entries), a release clock RC[r] and a
+ *     pending acquire PA[r]. VC[r][r] is r's epoch; it starts at 1 (0 means "nothing"), every
+ *     other entry and RC, PA start at 0. An access of r is stamped with its epoch VC[r][r];
+ *   - synchronisation: a matched SEND->RECV joins the sender's RC (as at the send's start) into
+ *     PA[receiver] when the receive completes; a COLL instance (barrier or any other) joins the
+ *     RCs of all members, each taken when that member started it, into every member's PA when
+ *     it completes. Messages and collectives alone order nothing in the window;
+ *   - SYNC by r: RC[r] = VC[r] (release of everything r did), then VC[r][r]++ (later accesses
+ *     are not released by it), then VC[r] = join(VC[r], PA[r]) and PA[r] = 0 (acquire). So
+ *     what a SYNC acquires is released only by r's next SYNC (a chain of synchronisation
+ *     through a third rank orders the window only if that rank SYNCs twice in between);
+ *   - an access of rank u at epoch e is visible to rank r iff u == r (program order) or
+ *     e <= VC[r][u]: u SYNCed after it, that release reached r, and r SYNCed since;
+ *   - shadow per window byte: the last write (rank, epoch) and the reads since it (one
+ *     (rank, epoch) while they are ordered, an epoch per rank of the node once two are not).
+ *     It is kept per granule, the gcd of the window size and of the ends of every range the
+ *     node's schedules touch (computed before the run), so it is exact to the byte.
+ *     A read races with a last write that is not visible to it; a write races with a last
+ *     write or a read of another rank that is not visible to it. The race counter counts
+ *     accesses (one operation's range) with at least one racing byte; `msg` names the first:
+ *     node, window offset, both ranks with their rounds and operations.
+ * Accesses: COPY and REDUCE (source read, destination written, REDUCE's updated) at the point
+ * in their round's op order where they run, between the round's SYNCs; SEND buffers read and
+ * RECV buffers written, COLL send sides read and receive sides written (updated in place; a
+ * bcast root reads), all with the rank's clock in the round that starts them. An access covers
+ * [true_lb, (count - 1) * extent + true_lb + true_extent) from its address: the gaps of a
+ * derived type count as touched, so the check is conservative there (gather and allgather
+ * receive sides: all blocks; allgatherv: from the lowest to the highest block). Count 0
+ * touches nothing. Offsets outside [-window_bytes, window_bytes) (the largest of the node's
+ * schedules) are reported as bad_ref. The checker looks at the window only (other slots are
+ * private to a rank), and at one call: consecutive calls on the same window are not modelled. */
 #ifndef CS_SIM_H
 #define CS_SIM_H
 
@@ -54,7 +91,8 @@ typedef struct cs_sim_report {
     int unmatched; /* operations still posted at the end */
     int mismatch;  /* a matched send and receive carry different byte counts */
     int overlap;   /* a receive overlaps another buffer of its round */
-    int bad_ref;   /* an operation uses a NULL slot or a peer out of range */
+    int bad_ref;   /* an operation uses a NULL slot, a peer or window offset out of range */
+    int race;      /* window accesses that race with another rank's (see above) */
     long messages; /* messages transferred */
     char msg[640]; /* the first problem, one line */
 } cs_sim_report_t;
