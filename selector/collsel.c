@@ -23,8 +23,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cs_sel_env_t env;
 static char init_db[4096];
 static int init_db_set;
-static atomic_int active = 1;        /* 0: disabled or finalized: every call native */
-static atomic_ulong generation;      /* bumped whenever a context is freed */
+/* What every call reads, in one cache line. */
+static struct {
+    atomic_int active;       /* 0: disabled or finalized: every call native */
+    atomic_ulong generation; /* bumped whenever a context is freed; starts at 1 (see memo) */
+    int log_calls;           /* COLLSEL_VERBOSE=3: every call's decision is logged */
+} hot __attribute__((aligned(64))) = {1, 1, 0};
 static atomic_uint rules_version;    /* bumped by collsel_finalize */
 static int table_state = TABLE_NONE; /* guarded by lock */
 static cs_sel_rule_t *table;         /* guarded by lock */
@@ -32,19 +36,26 @@ static int ntable;
 static char table_why[16384]; /* why the table is empty or unusable */
 static atomic_int forced_warned[CS_COLL_COUNT];
 
-/* This thread's last communicator, so that a steady stream of calls skips the attribute lookup,
- * and per collective the last call on it that went native, so that repeating it goes to PMPI
- * after a few loads from this one thread-local block (native_again()): no type query, rule
- * lookup or selector state touched. Valid while `gen` equals `generation`. Initial-exec TLS: no
- * __tls_get_addr call per access (the library is linked or preloaded; a dlopen takes it from the
- * static TLS reserve). */
+/* This thread's last communicator, so that a steady stream of calls skips the attribute lookup.
+ * Valid while `gen` equals hot.generation. Initial-exec TLS: no __tls_get_addr call per access
+ * (the library is linked or preloaded; a dlopen takes it from the static TLS reserve). */
 static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
     MPI_Comm comm;
     cs_comm_t *ctx;
     unsigned long gen;
-    unsigned native_valid; /* bit c: native[c] holds the last native call of collective c */
-    cs_sel_key_t native[CS_COLL_COUNT];
-} last = {MPI_COMM_NULL, NULL, 0, 0, {{0}}};
+} last = {MPI_COMM_NULL, NULL, 0};
+
+/* Per collective, this thread's last call that went native by the rules, one cache line each:
+ * repeating it goes to PMPI after comparing it with this copy (native_again()), with no type
+ * query, rule lookup or selector state touched. Valid while `gen` equals hot.generation, which
+ * never is 0, the value of an entry never written. */
+typedef struct memo {
+    MPI_Comm comm;
+    unsigned long gen;
+    cs_sel_key_t key;
+} memo_t;
+static _Thread_local __attribute__((tls_model("initial-exec"), aligned(64)))
+memo_t memo[CS_COLL_COUNT];
 
 static int world_rank(void) {
     int init = 0, fin = 0, rank = 0;
@@ -58,8 +69,9 @@ static int world_rank(void) {
 
 static void parse_env(void) {
     cs_sel_env_parse(&env, world_rank() == 0);
+    hot.log_calls = env.verbose >= CS_LOG_DEBUG;
     if (env.disable) {
-        atomic_store(&active, 0);
+        atomic_store(&hot.active, 0);
     }
 }
 
@@ -74,14 +86,14 @@ int collsel_init(const char *db_path) {
             snprintf(init_db, sizeof(init_db), "%s", env.db);
         }
     }
-    atomic_store(&active, !env.disable);
+    atomic_store(&hot.active, !env.disable);
     pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;
 }
 
 int collsel_finalize(void) {
     pthread_mutex_lock(&lock);
-    atomic_store(&active, 0);
+    atomic_store(&hot.active, 0);
     free(table);
     table = NULL;
     ntable = 0;
@@ -89,7 +101,7 @@ int collsel_finalize(void) {
     init_db_set = 0;
     /* Communicators set up before take the new rules at their next call (enter()). */
     atomic_fetch_add(&rules_version, 1);
-    atomic_fetch_add(&generation, 1);
+    atomic_fetch_add(&hot.generation, 1);
     pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;
 }
@@ -259,7 +271,7 @@ out:
 
 static void sel_free(void *p) {
     cs_sel_comm_t *sc = p;
-    atomic_fetch_add(&generation, 1);
+    atomic_fetch_add(&hot.generation, 1);
     if (sc != NULL) {
         cs_sel_comm_clear(sc);
         free(sc);
@@ -353,14 +365,16 @@ out:
 /* The context of `comm` with its selector state, or 0 when the call goes native. */
 static int enter(MPI_Comm comm, cs_comm_t **ctx_out, cs_sel_comm_t **sc_out) {
     cs_comm_t *ctx;
-    if (!atomic_load_explicit(&active, memory_order_relaxed)) {
+    if (!atomic_load_explicit(&hot.active, memory_order_relaxed)) {
         return 0;
     }
-    if (last.comm == comm && last.gen == atomic_load_explicit(&generation, memory_order_relaxed)) {
+    if (last.comm == comm &&
+        last.gen == atomic_load_explicit(&hot.generation, memory_order_relaxed)) {
         ctx = last.ctx;
     } else {
         pthread_once(&env_once, parse_env);
-        if (!atomic_load(&active) || comm == MPI_COMM_NULL || cs_comm_get(comm, &ctx) != CS_OK) {
+        if (!atomic_load(&hot.active) || comm == MPI_COMM_NULL ||
+            cs_comm_get(comm, &ctx) != CS_OK) {
             return 0;
         }
         if (ctx->selector != NULL &&
@@ -375,8 +389,7 @@ static int enter(MPI_Comm comm, cs_comm_t **ctx_out, cs_sel_comm_t **sc_out) {
         }
         last.comm = comm;
         last.ctx = ctx;
-        last.gen = atomic_load(&generation);
-        last.native_valid = 0;
+        last.gen = atomic_load(&hot.generation);
     }
     *ctx_out = ctx;
     *sc_out = ctx->selector;
@@ -391,7 +404,7 @@ static int mpi_status(int rc) {
 
 /* --- the call cache (select.h) ------------------------------------------------------------ */
 
-static int same_key(const cs_sel_key_t *a, const cs_sel_key_t *b) {
+static inline int same_key(const cs_sel_key_t *a, const cs_sel_key_t *b) {
     return a->coll == b->coll && a->sendcount == b->sendcount && a->recvcount == b->recvcount &&
            a->root == b->root && a->sendtype == b->sendtype && a->recvtype == b->recvtype &&
            a->op == b->op && a->send_in_place == b->send_in_place &&
@@ -602,10 +615,11 @@ static uint64_t key_bytes(const cs_sel_key_t *key) {
 
 /* 1 when `key` on `comm` is this thread's last call of its collective that went native on the
  * rules still in force: it goes native again. */
-static int native_again(MPI_Comm comm, const cs_sel_key_t *key) {
-    return last.comm == comm && (last.native_valid >> key->coll & 1u) &&
-           last.gen == atomic_load_explicit(&generation, memory_order_relaxed) &&
-           same_key(&last.native[key->coll], key);
+static inline int native_again(MPI_Comm comm, const cs_sel_key_t *key) {
+    const memo_t *m = &memo[key->coll];
+    return m->comm == comm &&
+           m->gen == atomic_load_explicit(&hot.generation, memory_order_relaxed) &&
+           same_key(&m->key, key);
 }
 
 /* Remembers that `key`, on the communicator enter() just recorded in `last`, goes native by the
@@ -616,16 +630,15 @@ static void remember_native(const cs_sel_key_t *key) {
         !predefined_type(key->recvtype) || !predefined_op(key->op)) {
         return;
     }
-    last.native[key->coll] = *key;
-    last.native_valid |= 1u << key->coll;
+    memo[key->coll].comm = last.comm;
+    memo[key->coll].gen = last.gen;
+    memo[key->coll].key = *key;
 }
 
-/* The common part of the seven entry points: the native repeat, enter, the call cache, the rule
- * lookup. Returns 1 when the call was run (status in *status), 0 when the caller must normalise
- * and dispatch (*iv set), -1 when it goes to PMPI. */
-static int start(MPI_Comm comm, const cs_sel_key_t *key, cs_comm_t **ctx, cs_sel_comm_t **sc,
-                 const cs_sel_interval_t **iv, const void *raw_send, const void *raw_recv,
-                 int *status) {
+/* start() past the native repeat: enter, the call cache, the rule lookup. */
+static __attribute__((noinline, cold)) int
+start_slow(MPI_Comm comm, const cs_sel_key_t *key, cs_comm_t **ctx, cs_sel_comm_t **sc,
+           const cs_sel_interval_t **iv, const void *raw_send, const void *raw_recv, int *status) {
     int go_native = 1;
     if (!native_again(comm, key)) {
         if (!enter(comm, ctx, sc)) {
@@ -641,10 +654,23 @@ static int start(MPI_Comm comm, const cs_sel_key_t *key, cs_comm_t **ctx, cs_sel
         }
         remember_native(key);
     }
-    if (env.verbose >= CS_LOG_DEBUG) {
+    if (hot.log_calls) {
         log_native((cs_coll_t)key->coll, key_bytes(key));
     }
     return -1;
+}
+
+/* The common part of the seven entry points: the native repeat (inline: the whole path of a
+ * repeated native call is its entry point, this test and the PMPI call), then start_slow().
+ * Returns 1 when the call was run (status in *status), 0 when the caller must normalise and
+ * dispatch (*iv set), -1 when it goes to PMPI. */
+static inline int start(MPI_Comm comm, const cs_sel_key_t *key, cs_comm_t **ctx, cs_sel_comm_t **sc,
+                        const cs_sel_interval_t **iv, const void *raw_send, const void *raw_recv,
+                        int *status) {
+    if (native_again(comm, key) && !hot.log_calls) {
+        return -1;
+    }
+    return start_slow(comm, key, ctx, sc, iv, raw_send, raw_recv, status);
 }
 
 int collsel_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
@@ -809,7 +835,7 @@ int collsel_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                                 recvtype);
         if (finish(&call, ctx, comm) == 0) {
             iv = choose(sc, CS_COLL_ALLGATHERV, call.bytes, &go_native);
-            if (go_native && env.verbose >= CS_LOG_DEBUG) {
+            if (go_native && hot.log_calls) {
                 log_native(CS_COLL_ALLGATHERV, call.bytes);
             }
         }
@@ -834,7 +860,7 @@ int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *bu
         return MPI_ERR_ARG;
     }
     usable = enter(comm, &ctx, &sc);
-    if (!atomic_load(&active)) {
+    if (!atomic_load(&hot.active)) {
         snprintf(buf, len, "%s/native: collsel is %s", coll_name,
                  env.disable ? "disabled (COLLSEL_DISABLE)" : "finalized");
         return MPI_SUCCESS;
