@@ -15,7 +15,8 @@ typedef struct rec {
     const int *counts;        /* COLL allgatherv: counts, then displs */
     char *buf;
     int rank;     /* who posted it */
-    int round;    /* in which round of its schedule */
+    int call;     /* in which call of its rank's sequence */
+    int round;    /* in which round of that call's schedule */
     int done;     /* matched and transferred */
     uintptr_t lo; /* data span [lo, hi) for the overlap check; empty when lo == hi */
     uintptr_t hi;
@@ -30,6 +31,7 @@ typedef struct queue {
  * collective on a group joins the k-th instance (MPI's ordering rule for collectives). */
 typedef struct gcoll {
     cs_group_t group;
+    int call; /* the call of the member that started it */
     int nstarted;
     rec_t **member; /* [group.size]: each member's record once it has started */
     uint32_t *rc;   /* race checker: join of the members' release clocks at their starts */
@@ -43,6 +45,7 @@ struct race;
 typedef struct vrank {
     struct sim *sim;
     int rank;
+    int call; /* the call in progress, from 0 */
     rec_t *recs;
     int cap, nposted;
     cs_exec_t exec;
@@ -50,7 +53,8 @@ typedef struct vrank {
 } vrank_t;
 
 typedef struct sim {
-    int p;
+    int p, ncalls;
+    const cs_sim_rank_t *ranks; /* [ncalls * p]: rank r's call k at k * p + r */
     vrank_t *vr;
     queue_t *sends; /* [src * p + dst]: sends posted by src to dst, not yet matched */
     queue_t *recvs; /* [src * p + dst]: receives posted by dst from src, not yet matched */
@@ -63,6 +67,27 @@ typedef struct sim {
 } sim_t;
 
 static const char *slot_names[CS_SLOT_COUNT] = {"send", "recv", "scratch", "window"};
+
+/* A rank's position for messages: "round R", or "call C round R" in a run of several calls
+ * (both from 1). A function result, so it lives until the end of the full expression. */
+typedef struct where {
+    char s[40];
+} where_t;
+
+static where_t where(int ncalls, int call, int round) {
+    where_t w;
+    if (ncalls > 1) {
+        snprintf(w.s, sizeof(w.s), "call %d round %d", call + 1, round + 1);
+    } else {
+        snprintf(w.s, sizeof(w.s), "round %d", round + 1);
+    }
+    return w;
+}
+
+/* The position of rank v now. */
+static where_t here(const vrank_t *v) {
+    return where(v->sim->ncalls, v->call, v->exec.round);
+}
 
 /* Appends one problem to the report's message, "; "-separated, truncated with "...". */
 static void note(cs_sim_report_t *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -169,7 +194,7 @@ typedef struct wnode {
 
 /* One window access, kept to name the earlier side of the first race. */
 typedef struct access {
-    int rank, round, node, write;
+    int rank, call, round, node, write;
     const char *what;
     MPI_Aint lo, hi; /* window offsets [lo, hi) */
     uint32_t ep;
@@ -338,10 +363,12 @@ static void race_free(race_t *rs) {
     free(rs);
 }
 
-/* Sets up the checker when some rank has a window (*out NULL otherwise): ranks with the same
- * window base form a node; its granule is the gcd of its window size and of the ends of every
- * window range of its ranks' schedules (64 at most), so a run touches whole granules only. */
-static int race_init(int p, const cs_sim_rank_t *ranks, race_t **out) {
+/* Sets up the checker when some rank has a window (*out NULL otherwise) for the ncalls calls
+ * of ranks[k * p + r] (a rank's window is the same in all of them): ranks with the same window
+ * base form a node; its size is the largest window_bytes of its ranks' calls, its granule the
+ * gcd of that size and of the ends of every window range of those calls' schedules (64 at
+ * most), so a run touches whole granules only. */
+static int race_init(int p, int ncalls, const cs_sim_rank_t *ranks, race_t **out) {
     int rc = CS_OK;
     race_t *rs = NULL;
     int any = 0;
@@ -381,12 +408,14 @@ static int race_init(int p, const cs_sim_rank_t *ranks, race_t **out) {
         }
         rs->node_of[r] = k;
         rs->local[r] = rs->node[k].m++;
-        if (ranks[r].sched->window_bytes > rs->node[k].bytes) {
-            rs->node[k].bytes = ranks[r].sched->window_bytes;
+        for (int call = 0; call < ncalls; call++) {
+            MPI_Aint bytes = ranks[(size_t)call * p + r].sched->window_bytes;
+            rs->node[k].bytes = bytes > rs->node[k].bytes ? bytes : rs->node[k].bytes;
         }
     }
-    for (int r = 0; r < p; r++) {
-        const cs_sched_t *s = ranks[r].sched;
+    for (size_t rk = 0; rk < (size_t)ncalls * p; rk++) {
+        int r = (int)(rk % (size_t)p);
+        const cs_sched_t *s = ranks[rk].sched;
         wnode_t *w = rs->node_of[r] >= 0 ? &rs->node[rs->node_of[r]] : NULL;
         for (int i = 0; w != NULL && i < s->nops; i++) {
             range_t rg[2];
@@ -451,10 +480,11 @@ static void race_report(sim_t *sim, const access_t *a, int mode, MPI_Aint off, i
         return; /* one line: the first race */
     }
     note(sim->rep,
-         "node %d window offset %ld: rank %d round %d %s %s what rank %d round %d %s %s without "
-         "a sync, barrier (or message), sync between them",
-         a->node, (long)off, a->rank, a->round + 1, a->what, verbs[mode], u,
-         e != NULL ? e->round + 1 : 0, e != NULL ? e->what : "?", write ? "wrote" : "read");
+         "node %d window offset %ld: rank %d %s %s %s what rank %d %s %s %s without a sync, "
+         "barrier (or message), sync between them",
+         a->node, (long)off, a->rank, where(sim->ncalls, a->call, a->round).s, a->what, verbs[mode],
+         u, e != NULL ? where(sim->ncalls, e->call, e->round).s : "?", e != NULL ? e->what : "?",
+         write ? "wrote" : "read");
 }
 
 /* Checks the access of rank r (round `round`, operation `what`) to range g of its node's
@@ -480,8 +510,9 @@ static int race_track(sim_t *sim, int r, int round, const char *what, range_t g)
     m = w->m;
     if (g.lo < -w->bytes || g.hi > w->bytes) {
         sim->rep->bad_ref++;
-        note(sim->rep, "rank %d round %d: %s touches window offsets [%ld, %ld), outside [%ld, %ld)",
-             r, round + 1, what, (long)g.lo, (long)g.hi, (long)-w->bytes, (long)w->bytes);
+        note(sim->rep, "rank %d %s: %s touches window offsets [%ld, %ld), outside [%ld, %ld)", r,
+             where(sim->ncalls, sim->vr[r].call, round).s, what, (long)g.lo, (long)g.hi,
+             (long)-w->bytes, (long)w->bytes);
         g.lo = g.lo < -w->bytes ? -w->bytes : g.lo;
         g.hi = g.hi > w->bytes ? w->bytes : g.hi;
         if (g.lo >= g.hi) {
@@ -496,7 +527,7 @@ static int race_track(sim_t *sim, int r, int round, const char *what, range_t g)
         rs->log_cap = ncap;
     }
     a = &rs->log[rs->nlog++];
-    *a = (access_t){r, round, k, g.mode != READS, what, g.lo, g.hi, ep};
+    *a = (access_t){r, sim->vr[r].call, round, k, g.mode != READS, what, g.lo, g.hi, ep};
     end = w->cell + (w->bytes + g.hi) / w->grain;
     for (c = w->cell + (w->bytes + g.lo) / w->grain; c < end; c++) {
         if (same && c->wrank == old.wrank && c->wep == old.wep && c->rrank == old.rrank &&
@@ -634,11 +665,18 @@ static int transfer(sim_t *sim, rec_t *s, rec_t *r) {
     }
     sim->events++;
     sim->rep->messages++;
+    if (s->call != r->call) {
+        /* One tag on one communicator: MPI would match them, and deliver data across calls. */
+        sim->rep->mismatch++;
+        note(sim->rep, "rank %d (%s) sends to %d, which receives it in %s", s->rank,
+             where(sim->ncalls, s->call, s->round).s, r->rank,
+             where(sim->ncalls, r->call, r->round).s);
+        goto out;
+    }
     if (sbytes != rbytes) {
         sim->rep->mismatch++;
-        note(sim->rep,
-             "size mismatch: rank %d (round %d) sends %ld bytes to %d, which receives %ld", s->rank,
-             s->round + 1, (long)sbytes, r->rank, (long)rbytes);
+        note(sim->rep, "size mismatch: rank %d (%s) sends %ld bytes to %d, which receives %ld",
+             s->rank, where(sim->ncalls, s->call, s->round).s, (long)sbytes, r->rank, (long)rbytes);
         goto out;
     }
     if (sbytes == 0) {
@@ -708,13 +746,13 @@ static int mb_start(void *ctx, const cs_op_t *op, void *buf, int index) {
     rec_t *e;
     CS_CHECK(account(v));
     if (index != v->nposted || index >= v->cap) {
-        note(sim->rep, "rank %d round %d: operation index %d with %d posted (max_comm %d)", v->rank,
-             v->exec.round + 1, index, v->nposted, v->cap);
+        note(sim->rep, "rank %d %s: operation index %d with %d posted (max_comm %d)", v->rank,
+             here(v).s, index, v->nposted, v->cap);
         return CS_ERR_INTERNAL;
     }
     if (op->peer < 0 || op->peer >= p) {
         sim->rep->bad_ref++;
-        note(sim->rep, "rank %d round %d: %s peer %d out of range", v->rank, v->exec.round + 1,
+        note(sim->rep, "rank %d %s: %s peer %d out of range", v->rank, here(v).s,
              kind_name(op->kind), op->peer);
         return CS_ERR_ARG;
     }
@@ -723,6 +761,7 @@ static int mb_start(void *ctx, const cs_op_t *op, void *buf, int index) {
     e->op = op;
     e->buf = buf;
     e->rank = v->rank;
+    e->call = v->call;
     e->round = v->exec.round;
     CS_CHECK(span(e));
     for (int j = 0; j < index; j++) {
@@ -730,8 +769,8 @@ static int mb_start(void *ctx, const cs_op_t *op, void *buf, int index) {
         int writes = op->kind == CS_OP_RECV || (o->op != NULL && o->op->kind == CS_OP_RECV);
         if (writes && e->lo < e->hi && o->lo < o->hi && e->lo < o->hi && o->lo < e->hi) {
             sim->rep->overlap++;
-            note(sim->rep, "rank %d round %d: %s with %d overlaps %s with %d in the same round",
-                 v->rank, e->round + 1, kind_name(op->kind), op->peer, rec_name(o),
+            note(sim->rep, "rank %d %s: %s with %d overlaps %s with %d in the same round", v->rank,
+                 here(v).s, kind_name(op->kind), op->peer, rec_name(o),
                  o->op != NULL ? o->op->peer : -1);
         }
     }
@@ -1016,8 +1055,8 @@ static int mb_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *rec
     rec_t *e;
     CS_CHECK(account(v));
     if (index != v->nposted || index >= v->cap) {
-        note(sim->rep, "rank %d round %d: operation index %d with %d posted (max_comm %d)", v->rank,
-             v->exec.round + 1, index, v->nposted, v->cap);
+        note(sim->rep, "rank %d %s: operation index %d with %d posted (max_comm %d)", v->rank,
+             here(v).s, index, v->nposted, v->cap);
         return CS_ERR_INTERNAL;
     }
     if (gr->size < 1 || gr->stride < 1 || gr->base < 0 ||
@@ -1025,9 +1064,9 @@ static int mb_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *rec
         gr->base + idx * gr->stride != v->rank) {
         sim->rep->bad_ref++;
         note(sim->rep,
-             "rank %d round %d: %s on group (base %d, stride %d, size %d), which is "
+             "rank %d %s: %s on group (base %d, stride %d, size %d), which is "
              "out of range or does not contain the rank",
-             v->rank, v->exec.round + 1, cs_coll_name(c->coll), gr->base, gr->stride, gr->size);
+             v->rank, here(v).s, cs_coll_name(c->coll), gr->base, gr->stride, gr->size);
         return CS_ERR_ARG;
     }
     e = &v->recs[index];
@@ -1037,6 +1076,7 @@ static int mb_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *rec
     e->recv = recv;
     e->counts = counts;
     e->rank = v->rank;
+    e->call = v->call;
     e->round = v->exec.round;
     v->nposted++;
     sim->events++;
@@ -1063,7 +1103,17 @@ static int mb_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *rec
             goto out;
         }
         g->group = *gr;
+        g->call = v->call;
         *at = g;
+    } else if (g->call != v->call) {
+        /* A member's k-th collective on the group joins the k-th instance, as on one MPI
+         * communicator, whatever the call: a call that leaves one behind shifts the next. */
+        sim->rep->mismatch++;
+        note(sim->rep,
+             "rank %d %s: %s on group (base %d, stride %d, size %d) joins an instance that "
+             "other members started in call %d",
+             v->rank, here(v).s, cs_coll_name(c->coll), gr->base, gr->stride, gr->size,
+             g->call + 1);
     }
     g->member[idx] = e;
     if (sim->race != NULL) {
@@ -1095,8 +1145,8 @@ static int mb_test(void *ctx, int n, int *done) {
         return rc;
     }
     if (n != v->nposted) {
-        note(v->sim->rep, "rank %d round %d: test of %d operations with %d posted", v->rank,
-             v->exec.round + 1, n, v->nposted);
+        note(v->sim->rep, "rank %d %s: test of %d operations with %d posted", v->rank, here(v).s, n,
+             v->nposted);
         return CS_ERR_INTERNAL;
     }
     *done = 1;
@@ -1122,8 +1172,10 @@ static int mb_wait(void *ctx, int n) {
 static const cs_transport_t mailbox = {
     .start = mb_start, .test = mb_test, .wait = mb_wait, .coll = mb_coll};
 
-/* Checks before running that every operation's slots have buffers and peers are in range. */
-static void check_refs(const cs_sim_rank_t *rk, int rank, int p, cs_sim_report_t *rep) {
+/* Checks before running that every operation's slots have buffers and peers are in range
+ * (rank `rank`'s call `call` of ncalls). */
+static void check_refs(const cs_sim_rank_t *rk, int rank, int p, int call, int ncalls,
+                       cs_sim_report_t *rep) {
     const cs_sched_t *s = rk->sched;
     const void *base[CS_SLOT_COUNT] = {rk->sendbuf, rk->recvbuf, rk->scratch, rk->window};
     int round = 0;
@@ -1136,7 +1188,7 @@ static void check_refs(const cs_sim_rank_t *rk, int rank, int p, cs_sim_report_t
         if (op->kind == CS_OP_SYNC) {
             if (rk->window == NULL) {
                 rep->bad_ref++;
-                note(rep, "rank %d round %d: sync without a window", rank, round + 1);
+                note(rep, "rank %d %s: sync without a window", rank, where(ncalls, call, round).s);
             }
             continue;
         }
@@ -1147,46 +1199,46 @@ static void check_refs(const cs_sim_rank_t *rk, int rank, int p, cs_sim_report_t
             if (c == NULL || c->send.slot < 0 || c->send.slot >= CS_SLOT_COUNT ||
                 c->recv.slot < 0 || c->recv.slot >= CS_SLOT_COUNT) {
                 rep->bad_ref++;
-                note(rep, "rank %d round %d: coll with an invalid description or slot", rank,
-                     round + 1);
+                note(rep, "rank %d %s: coll with an invalid description or slot", rank,
+                     where(ncalls, call, round).s);
                 continue;
             }
             member = c->group.stride > 0 ? (rank - c->group.base) / c->group.stride : -1;
             coll_uses(c, member, &send, &recv);
             if ((send && base[c->send.slot] == NULL) || (recv && base[c->recv.slot] == NULL)) {
                 rep->bad_ref++;
-                note(rep, "rank %d round %d: %s uses the %s buffer, which is NULL on this rank",
-                     rank, round + 1, cs_coll_name(c->coll),
+                note(rep, "rank %d %s: %s uses the %s buffer, which is NULL on this rank", rank,
+                     where(ncalls, call, round).s, cs_coll_name(c->coll),
                      slot_names[send && base[c->send.slot] == NULL ? c->send.slot : c->recv.slot]);
             }
             continue;
         }
         if (!local && (op->peer < 0 || op->peer >= p)) {
             rep->bad_ref++;
-            note(rep, "rank %d round %d: %s peer %d out of range", rank, round + 1,
+            note(rep, "rank %d %s: %s peer %d out of range", rank, where(ncalls, call, round).s,
                  kind_name(op->kind), op->peer);
         }
         if (op->buf.slot < 0 || op->buf.slot >= CS_SLOT_COUNT ||
             (local && (op->dst.slot < 0 || op->dst.slot >= CS_SLOT_COUNT))) {
             rep->bad_ref++;
-            note(rep, "rank %d round %d: %s with an invalid slot", rank, round + 1,
+            note(rep, "rank %d %s: %s with an invalid slot", rank, where(ncalls, call, round).s,
                  kind_name(op->kind));
             continue;
         }
         if (op->count > 0 && base[op->buf.slot] == NULL) {
             rep->bad_ref++;
-            note(rep, "rank %d round %d: %s reads the %s buffer, which is NULL on this rank", rank,
-                 round + 1, kind_name(op->kind), slot_names[op->buf.slot]);
+            note(rep, "rank %d %s: %s reads the %s buffer, which is NULL on this rank", rank,
+                 where(ncalls, call, round).s, kind_name(op->kind), slot_names[op->buf.slot]);
         }
         if (local && op->dst_count > 0 && base[op->dst.slot] == NULL) {
             rep->bad_ref++;
-            note(rep, "rank %d round %d: %s writes the %s buffer, which is NULL on this rank", rank,
-                 round + 1, kind_name(op->kind), slot_names[op->dst.slot]);
+            note(rep, "rank %d %s: %s writes the %s buffer, which is NULL on this rank", rank,
+                 where(ncalls, call, round).s, kind_name(op->kind), slot_names[op->dst.slot]);
         }
     }
 }
 
-/* Describes the ranks that cannot go on: round and the first incomplete operation. */
+/* Describes the ranks that cannot go on: call, round and the first incomplete operation. */
 static void describe_stuck(const sim_t *sim) {
     char line[sizeof(sim->rep->msg)];
     size_t len = 0;
@@ -1203,9 +1255,8 @@ static void describe_stuck(const sim_t *sim) {
             for (int i = 0; i < v->nposted && w == NULL; i++) {
                 w = v->recs[i].done ? NULL : &v->recs[i];
             }
-            len += (size_t)snprintf(line + len, sizeof(line) - len, "%s rank %d round %d/%d",
-                                    shown > 0 ? "," : "", r, v->exec.round + 1,
-                                    v->exec.sched->nrounds);
+            len += (size_t)snprintf(line + len, sizeof(line) - len, "%s rank %d %s/%d",
+                                    shown > 0 ? "," : "", r, here(v).s, v->exec.sched->nrounds);
             if (w != NULL && w->coll != NULL) {
                 len += (size_t)snprintf(line + len, sizeof(line) - len,
                                         " waits on %s of group (base %d, stride %d, size %d)",
@@ -1236,9 +1287,14 @@ static void check_unmatched(const sim_t *sim) {
         }
         sim->rep->unmatched += g->nstarted;
         if (shown++ < 4 && any != NULL) {
-            note(sim->rep, "unfinished %s: %d of %d members of group (base %d, stride %d) started",
+            char call[24] = "";
+            if (sim->ncalls > 1) {
+                snprintf(call, sizeof(call), " in call %d", g->call + 1);
+            }
+            note(sim->rep,
+                 "unfinished %s: %d of %d members of group (base %d, stride %d) started%s",
                  cs_coll_name(any->coll->coll), g->nstarted, g->group.size, g->group.base,
-                 g->group.stride);
+                 g->group.stride, call);
         }
     }
     for (int pass = 0; pass < 2; pass++) {
@@ -1247,9 +1303,9 @@ static void check_unmatched(const sim_t *sim) {
             for (const rec_t *e = qs[i].head; e != NULL; e = e->next) {
                 sim->rep->unmatched++;
                 if (shown++ < 4) {
-                    note(sim->rep, "unmatched %s: rank %d round %d, %s %d (%d elements)",
-                         kind_name(e->op->kind), e->rank, e->round + 1, pass == 0 ? "to" : "from",
-                         pass == 0 ? i % p : i / p, e->op->count);
+                    note(sim->rep, "unmatched %s: rank %d %s, %s %d (%d elements)",
+                         kind_name(e->op->kind), e->rank, where(sim->ncalls, e->call, e->round).s,
+                         pass == 0 ? "to" : "from", pass == 0 ? i % p : i / p, e->op->count);
                 }
             }
         }
@@ -1261,21 +1317,75 @@ static int problems(const cs_sim_report_t *rep) {
            rep->bad_ref || rep->race;
 }
 
-int cs_sim_run(int p, const cs_sim_rank_t *ranks, cs_sim_report_t *rep) {
+/* Binds rank v's call `call` to its executor: the call's schedule and buffers, the window. */
+static void start_call(sim_t *sim, vrank_t *v, int call) {
+    const cs_sim_rank_t *rk = &sim->ranks[(size_t)call * sim->p + v->rank];
+    v->call = call;
+    cs_exec_start(&v->exec, rk->sched, rk->sendbuf, rk->recvbuf, rk->scratch, &mailbox, v);
+    cs_exec_set_window(&v->exec, rk->window);
+    if (sim->race != NULL) {
+        sim->race->accounted[v->rank] = 0;
+    }
+}
+
+/* Progresses rank v as far as it goes: through its current call and, each time that one
+ * completes, straight into the next, as a rank leaves one collective and enters the next.
+ * An executor error is recorded in the report (rep->error); a negative status is the
+ * simulator's own failure. */
+static int drive(sim_t *sim, vrank_t *v) {
+    int rc = CS_OK;
+    for (;;) {
+        int round = v->exec.round;
+        int st = cs_exec_progress(&v->exec);
+        CS_CHECK(account(v));
+        sim->events += v->exec.round - round;
+        if (st < 0) {
+            sim->rep->error++;
+            note(sim->rep, "rank %d %s: executor returned %s", v->rank, here(v).s,
+                 cs_status_name(st));
+            goto out;
+        }
+        if (st != CS_OK) {
+            goto out;
+        }
+        sim->events++;
+        if (v->call + 1 == sim->ncalls) {
+            v->finished = 1;
+            goto out;
+        }
+        start_call(sim, v, v->call + 1);
+    }
+out:
+    return rc;
+}
+
+int cs_sim_run_seq(int p, int ncalls, const cs_sim_rank_t *ranks, cs_sim_report_t *rep) {
     int rc = CS_OK;
     sim_t sim;
     memset(rep, 0, sizeof(*rep));
     memset(&sim, 0, sizeof(sim));
     sim.p = p;
+    sim.ncalls = ncalls;
+    sim.ranks = ranks;
     sim.rep = rep;
-    CS_REQUIRE(p >= 1, CS_ERR_ARG);
-    for (int r = 0; r < p; r++) {
-        check_refs(&ranks[r], r, p, rep);
+    CS_REQUIRE(p >= 1 && ncalls >= 1, CS_ERR_ARG);
+    for (int call = 0; call < ncalls; call++) {
+        for (int r = 0; r < p; r++) {
+            const cs_sim_rank_t *rk = &ranks[(size_t)call * p + r];
+            check_refs(rk, r, p, call, ncalls, rep);
+            if (rk->window != ranks[r].window) {
+                rep->bad_ref++;
+                note(rep,
+                     "rank %d call %d: another window than in call 1 (a rank keeps its "
+                     "node's window from call to call)",
+                     r, call + 1);
+            }
+        }
     }
     if (rep->bad_ref) {
         goto out;
     }
-    CS_CHECK(race_init(p, ranks, &sim.race));
+    CS_CHECK(race_init(p, ncalls, ranks, &sim.race));
     sim.vr = calloc((size_t)p, sizeof(*sim.vr));
     sim.sends = calloc((size_t)p * (size_t)p, sizeof(*sim.sends));
     sim.recvs = calloc((size_t)p * (size_t)p, sizeof(*sim.recvs));
@@ -1284,38 +1394,27 @@ int cs_sim_run(int p, const cs_sim_rank_t *ranks, cs_sim_report_t *rep) {
         vrank_t *v = &sim.vr[r];
         v->sim = &sim;
         v->rank = r;
-        v->cap = ranks[r].sched->max_comm;
+        for (int call = 0; call < ncalls; call++) {
+            int need = ranks[(size_t)call * p + r].sched->max_comm;
+            v->cap = need > v->cap ? need : v->cap;
+        }
         v->recs = calloc((size_t)(v->cap > 0 ? v->cap : 1), sizeof(*v->recs));
         CS_REQUIRE(v->recs != NULL, CS_ERR_NOMEM);
-        cs_exec_start(&v->exec, ranks[r].sched, ranks[r].sendbuf, ranks[r].recvbuf,
-                      ranks[r].scratch, &mailbox, v);
-        cs_exec_set_window(&v->exec, ranks[r].window);
+        start_call(&sim, v, 0);
     }
     for (;;) {
         long before = sim.events;
         int unfinished = 0;
         for (int r = 0; r < p; r++) {
             vrank_t *v = &sim.vr[r];
-            int round = v->exec.round;
-            int st;
             if (v->finished) {
                 continue;
             }
-            st = cs_exec_progress(&v->exec);
-            CS_CHECK(account(v));
-            sim.events += v->exec.round - round;
-            if (st < 0) {
-                rep->error++;
-                note(rep, "rank %d round %d: executor returned %s", r, v->exec.round + 1,
-                     cs_status_name(st));
+            CS_CHECK(drive(&sim, v));
+            if (rep->error) {
                 goto stop;
             }
-            if (st == CS_OK) {
-                v->finished = 1;
-                sim.events++;
-            } else {
-                unfinished++;
-            }
+            unfinished += !v->finished;
         }
         if (unfinished == 0) {
             break;
@@ -1350,4 +1449,8 @@ out:
         rc = CS_ERR_INTERNAL;
     }
     return rc;
+}
+
+int cs_sim_run(int p, const cs_sim_rank_t *ranks, cs_sim_report_t *rep) {
+    return cs_sim_run_seq(p, 1, ranks, rep);
 }

@@ -68,7 +68,20 @@
  * receive sides: all blocks; allgatherv: from the lowest to the highest block). Count 0
  * touches nothing. Offsets outside [-window_bytes, window_bytes) (the largest of the node's
  * schedules) are reported as bad_ref. The checker looks at the window only (other slots are
- * private to a rank), and at one call: consecutive calls on the same window are not modelled. */
+ * private to a rank).
+ *
+ * Consecutive calls (cs_sim_run_seq): each rank runs a sequence of schedules back to back, as
+ * consecutive collective calls on one communicator run: a rank starts call k + 1 (in the same
+ * progress step) as soon as it has finished call k, while slower ranks may still be in call k.
+ * Every check spans the whole sequence: one mailbox (FIFO per pair: MPI's one tag on one
+ * communicator), one count of COLL instances per group (a rank's k-th collective on a group,
+ * counted over all its calls, joins the k-th instance), one set of clocks and one shadow per
+ * window (sized and grained for all the calls), so an access of call k + 1 races with one of
+ * call k unless synchronisation orders them. Stricter than MPI, a message whose sender and
+ * receiver are in different calls, and a COLL that joins an instance other members started
+ * in another call, are reported as mismatches (MPI would match them silently). Each call has
+ * its own buffers; a rank's window is the same in every call. Messages then name the call:
+ * "rank 1 call 2 round 1". */
 #ifndef CS_SIM_H
 #define CS_SIM_H
 
@@ -102,5 +115,12 @@ typedef struct cs_sim_report {
  * problem, CS_ERR_NOMEM or CS_ERR_MPI when the simulator itself could not work. The caller owns
  * every buffer; the simulator frees what it allocates before returning. */
 int cs_sim_run(int p, const cs_sim_rank_t *ranks, cs_sim_report_t *rep) CS_MUST_CHECK;
+
+/* Runs ncalls consecutive calls on p virtual ranks (see "Consecutive calls" above):
+ * ranks[k * p + r] is rank r's call k (k from 0); every rank runs all of its calls in order.
+ * A rank whose window differs between its calls is reported as bad_ref. Returns and ownership
+ * as cs_sim_run, which is cs_sim_run_seq(p, 1, ranks, rep). */
+int cs_sim_run_seq(int p, int ncalls, const cs_sim_rank_t *ranks,
+                   cs_sim_report_t *rep) CS_MUST_CHECK;
 
 #endif

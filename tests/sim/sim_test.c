@@ -22,13 +22,22 @@
  * Algorithms that work on nodes (CS_REQ_NODES: DPML) run on one node of p and on emulated nodes
  * of 2, 3 and 4 consecutive ranks (the last one smaller where p does not divide): their state
  * holds the layout (cs_nodes_t) and the ranks of each node share one window buffer, whose
- * guard bytes are checked like scratch.
+ * guard bytes are checked like scratch. They also run consecutive calls on one communicator
+ * (cs_sim_run_seq, the same layouts, p in {1, ..., 8, 12, 16}): sequences of two and three calls
+ * whose counts (1, 2p+1, 300) go up, down and both ways, with int/sum, the matrix and affine
+ * non-commutative ops and a layout that changes from call to call, in place or not; each call
+ * has its own buffers, every node keeps one window sized for the largest call, and every call's
+ * results and the race checker over the whole sequence must be clean.
  *
  * Self-tests first prove the checks can fail: hand-built schedules that deadlock, lose a send,
  * mismatch sizes, race within a round or use a NULL buffer, schedules whose shared-window
  * accesses race (a SYNC or the barrier missing, a region rewritten while another rank reads
  * it), and deliberately wrong algorithms (results in the wrong place, reduction in the wrong
  * order) must all be reported; the same window schedules with their synchronisation must pass.
+ * Two-call sequences must report a window region rewritten by call 2 while call 1 may still
+ * read it, a barrier or a message of one call matched in the other, a deadlock in call 2 and a
+ * window that moves between calls; with a barrier at the start of call 2, and with one message
+ * per call, they must pass.
  *
  * Runs as an MPI singleton (no mpirun); MPI provides datatypes, MPI_Pack/Unpack and
  * MPI_Reduce_local only, never point-to-point between processes.
@@ -82,6 +91,7 @@ typedef struct scase {
     int count;             /* elements of the coarser layout per block; allgatherv: pattern */
     int op;                /* OP_* */
     int salt;
+    int calls; /* calls of the sequence this case starts (1: a lone call; 0: a later call) */
 } scase_t;
 
 /* A buffer with guard margins and the image its bytes must have at the end. */
@@ -104,6 +114,7 @@ typedef struct world {
     int *counts, *displs;
     cs_sim_rank_t *ranks;
     unsigned char **window; /* [node]: the shared window of each emulated node, with guards */
+    cs_state_t state;       /* what the schedules' s->state points at: the node layout */
 } world_t;
 
 /* Per-run options. */
@@ -636,47 +647,64 @@ static void describe(const scase_t *sc, char *out, size_t cap) {
 
 enum { CASE_PASS, CASE_FAIL, CASE_SKIP };
 
-/* Gives the ranks of each node of `nodes` one shared window of the size their schedules ask for
- * (which must be the same on every rank of a node): window_bytes on both sides of the base the
- * ranks get, with guards around the whole. */
-static int alloc_windows(world_t *w, const cs_nodes_t *nodes, char *why, size_t cap) {
+/* The window bytes the node whose first rank is `first` needs for the calls w[0..ncalls): the
+ * largest window_bytes of their schedules. */
+static MPI_Aint window_bytes(const world_t *w, int ncalls, int first) {
+    MPI_Aint bytes = 0;
+    for (int call = 0; call < ncalls; call++) {
+        if (w[call].sched[first].window_bytes > bytes) {
+            bytes = w[call].sched[first].window_bytes;
+        }
+    }
+    return bytes;
+}
+
+/* Gives the ranks of each node of `nodes` one shared window for the calls w[0..ncalls) (one
+ * world each) of the size their schedules ask for (the same on every rank of a node within a
+ * call; the largest of the calls): window_bytes on both sides of the base the ranks get in every
+ * call, with guards around the whole. The windows belong to w[0]. */
+static int alloc_windows(world_t *w, int ncalls, const cs_nodes_t *nodes, char *why, size_t cap) {
     int rc = CS_OK;
     for (int k = 0; k < nodes->nnodes; k++) {
         int first = k * nodes->ppn, end = first + nodes->ppn < w->p ? first + nodes->ppn : w->p;
-        MPI_Aint bytes = w->sched[first].window_bytes;
+        MPI_Aint bytes = window_bytes(w, ncalls, first);
         void *mem = NULL;
-        for (int r = first; r < end; r++) {
-            if (w->sched[r].window_bytes != bytes) {
-                snprintf(why, cap, "rank %d needs %ld window bytes, rank %d of its node %ld", r,
-                         (long)w->sched[r].window_bytes, first, (long)bytes);
-                return CASE_FAIL;
+        for (int call = 0; call < ncalls; call++) {
+            for (int r = first; r < end; r++) {
+                if (w[call].sched[r].window_bytes != w[call].sched[first].window_bytes) {
+                    snprintf(why, cap, "rank %d needs %ld window bytes, rank %d of its node %ld", r,
+                             (long)w[call].sched[r].window_bytes, first,
+                             (long)w[call].sched[first].window_bytes);
+                    return CASE_FAIL;
+                }
             }
         }
         CS_REQUIRE(posix_memalign(&mem, 64, 2 * SCRATCH_GUARD + 2 * (size_t)bytes) == 0,
                    CS_ERR_NOMEM);
         memset(mem, SCRATCH_FILL, 2 * SCRATCH_GUARD + 2 * (size_t)bytes);
         w->window[k] = mem;
-        for (int r = first; r < end; r++) {
-            w->ranks[r].window = w->window[k] + SCRATCH_GUARD + bytes;
+        for (int call = 0; call < ncalls; call++) {
+            for (int r = first; r < end; r++) {
+                w[call].ranks[r].window = w->window[k] + SCRATCH_GUARD + bytes;
+            }
         }
     }
 out:
     return rc;
 }
 
-/* Runs case `sc` of algorithm `a` with `params` (NULL: the defaults) on the node layout `nodes`
- * (NULL for algorithms without CS_REQ_NODES): CASE_PASS, CASE_FAIL (why in `why`) or CASE_SKIP
- * when the algorithm declares it does not apply. Negative on a failure of the test itself. */
-static int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t *sc,
-                    const cs_nodes_t *nodes, world_t *w, char *why, size_t cap) {
+/* Builds case `sc` of algorithm `a` with `params` (NULL: the defaults) on the node layout `nodes`
+ * (NULL for algorithms without CS_REQ_NODES) into w: inputs, buffers and their images, every
+ * rank's schedule and scratch, w->ranks without windows. CASE_PASS when the case is ready to
+ * run, CASE_FAIL (why in `why`), or CASE_SKIP when the algorithm declares it does not apply.
+ * Negative on a failure of the test itself. */
+static int build_case(const cs_algo_t *a, const cs_params_t *params, const scase_t *sc,
+                      const cs_nodes_t *nodes, world_t *w, char *why, size_t cap) {
     int rc = CS_OK;
     int p = sc->p;
     int applicable = 0, refused = 0, result = CASE_PASS;
-    cs_sim_report_t rep;
-    cs_state_t state; /* what setup() would give every rank: the node layout, no communicators */
-    memset(&state, 0, sizeof(state));
-    state.nodes = nodes;
-    why[0] = '\0';
+    memset(&w->state, 0, sizeof(w->state));
+    w->state.nodes = nodes; /* what setup() would give every rank: the layout, no communicators */
     CS_CHECK(setup(w, sc));
     for (int r = 0; r < p; r++) {
         int st = cs_call_normalize(&w->call[r]);
@@ -697,7 +725,7 @@ static int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t
         goto out;
     }
     for (int r = 0; r < p; r++) {
-        int st = cs_algo_build_state(a, params, &w->call[r], nodes != NULL ? &state : NULL,
+        int st = cs_algo_build_state(a, params, &w->call[r], nodes != NULL ? &w->state : NULL,
                                      &w->sched[r]);
         if (st == CS_ERR_NOT_APPLICABLE) {
             refused++;
@@ -726,16 +754,83 @@ static int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t
         w->ranks[r].scratch = w->scratch[r] + SCRATCH_GUARD;
         w->ranks[r].window = NULL;
     }
+out:
+    return rc < 0 ? rc : result;
+}
+
+/* After a run: every send and receive buffer against its image, the guards of every scratch
+ * (CASE_PASS or CASE_FAIL, why in `why`). */
+static int check_case(const world_t *w, char *why, size_t cap) {
+    for (int r = 0; r < w->p; r++) {
+        if (buf_check(&w->send[r], "sendbuf", r, why, cap) ||
+            buf_check(&w->recv[r], "recvbuf", r, why, cap) ||
+            scratch_check(w->scratch[r], w->sched[r].scratch_bytes, r, why, cap)) {
+            return CASE_FAIL;
+        }
+    }
+    return CASE_PASS;
+}
+
+/* After a run: the guards of every node's window (alloc_windows), CASE_PASS or CASE_FAIL. */
+static int check_windows(const world_t *w, int ncalls, const cs_nodes_t *nodes, char *why,
+                         size_t cap) {
+    for (int k = 0; k < nodes->nnodes; k++) {
+        int first = k * nodes->ppn;
+        if (scratch_check(w->window[k], 2 * window_bytes(w, ncalls, first), first, why, cap)) {
+            return CASE_FAIL; /* "scratch" here means the node's window */
+        }
+    }
+    return CASE_PASS;
+}
+
+/* Puts "call <k + 1>: " before the description in `why`. */
+static void prefix_call(int k, char *why, size_t cap) {
+    char head[24];
+    size_t n = (size_t)snprintf(head, sizeof(head), "call %d: ", k + 1);
+    size_t len = strlen(why);
+    if (n >= cap) {
+        return;
+    }
+    len = len + n < cap ? len : cap - n - 1; /* the end of the description may go */
+    memmove(why + n, why, len);
+    memcpy(why, head, n);
+    why[n + len] = '\0';
+}
+
+/* Runs the calls sc[0..ncalls) (the same p) of algorithm `a` with `params` (NULL: the defaults)
+ * back to back on the node layout `nodes` (NULL for algorithms without CS_REQ_NODES; the nodes
+ * keep one window for all the calls), call k in world w[k] (cs_sim_run_seq): CASE_PASS when the
+ * run was clean and every call left every buffer as its reference, CASE_FAIL (why in `why`,
+ * naming the call when there are several), CASE_SKIP when the algorithm declares that some call
+ * does not apply. Negative on a failure of the test itself. */
+static int run_calls(const cs_algo_t *a, const cs_params_t *params, const scase_t *sc, int ncalls,
+                     const cs_nodes_t *nodes, world_t *w, char *why, size_t cap) {
+    int rc = CS_OK;
+    int p = sc[0].p, result = CASE_PASS;
+    cs_sim_rank_t *ranks = NULL;
+    cs_sim_report_t rep;
+    why[0] = '\0';
+    for (int k = 0; k < ncalls && result == CASE_PASS; k++) {
+        CS_CHECK(result = build_case(a, params, &sc[k], nodes, &w[k], why, cap));
+        if (result == CASE_FAIL && ncalls > 1) {
+            prefix_call(k, why, cap);
+        }
+    }
+    if (result != CASE_PASS) {
+        goto out;
+    }
     if (nodes != NULL) {
-        rc = alloc_windows(w, nodes, why, cap);
-        if (rc == CASE_FAIL) {
-            result = CASE_FAIL;
-            rc = CS_OK;
+        CS_CHECK(result = alloc_windows(w, ncalls, nodes, why, cap));
+        if (result != CASE_PASS) {
             goto out;
         }
-        CS_CHECK(rc);
     }
-    rc = cs_sim_run(p, w->ranks, &rep);
+    ranks = malloc((size_t)ncalls * (size_t)p * sizeof(*ranks));
+    CS_REQUIRE(ranks != NULL, CS_ERR_NOMEM);
+    for (int k = 0; k < ncalls; k++) {
+        memcpy(ranks + (size_t)k * p, w[k].ranks, (size_t)p * sizeof(*ranks));
+    }
+    rc = cs_sim_run_seq(p, ncalls, ranks, &rep);
     if (rc == CS_ERR_INTERNAL) {
         snprintf(why, cap, "%s", rep.msg);
         result = CASE_FAIL;
@@ -743,22 +838,29 @@ static int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t
         goto out;
     }
     CS_CHECK(rc);
-    for (int r = 0; r < p && result == CASE_PASS; r++) {
-        if (buf_check(&w->send[r], "sendbuf", r, why, cap) ||
-            buf_check(&w->recv[r], "recvbuf", r, why, cap) ||
-            scratch_check(w->scratch[r], w->sched[r].scratch_bytes, r, why, cap)) {
-            result = CASE_FAIL;
+    for (int k = 0; k < ncalls && result == CASE_PASS; k++) {
+        result = check_case(&w[k], why, cap);
+        if (result == CASE_FAIL && ncalls > 1) {
+            prefix_call(k, why, cap);
         }
     }
-    for (int k = 0; nodes != NULL && k < nodes->nnodes && result == CASE_PASS; k++) {
-        int first = k * nodes->ppn;
-        if (scratch_check(w->window[k], 2 * w->sched[first].window_bytes, first, why, cap)) {
-            result = CASE_FAIL; /* "scratch" here means the node's window */
-        }
+    if (result == CASE_PASS && nodes != NULL) {
+        result = check_windows(w, ncalls, nodes, why, cap);
     }
 out:
-    world_clear(w);
+    free(ranks);
+    for (int k = 0; k < ncalls; k++) {
+        world_clear(&w[k]);
+    }
     return rc < 0 ? rc : result;
+}
+
+/* Runs case `sc` of algorithm `a` with `params` (NULL: the defaults) on the node layout `nodes`
+ * (NULL for algorithms without CS_REQ_NODES): CASE_PASS, CASE_FAIL (why in `why`) or CASE_SKIP
+ * when the algorithm declares it does not apply. Negative on a failure of the test itself. */
+static int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t *sc,
+                    const cs_nodes_t *nodes, world_t *w, char *why, size_t cap) {
+    return run_calls(a, params, sc, 1, nodes, w, why, cap);
 }
 
 /* ---- case lists ---------------------------------------------------------------------------- */
@@ -802,14 +904,10 @@ typedef struct typepair {
     int sk, rk, op;
 } typepair_t;
 
-static int make_cases(cs_coll_t coll, int p, caselist_t *l) {
-    int rc = CS_OK;
-    typepair_t types[5];
-    int ntypes = 0, roots[16], nroots = 0, counts[PATTERNS], ncounts = 0;
-    int rooted = cs_coll_is_rooted(coll);
-    int may_in_place = coll != CS_COLL_BCAST;
-    scase_t sc;
-    l->n = 0;
+/* The layouts a collective is tested with into types[0..5); returns how many. The first three
+ * have equal send and receive layouts: int, then the reductions' non-commutative ones. */
+static int type_pairs(cs_coll_t coll, typepair_t *types) {
+    int ntypes = 0;
     if (cs_coll_is_reduction(coll)) {
         types[ntypes++] = (typepair_t){K_INT, K_INT, OP_SUM};
         types[ntypes++] = (typepair_t){K_MAT, K_MAT, OP_MAT};
@@ -823,6 +921,17 @@ static int make_cases(cs_coll_t coll, int p, caselist_t *l) {
             types[ntypes++] = (typepair_t){K_INT, K_HIDX, OP_NONE};
         }
     }
+    return ntypes;
+}
+
+static int make_cases(cs_coll_t coll, int p, caselist_t *l) {
+    int rc = CS_OK;
+    typepair_t types[5];
+    int ntypes = type_pairs(coll, types), roots[16], nroots = 0, counts[PATTERNS], ncounts = 0;
+    int rooted = cs_coll_is_rooted(coll);
+    int may_in_place = coll != CS_COLL_BCAST;
+    scase_t sc;
+    l->n = 0;
     if (!rooted) {
         roots[nroots++] = 0;
     } else if (p <= 8) {
@@ -851,6 +960,7 @@ static int make_cases(cs_coll_t coll, int p, caselist_t *l) {
     memset(&sc, 0, sizeof(sc));
     sc.coll = coll;
     sc.p = p;
+    sc.calls = 1;
     for (int t = 0; t < ntypes; t++) {
         for (int ip = 0; ip <= may_in_place; ip++) {
             /* In-place allgather(v) uses the receive type only: mixed types add nothing. */
@@ -875,6 +985,66 @@ out:
     return rc;
 }
 
+/* Consecutive calls on one communicator (cs_sim_run_seq): two and three calls whose counts go
+ * small to large, large to small and both ways, of one layout or changing layout from call to
+ * call, in place or not. Layouts index type_pairs(); SEQ_2P1 is the count 2p + 1. */
+#define MAX_CALLS 3
+#define SEQ_2P1   (-1)
+
+typedef struct seqspec {
+    int ncalls;
+    int type[MAX_CALLS];
+    int count[MAX_CALLS];
+    int in_place[MAX_CALLS];
+} seqspec_t;
+
+static const seqspec_t sequences[] = {
+    {2, {0, 0}, {1, SEQ_2P1}, {0, 0}},
+    {2, {0, 0}, {300, 1}, {0, 1}},
+    {3, {0, 0, 0}, {SEQ_2P1, 300, 1}, {1, 0, 0}},
+    {3, {0, 0, 0}, {300, 1, SEQ_2P1}, {0, 0, 1}},
+    {2, {1, 1}, {1, 300}, {0, 0}},
+    {3, {1, 1, 1}, {300, SEQ_2P1, 1}, {1, 0, 0}},
+    {3, {2, 2, 2}, {SEQ_2P1, 1, 300}, {0, 1, 0}},
+    {3, {0, 2, 1}, {300, 1, SEQ_2P1}, {0, 0, 0}},
+};
+#define SEQUENCES ((int)(sizeof(sequences) / sizeof(sequences[0])))
+
+/* Communicator sizes of the consecutive-call tests: every p up to 8 and two larger ones. */
+static const int seq_nprocs_list[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 16};
+#define SEQ_NPROCS_COUNT ((int)(sizeof(seq_nprocs_list) / sizeof(seq_nprocs_list[0])))
+
+/* The sequences of `sequences` for p ranks into l (each call a case; the first of a sequence
+ * carries its length in `calls`). Rooted collectives alternate roots 0 and p - 1; allgatherv
+ * takes the count modulo PATTERNS as its pattern. */
+static int make_sequences(cs_coll_t coll, int p, caselist_t *l) {
+    int rc = CS_OK;
+    typepair_t types[5];
+    scase_t sc;
+    type_pairs(coll, types);
+    l->n = 0;
+    memset(&sc, 0, sizeof(sc));
+    sc.coll = coll;
+    sc.p = p;
+    for (int i = 0; i < SEQUENCES; i++) {
+        const seqspec_t *q = &sequences[i];
+        for (int k = 0; k < q->ncalls; k++) {
+            const typepair_t *t = &types[q->type[k]];
+            int count = q->count[k] == SEQ_2P1 ? 2 * p + 1 : q->count[k];
+            sc.sk = &kinds[t->sk];
+            sc.rk = &kinds[t->rk];
+            sc.op = t->op;
+            sc.in_place = coll != CS_COLL_BCAST && q->in_place[k];
+            sc.root = cs_coll_is_rooted(coll) && (i + k) % 2 == 1 ? p - 1 : 0;
+            sc.count = coll == CS_COLL_ALLGATHERV ? count % PATTERNS : count;
+            sc.calls = k == 0 ? q->ncalls : 0;
+            CS_CHECK(add_case(l, &sc));
+        }
+    }
+out:
+    return rc;
+}
+
 /* ---- the registry -------------------------------------------------------------------------- */
 
 /* Runs every case of every variant of `a` (cs_algo_variants for p processes, `node_size` per
@@ -882,22 +1052,27 @@ out:
  * (variant, p) results. A p for which the algorithm lists no variant (orthogonal grids at a prime
  * p), or that node_size would make one node, is left out. Algorithms with CS_REQ_NODES get the
  * emulated layout of nodes of node_size consecutive ranks (cs_nodes_t) in their state and one
- * shared window per node; for the others node_size must be 0. */
-static int test_algo(const cs_algo_t *a, int only_p, int node_size, int *passed, int *failed) {
+ * shared window per node; for the others node_size must be 0. With `seq` the cases are the
+ * consecutive-call sequences (make_sequences, seq_nprocs_list), each run as one sequence of
+ * calls on the same nodes and windows. */
+static int test_algo(const cs_algo_t *a, int only_p, int node_size, int seq, int *passed,
+                     int *failed) {
     int rc = CS_OK;
     caselist_t list = {NULL, 0, 0};
-    world_t w;
+    world_t w[MAX_CALLS];
     long cases = 0, skipped = 0;
     int bad = 0, nvariants = 0;
-    char why[WHY_BYTES], first[WHY_BYTES], name[160], first_name[160], vname[256];
+    int np = only_p > 0 ? 1 : seq ? SEQ_NPROCS_COUNT : NPROCS_COUNT;
+    char why[WHY_BYTES], first[WHY_BYTES], name[WHY_BYTES], first_name[WHY_BYTES], vname[256];
+    char nodes_of[32] = "";
     cs_variant_t *v = malloc(CS_MAX_VARIANTS * sizeof(*v));
-    memset(&w, 0, sizeof(w));
+    memset(w, 0, sizeof(w));
     CS_REQUIRE(v != NULL, CS_ERR_NOMEM);
-    for (int pi = 0; pi < (only_p > 0 ? 1 : NPROCS_COUNT); pi++) {
-        int p = only_p > 0 ? only_p : nprocs_list[pi];
+    for (int pi = 0; pi < np; pi++) {
+        int p = only_p > 0 ? only_p : seq ? seq_nprocs_list[pi] : nprocs_list[pi];
         int ppn = node_size > 0 && node_size < p ? node_size : p;
         cs_nodes_t nodes = {p, ppn, (p + ppn - 1) / ppn, NULL};
-        int nv = 0;
+        int nv = 0, nseq = 0;
         if (node_size > 0 && ppn == p) {
             continue; /* one node: the node_size 0 pass */
         }
@@ -905,20 +1080,34 @@ static int test_algo(const cs_algo_t *a, int only_p, int node_size, int *passed,
         if (nv == 0) {
             continue;
         }
-        CS_CHECK(make_cases(a->coll, p, &list));
-        CS_CHECK(world_init(&w, p));
+        CS_CHECK(seq ? make_sequences(a->coll, p, &list) : make_cases(a->coll, p, &list));
+        for (int i = 0; i < list.n; i += list.v[i].calls) {
+            nseq++;
+        }
+        for (int k = 0; k < MAX_CALLS; k++) {
+            CS_CHECK(world_init(&w[k], p));
+        }
         for (int k = 0; k < nv; k++) {
             int nfail = 0;
             cs_variant_name(&v[k], vname, sizeof(vname));
-            for (int i = 0; i < list.n; i++) {
-                int st = run_case(a, &v[k].params, &list.v[i],
-                                  (a->reqs & CS_REQ_NODES) ? &nodes : NULL, &w, why, sizeof(why));
+            for (int i = 0; i < list.n; i += list.v[i].calls) {
+                int st = run_calls(a, &v[k].params, &list.v[i], list.v[i].calls,
+                                   (a->reqs & CS_REQ_NODES) ? &nodes : NULL, w, why, sizeof(why));
                 CS_CHECK(st);
                 cases++;
                 if (st == CASE_SKIP) {
                     skipped++;
                 } else if (st == CASE_FAIL) {
-                    describe(&list.v[i], name, sizeof(name));
+                    size_t len = 0;
+                    for (int j = 0; j < list.v[i].calls && len < sizeof(name); j++) {
+                        if (j > 0) {
+                            len += (size_t)snprintf(name + len, sizeof(name) - len, " then ");
+                        }
+                        if (len < sizeof(name)) {
+                            describe(&list.v[i + j], name + len, sizeof(name) - len);
+                            len += strlen(name + len);
+                        }
+                    }
                     if (nfail++ == 0) {
                         memcpy(first, why, sizeof(first));
                         memcpy(first_name, name, sizeof(first_name));
@@ -929,8 +1118,9 @@ static int test_algo(const cs_algo_t *a, int only_p, int node_size, int *passed,
                 }
             }
             if (nfail > 0) {
-                printf("FAIL %s p=%d ppn=%d: %d of %d cases failed; first: %s: %s\n", vname, p, ppn,
-                       nfail, list.n, first_name, first);
+                printf("FAIL %s p=%d ppn=%d%s: %d of %d %s failed; first: %s: %s\n", vname, p, ppn,
+                       seq ? " consecutive calls" : "", nfail, nseq, seq ? "sequences" : "cases",
+                       first_name, first);
                 (*failed)++;
                 bad++;
             } else {
@@ -938,19 +1128,20 @@ static int test_algo(const cs_algo_t *a, int only_p, int node_size, int *passed,
             }
             nvariants++;
         }
-        world_free(&w);
+        for (int k = 0; k < MAX_CALLS; k++) {
+            world_free(&w[k]);
+        }
     }
     if (node_size > 0) {
-        printf("%-4s %s on nodes of %d: %d variant x p, %ld cases, %ld not applicable%s\n",
-               bad > 0 ? "FAIL" : "ok", a->name, node_size, nvariants, cases, skipped,
-               bad > 0 ? " (failures above)" : "");
-    } else {
-        printf("%-4s %s: %d variant x p, %ld cases, %ld not applicable%s\n",
-               bad > 0 ? "FAIL" : "ok", a->name, nvariants, cases, skipped,
-               bad > 0 ? " (failures above)" : "");
+        snprintf(nodes_of, sizeof(nodes_of), " on nodes of %d", node_size);
     }
+    printf("%-4s %s%s%s: %d variant x p, %ld %s, %ld not applicable%s\n", bad > 0 ? "FAIL" : "ok",
+           a->name, seq ? ", consecutive calls" : "", nodes_of, nvariants, cases,
+           seq ? "sequences" : "cases", skipped, bad > 0 ? " (failures above)" : "");
 out:
-    world_free(&w);
+    for (int k = 0; k < MAX_CALLS; k++) {
+        world_free(&w[k]);
+    }
     free(list.v);
     free(v);
     return rc;
@@ -1363,6 +1554,188 @@ out:
     return rc;
 }
 
+/* Hand-built two-rank sequences of two calls (cs_sim_run_seq), each with one defect that only
+ * the sequence has (or none). The window ones run on one node: in call 1 rank 0 writes its region
+ * (window offset -16), SYNC, barrier, and rank 1, after the barrier and a SYNC, reads it as the
+ * last thing of its call; in call 2 rank 0 rewrites the region and rank 1 reads it again the same
+ * way. */
+enum {
+    C_WINDOW_RACE,  /* call 2 rewrites the region before any barrier: rank 1 may still read it */
+    C_WINDOW_CLEAN, /* call 2 starts with SYNC, barrier, SYNC (dpml's B1) before the rewrite */
+    C_COLL_CROSS,   /* rank 0 has two barriers in call 1, rank 1 one in each call */
+    C_MSG_CROSS,    /* rank 0 sends twice in call 1, rank 1 receives once in each call */
+    C_MSG_CLEAN,    /* one message per call, 1 int then 2: FIFO keeps them apart */
+    C_DEADLOCK,     /* call 1 exchanges, in call 2 both ranks receive first */
+    C_WINDOW_MOVES  /* rank 1's window differs between its calls */
+};
+#define C_CASES 7
+
+/* Builds rank r's schedule of call `call` (0, 1) of sequence case `c` (see the enum) in `s`. */
+static int calls_sched(int c, int call, int r, cs_sched_t *s, const cs_type_t *t) {
+    int rc = CS_OK;
+    cs_group_t node = {0, 1, 2};
+    cs_ref_t region = cs_ref(CS_SLOT_WINDOW, -16);
+    cs_ref_t send = cs_ref(CS_SLOT_SEND, 0), recv = cs_ref(CS_SLOT_RECV, 0);
+    cs_sched_reset(s, MPI_SUM);
+    switch (c) {
+    case C_WINDOW_RACE:
+    case C_WINDOW_CLEAN:
+    case C_WINDOW_MOVES:
+        cs_sched_window_need(s, W_BYTES);
+        if (call == 1 && c == C_WINDOW_CLEAN) {
+            CS_CHECK(cs_sched_sync(s)); /* release rank 1's read of call 1 */
+            CS_CHECK(cs_sched_round(s));
+            CS_CHECK(window_barrier(s, node));
+            CS_CHECK(cs_sched_sync(s));
+        }
+        if (r == 0) {
+            CS_CHECK(cs_sched_copy(s, send, 4, t, region, 4, t));
+            CS_CHECK(cs_sched_sync(s));
+            CS_CHECK(cs_sched_round(s));
+            CS_CHECK(window_barrier(s, node));
+        } else {
+            CS_CHECK(window_barrier(s, node));
+            CS_CHECK(cs_sched_sync(s));
+            CS_CHECK(cs_sched_copy(s, region, 4, t, recv, 4, t));
+        }
+        break;
+    case C_COLL_CROSS:
+        for (int i = 0; i < (r == 0 ? 2 - call * 2 : 1); i++) {
+            CS_CHECK(window_barrier(s, node));
+            CS_CHECK(cs_sched_round(s));
+        }
+        break;
+    case C_MSG_CROSS:
+        for (int i = 0; i < (r == 0 ? 2 - call * 2 : 1); i++) {
+            CS_CHECK(r == 0 ? cs_sched_send(s, 1, send, 1, t) : cs_sched_recv(s, 0, recv, 1, t));
+            CS_CHECK(cs_sched_round(s));
+        }
+        break;
+    case C_MSG_CLEAN:
+        CS_CHECK(r == 0 ? cs_sched_send(s, 1, send, call + 1, t)
+                        : cs_sched_recv(s, 0, recv, call + 1, t));
+        break;
+    default: /* C_DEADLOCK */
+        if (call == 0) {
+            CS_CHECK(cs_sched_send(s, 1 - r, send, 1, t));
+            CS_CHECK(cs_sched_recv(s, 1 - r, recv, 1, t));
+        } else {
+            CS_CHECK(cs_sched_recv(s, 1 - r, recv, 1, t));
+            CS_CHECK(cs_sched_round(s));
+            CS_CHECK(cs_sched_send(s, 1 - r, send, 1, t));
+        }
+        break;
+    }
+out:
+    if (rc == CS_OK) {
+        rc = cs_sched_round(s);
+    }
+    return rc;
+}
+
+static int selftest_calls(int *passed, int *failed) {
+    static const char *const what[C_CASES] = {
+        "calls: window region rewritten by the next call while a slower rank reads it",
+        "calls: a barrier at the start of the next call orders the rewrite",
+        "calls: a barrier of call 2 joining one of call 1 is reported",
+        "calls: a message of call 1 received in call 2 is reported",
+        "calls: messages of consecutive calls match in order",
+        "calls: deadlock in call 2 is reported with its call",
+        "calls: a rank's window that moves between calls is reported"};
+    int rc = CS_OK;
+    cs_sched_t s[2][2];
+    cs_sim_rank_t rk[2][2]; /* [call][rank] */
+    cs_sim_report_t rep;
+    cs_type_t t;
+    int send[2][2][8], recv[2][2][8];
+    int win[2][2 * W_BYTES / (int)sizeof(int)];
+    memset(s, 0, sizeof(s));
+    CS_CHECK(cs_type_init(&t, MPI_INT));
+    for (int c = 0; c < C_CASES; c++) {
+        int data = 1, st;
+        memset(win, 0, sizeof(win));
+        for (int call = 0; call < 2; call++) {
+            for (int r = 0; r < 2; r++) {
+                for (int i = 0; i < 8; i++) {
+                    send[call][r][i] = 1000 * call + 100 * r + i;
+                    recv[call][r][i] = -1;
+                }
+                CS_CHECK(calls_sched(c, call, r, &s[call][r], &t));
+                rk[call][r].sched = &s[call][r];
+                rk[call][r].sendbuf = send[call][r];
+                rk[call][r].recvbuf = recv[call][r];
+                rk[call][r].scratch = NULL;
+                rk[call][r].window = NULL;
+                if (c == C_WINDOW_RACE || c == C_WINDOW_CLEAN || c == C_WINDOW_MOVES) {
+                    int moved = c == C_WINDOW_MOVES && call == 1 && r == 1;
+                    rk[call][r].window = (char *)win[moved] + W_BYTES;
+                }
+            }
+        }
+        st = cs_sim_run_seq(2, 2, &rk[0][0], &rep);
+        if (st != CS_OK && st != CS_ERR_INTERNAL) {
+            rc = st;
+            goto out;
+        }
+        for (int call = 0; call < 2; call++) {
+            for (int i = 0; i < 4; i++) {
+                if (c == C_WINDOW_CLEAN) {
+                    data &= recv[call][1][i] == send[call][0][i];
+                }
+                if (c == C_MSG_CLEAN) {
+                    data &= recv[call][1][i] == (i <= call ? send[call][0][i] : -1);
+                }
+            }
+        }
+        switch (c) {
+        case C_WINDOW_RACE: /* the message, word for word */
+            expect(what[c],
+                   only_races(&rep) && rep.race > 0 &&
+                       strstr(rep.msg,
+                              "node 0 window offset -16: rank 0 call 2 round 1 copy "
+                              "writes what rank 1 call 1 round 1 copy read without") == rep.msg,
+                   &rep, passed, failed);
+            break;
+        case C_COLL_CROSS:
+            expect(what[c],
+                   rep.mismatch == 1 && !rep.deadlock && !rep.unmatched &&
+                       strstr(rep.msg, "joins an instance that other members started in call") !=
+                           NULL,
+                   &rep, passed, failed);
+            break;
+        case C_MSG_CROSS:
+            expect(what[c],
+                   rep.mismatch == 1 && !rep.deadlock && !rep.unmatched &&
+                       strstr(rep.msg, "rank 0 (call 1 round 2) sends to 1, which receives it in "
+                                       "call 2") == rep.msg,
+                   &rep, passed, failed);
+            break;
+        case C_DEADLOCK:
+            expect(what[c],
+                   rep.deadlock && rep.unmatched == 2 &&
+                       strstr(rep.msg, "rank 0 call 2 round 1/2 waits on recv from 1") != NULL,
+                   &rep, passed, failed);
+            break;
+        case C_WINDOW_MOVES:
+            expect(what[c], rep.bad_ref == 1 && strstr(rep.msg, "rank 1 call 2") == rep.msg, &rep,
+                   passed, failed);
+            break;
+        default: /* C_WINDOW_CLEAN (3 barriers), C_MSG_CLEAN (2 messages) */
+            expect(what[c],
+                   st == CS_OK && rep.race == 0 && rep.messages == (c == C_MSG_CLEAN ? 2 : 3) &&
+                       data,
+                   &rep, passed, failed);
+            break;
+        }
+    }
+out:
+    for (int call = 0; call < 2; call++) {
+        cs_sched_free(&s[call][0]);
+        cs_sched_free(&s[call][1]);
+    }
+    return rc;
+}
+
 /* bcast that receives into scratch and leaves the user's buffer alone: a wrong result. */
 static int wrong_place(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
     (void)params;
@@ -1483,15 +1856,20 @@ int main(int argc, char **argv) {
     CS_CHECK(selftest_sched(&passed, &failed));
     CS_CHECK(selftest_coll(&passed, &failed));
     CS_CHECK(selftest_window(&passed, &failed));
+    CS_CHECK(selftest_calls(&passed, &failed));
     CS_CHECK(selftest_reference(&passed, &failed));
     for (int i = 0; i < cs_registry_count; i++) {
         const cs_algo_t *a = cs_registry[i];
         if (a->build == NULL || (only != NULL && strcmp(a->name, only) != 0)) {
             continue;
         }
-        CS_CHECK(test_algo(a, only_p, 0, &passed, &failed));
+        CS_CHECK(test_algo(a, only_p, 0, 0, &passed, &failed));
         for (int k = 0; (a->reqs & CS_REQ_NODES) && k < NODE_SIZES; k++) {
-            CS_CHECK(test_algo(a, only_p, node_sizes[k], &passed, &failed));
+            CS_CHECK(test_algo(a, only_p, node_sizes[k], 0, &passed, &failed));
+        }
+        /* Consecutive calls for the algorithms that keep a window from call to call. */
+        for (int k = -1; (a->reqs & CS_REQ_NODES) && k < NODE_SIZES; k++) {
+            CS_CHECK(test_algo(a, only_p, k < 0 ? 0 : node_sizes[k], 1, &passed, &failed));
         }
         ran++;
     }
