@@ -1829,6 +1829,54 @@ out:
     return rc;
 }
 
+/* allreduce/dpml's inter parameter: an unknown algorithm, or one that needs per-communicator
+ * state (dpml itself, orth), is refused by build() on every rank alike; a point-to-point one
+ * runs. Two emulated nodes of 2. */
+static int selftest_dpml_inter(int *passed, int *failed) {
+    static const struct {
+        const char *inter;
+        int ok;
+    } cases[] = {
+        {"bogus", 0},       {"dpml", 0}, {"orth", 0}, {"native", 1}, {"recursive_doubling", 1},
+        {"reduce_bcast", 1}};
+    int rc = CS_OK;
+    const cs_algo_t *a = cs_registry_find("allreduce/dpml");
+    cs_nodes_t nodes = {4, 2, 2, NULL};
+    world_t w;
+    scase_t sc;
+    char why[WHY_BYTES], what[128];
+    memset(&w, 0, sizeof(w));
+    CS_REQUIRE(a != NULL, CS_ERR_INTERNAL);
+    CS_CHECK(world_init(&w, 4));
+    memset(&sc, 0, sizeof(sc));
+    sc.p = 4;
+    sc.count = 5;
+    sc.coll = CS_COLL_ALLREDUCE;
+    sc.sk = sc.rk = &kinds[K_MAT];
+    sc.op = OP_MAT;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cs_params_t params;
+        int st;
+        cs_params_defaults(a->params, a->nparams, &params);
+        CS_CHECK(cs_params_set(&params, "leaders", "2"));
+        CS_CHECK(cs_params_set(&params, "inter", cases[i].inter));
+        why[0] = '\0';
+        CS_CHECK(st = run_case(a, &params, &sc, &nodes, &w, why, sizeof(why)));
+        snprintf(what, sizeof(what), "dpml inter=%s %s", cases[i].inter,
+                 cases[i].ok ? "runs" : "is refused by every rank");
+        expect(what,
+               cases[i].ok ? st == CASE_PASS
+                           : st == CASE_FAIL && strstr(why, "on 4 of 4 ranks") != NULL,
+               NULL, passed, failed);
+        if (cases[i].ok && st != CASE_PASS) {
+            printf("  why: %s\n", why);
+        }
+    }
+out:
+    world_free(&w);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     int rc = CS_OK;
     int passed = 0, failed = 0, only_p = 0, ran = 0;
@@ -1858,6 +1906,7 @@ int main(int argc, char **argv) {
     CS_CHECK(selftest_window(&passed, &failed));
     CS_CHECK(selftest_calls(&passed, &failed));
     CS_CHECK(selftest_reference(&passed, &failed));
+    CS_CHECK(selftest_dpml_inter(&passed, &failed));
     for (int i = 0; i < cs_registry_count; i++) {
         const cs_algo_t *a = cs_registry[i];
         if (a->build == NULL || (only != NULL && strcmp(a->name, only) != 0)) {
