@@ -542,15 +542,20 @@ static int dispatch(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_sel_interval_t *
         if (rc != CS_ERR_NOT_APPLICABLE) {
             return mpi_status(rc);
         }
-        if (env.fallback == CS_FALLBACK_ERROR) {
-            return MPI_ERR_OTHER;
-        }
-        if (env.fallback == CS_FALLBACK_WARN && call->rank == 0 &&
+        if (env.fallback != CS_FALLBACK_SILENT && call->rank == 0 &&
             atomic_exchange(&forced_warned[call->coll], 1) == 0) {
             char name[256];
             cs_variant_name(forced, name, sizeof(name));
-            fprintf(stderr, "collsel: warning: forced %s cannot run a %s of %zu bytes; native\n",
-                    name, cs_coll_name(call->coll), call->bytes);
+            fprintf(stderr, "collsel: %s: forced %s cannot run a %s of %zu bytes%s\n",
+                    env.fallback == CS_FALLBACK_ERROR ? "error" : "warning", name,
+                    cs_coll_name(call->coll), call->bytes,
+                    env.fallback == CS_FALLBACK_ERROR ? " (COLLSEL_FALLBACK=error)" : "; native");
+        }
+        if (env.fallback == CS_FALLBACK_ERROR) {
+            /* An MPI error like any other: the communicator's error handler decides (the
+             * default, MPI_ERRORS_ARE_FATAL, ends the job; MPI_ERRORS_RETURN returns it). */
+            PMPI_Comm_call_errhandler(call->comm, MPI_ERR_OTHER);
+            return MPI_ERR_OTHER;
         }
     }
     for (int i = 0; forced->algo == NULL && iv != NULL && i < iv->ncand; i++) {

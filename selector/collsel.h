@@ -18,8 +18,10 @@
  *  - COLLSEL_DISABLE=1           pass every call straight to MPI
  *  - COLLSEL_FORCE='allreduce/recursive_doubling;bcast/binomial'  run these algorithms
  *  - COLLSEL_FALLBACK=silent|warn|error  what a forced algorithm that cannot run a call does:
- *                                run native quietly (default), run native and warn once, or
- *                                return MPI_ERR_OTHER
+ *                                run native quietly (default), run native and warn, or
+ *                                fail: MPI_ERR_OTHER through the communicator's error handler
+ *                                (rank 0 of the communicator says why, once per process and
+ *                                collective)
  *  - COLLSEL_VERBOSE=0..3        0 silent; 1 one summary line from rank 0; 2 the decisions per
  *                                communicator; 3 every call
  * A bad value gets a message naming it and is ignored.

@@ -44,10 +44,11 @@
 #                  machine at N processes: every case passes, and COLLSEL_VERBOSE=2 lists the
 #                  tuned (non-native) algorithms for MPI_COMM_WORLD.
 #
-# COLLSEL_FALLBACK=error (and warn) is not tested: no registered algorithm declares a
-# requirement, and the only refusal left in a builder (a block range of more than INT_MAX
-# elements) needs gigabytes per process, so a forced algorithm that cannot run a call cannot be
-# made here. Add the test when an algorithm declares CS_REQ_COMMUTATIVE or CS_REQ_POW2.
+#   fallback       COLLSEL_FORCE=allreduce/orth(dims=2x2) at 3 processes (a grid that does not
+#                  fit, so the forced variant cannot run any call), cs_mpi_test --quick preloaded:
+#                  COLLSEL_FALLBACK=silent passes and prints nothing; warn passes and prints only
+#                  the warning naming the variant; error fails the job (MPI_ERRORS_ARE_FATAL)
+#                  after the error line.
 #
 # Usage: test_selector.sh GROUP MPIEXEC SQLITE3 CS_MAKE_RULES_DB CS_SEL_DISPATCH CS_SEL_THREADS
 #                         CS_MPI_TEST LIBCOLLSEL_PMPI          (ctest passes them all)
@@ -467,6 +468,27 @@ bad_env() {
     expect_one_line bad_env "$var" "'$value'" "ignored"
 }
 
+group_fallback() {
+    local force="allreduce/orth(dims=2x2)" msg="forced allreduce/orth(dims=2x2,phase=native) cannot run"
+    local env=(-x LD_PRELOAD="$PMPI" -x COLLSEL_FORCE="$force")
+    step "COLLSEL_FALLBACK=silent: the refused calls run natively, quietly"
+    run fallback_silent 3 "${env[@]}" -x COLLSEL_FALLBACK=silent "$MPI_TEST" --quick --only allreduce/
+    expect_pass fallback_silent
+    expect_silent fallback_silent
+    step "COLLSEL_FALLBACK=warn: natively, with a warning"
+    run fallback_warn 3 "${env[@]}" -x COLLSEL_FALLBACK=warn "$MPI_TEST" --quick --only allreduce/
+    expect_pass fallback_warn
+    grep -q -F "collsel: warning: $msg" "$WORK/fallback_warn.err" ||
+        fail "fallback_warn: no warning: $(head -n 5 "$WORK/fallback_warn.err")"
+    ! grep -v -q -F "collsel: warning: $msg" "$WORK/fallback_warn.err" ||
+        fail "fallback_warn: other output: $(grep -v -F "$msg" "$WORK/fallback_warn.err" | head -n 5)"
+    step "COLLSEL_FALLBACK=error: the job fails, saying why"
+    run fallback_error 3 "${env[@]}" -x COLLSEL_FALLBACK=error "$MPI_TEST" --quick --only allreduce/
+    [ "$RC" != 0 ] || fail "fallback_error: the job passed (exit status 0)"
+    grep -q -F "collsel: error: $msg" "$WORK/fallback_error.err" ||
+        fail "fallback_error: no error line: $(head -n 5 "$WORK/fallback_error.err")"
+}
+
 # Every case runs (in a subshell, so one failure does not hide the next).
 group_bad_env() {
     local failed=0
@@ -540,6 +562,7 @@ bad_db) group_bad_db ;;
 locked_db) group_locked_db ;;
 env) group_env ;;
 bad_env) group_bad_env ;;
+fallback) group_fallback ;;
 unknown_rules) group_unknown_rules ;;
 reinit) group_reinit ;;
 threads) group_threads ;;
