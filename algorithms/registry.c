@@ -25,6 +25,18 @@ const cs_algo_t *cs_registry_find(const char *name) {
     return NULL;
 }
 
+const cs_algo_t *cs_registry_find_phase(cs_coll_t coll, const char *alg) {
+    char key[64];
+    const cs_algo_t *a;
+    const char *cname = cs_coll_name(coll);
+    if (cname == NULL || alg == NULL ||
+        snprintf(key, sizeof(key), "%s/%s", cname, alg) >= (int)sizeof(key)) {
+        return NULL;
+    }
+    a = cs_registry_find(key);
+    return a != NULL && a->build != NULL && a->setup == NULL ? a : NULL;
+}
+
 const cs_algo_t *cs_registry_native(cs_coll_t coll) {
     for (int i = 0; i < cs_registry_count; i++) {
         if (cs_registry[i]->coll == coll && cs_registry[i]->run != NULL) {

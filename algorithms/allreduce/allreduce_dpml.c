@@ -79,7 +79,6 @@ static const cs_param_spec_t dpml_params[NPARAMS] = {
  * point-to-point allreduce (one that needs no per-communicator state). */
 static int read_params(const cs_params_t *params, int *l, int *k, const cs_algo_t **inter) {
     const char *name = cs_params_get(params, "inter");
-    char key[64];
     if (cs_params_get_int(params, "leaders", l) != CS_OK ||
         cs_params_get_int(params, "segments", k) != CS_OK || *l < 1 || *k < 1 ||
         *k > MAX_SEGMENTS || name == NULL) {
@@ -89,12 +88,8 @@ static int read_params(const cs_params_t *params, int *l, int *k, const cs_algo_
     if (strcmp(name, "native") == 0) {
         return CS_OK;
     }
-    snprintf(key, sizeof(key), "allreduce/%s", name);
-    *inter = cs_registry_find(key);
-    if (*inter == NULL || (*inter)->build == NULL || (*inter)->setup != NULL) {
-        return CS_ERR_NOT_APPLICABLE;
-    }
-    return CS_OK;
+    *inter = cs_registry_find_phase(CS_COLL_ALLREDUCE, name);
+    return *inter != NULL ? CS_OK : CS_ERR_NOT_APPLICABLE;
 }
 
 /* Size of the smallest node (the last one). */

@@ -3,7 +3,6 @@
 
 #include "registry.h"
 
-#include <stdio.h>
 #include <string.h>
 
 const cs_param_spec_t cs_orth_params[CS_ORTH_NPARAMS] = {
@@ -49,11 +48,8 @@ int cs_orth_init(cs_orth_t *o, const cs_call_t *c, const cs_params_t *params) {
     CS_CHECK(layout(params, c->nprocs, &o->grid));
     CS_REQUIRE(phase != NULL, CS_ERR_NOT_APPLICABLE);
     if (strcmp(phase, "native") != 0) {
-        char key[64];
-        snprintf(key, sizeof(key), "%s/%s", cs_coll_name(c->coll), phase);
-        o->phase = cs_registry_find(key);
-        CS_REQUIRE(o->phase != NULL && o->phase->build != NULL && o->phase->setup == NULL,
-                   CS_ERR_NOT_APPLICABLE);
+        o->phase = cs_registry_find_phase(c->coll, phase);
+        CS_REQUIRE(o->phase != NULL, CS_ERR_NOT_APPLICABLE);
     }
 out:
     return rc;

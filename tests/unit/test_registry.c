@@ -186,6 +186,29 @@ START_TEST(test_golden_list) {
 }
 END_TEST
 
+/* cs_registry_find_phase: point-to-point algorithms without per-communicator state only. */
+START_TEST(test_find_phase) {
+    const cs_algo_t *rd = cs_registry_find_phase(CS_COLL_ALLREDUCE, "recursive_doubling");
+    ck_assert_ptr_nonnull(rd);
+    ck_assert_str_eq(rd->name, "allreduce/recursive_doubling");
+    ck_assert_ptr_null(cs_registry_find_phase(CS_COLL_ALLREDUCE, "native")); /* no builder */
+    ck_assert_ptr_null(cs_registry_find_phase(CS_COLL_ALLREDUCE, "dpml"));   /* has setup */
+    ck_assert_ptr_null(cs_registry_find_phase(CS_COLL_ALLREDUCE, "orth"));   /* has setup */
+    ck_assert_ptr_null(cs_registry_find_phase(CS_COLL_ALLREDUCE, "bogus"));
+    ck_assert_ptr_null(cs_registry_find_phase(CS_COLL_BCAST, "recursive_doubling"));
+    ck_assert_ptr_null(cs_registry_find_phase(CS_COLL_ALLREDUCE, NULL));
+    ck_assert_ptr_null(cs_registry_find_phase(CS_COLL_ALLREDUCE,
+                                              "a_name_far_too_long_for_any_key_of_this_registry_"
+                                              "at_all_really"));
+    for (int i = 0; i < cs_registry_count; i++) {
+        const cs_algo_t *a = cs_registry[i];
+        const char *alg = strchr(a->name, '/') + 1;
+        ck_assert_ptr_eq(cs_registry_find_phase(a->coll, alg),
+                         a->build != NULL && a->setup == NULL ? a : NULL);
+    }
+}
+END_TEST
+
 /* cs_algo_applicable: wrong collective and each declared requirement. */
 START_TEST(test_applicable) {
     static const cs_algo_t any = {
@@ -239,6 +262,7 @@ static Suite *registry_suite(void) {
     tcase_add_test(tc, test_one_native_per_coll);
     tcase_add_test(tc, test_find);
     tcase_add_test(tc, test_golden_list);
+    tcase_add_test(tc, test_find_phase);
     tcase_add_test(tc, test_applicable);
     suite_add_tcase(s, tc);
     return s;
