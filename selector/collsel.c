@@ -640,12 +640,13 @@ static void remember_native(const cs_sel_key_t *key) {
     memo[key->coll].key = *key;
 }
 
-/* start() past the native repeat: enter, the call cache, the rule lookup. */
+/* start() past the native repeat (`repeat`: native_again() held, and the call is logged):
+ * enter, the call cache, the rule lookup. */
 static __attribute__((noinline, cold)) int
-start_slow(MPI_Comm comm, const cs_sel_key_t *key, cs_comm_t **ctx, cs_sel_comm_t **sc,
+start_slow(int repeat, MPI_Comm comm, const cs_sel_key_t *key, cs_comm_t **ctx, cs_sel_comm_t **sc,
            const cs_sel_interval_t **iv, const void *raw_send, const void *raw_recv, int *status) {
     int go_native = 1;
-    if (!native_again(comm, key)) {
+    if (!repeat) {
         if (!enter(comm, ctx, sc)) {
             return -1;
         }
@@ -672,10 +673,11 @@ start_slow(MPI_Comm comm, const cs_sel_key_t *key, cs_comm_t **ctx, cs_sel_comm_
 static inline int start(MPI_Comm comm, const cs_sel_key_t *key, cs_comm_t **ctx, cs_sel_comm_t **sc,
                         const cs_sel_interval_t **iv, const void *raw_send, const void *raw_recv,
                         int *status) {
-    if (native_again(comm, key) && !hot.log_calls) {
+    int repeat = native_again(comm, key);
+    if (repeat && !hot.log_calls) {
         return -1;
     }
-    return start_slow(comm, key, ctx, sc, iv, raw_send, raw_recv, status);
+    return start_slow(repeat, comm, key, ctx, sc, iv, raw_send, raw_recv, status);
 }
 
 int collsel_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
