@@ -34,12 +34,12 @@ const cs_algo_t *cs_registry_find_phase(cs_coll_t coll, const char *alg) {
         return NULL;
     }
     a = cs_registry_find(key);
-    return a != NULL && a->build != NULL && a->setup == NULL ? a : NULL;
+    return a != NULL && cs_algo_is_phase(a) ? a : NULL;
 }
 
 const cs_algo_t *cs_registry_native(cs_coll_t coll) {
     for (int i = 0; i < cs_registry_count; i++) {
-        if (cs_registry[i]->coll == coll && cs_registry[i]->run != NULL) {
+        if (cs_registry[i]->coll == coll && cs_algo_is_native(cs_registry[i])) {
             return cs_registry[i];
         }
     }

@@ -208,7 +208,7 @@ int cs_bench_measure(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, c
     for (int i = 0; i < ncand; i++) {
         cands[i].applicable = cs_algo_applicable(cands[i].v.algo, call) == CS_OK;
     }
-    CS_REQUIRE(ncand > 0 && cands[0].applicable && cands[0].v.algo->run != NULL, CS_ERR_ARG);
+    CS_REQUIRE(ncand > 0 && cands[0].applicable && cs_algo_is_native(cands[0].v.algo), CS_ERR_ARG);
     CS_CHECK(verify(cands, ncand, call, b, seed, comm, progress));
     if (progress != NULL) {
         cs_bench_progress_step(progress, "timing");

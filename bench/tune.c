@@ -4,12 +4,14 @@
 #include "collsel.h"
 #include "core/log.h"
 #include "core/machine.h"
+#include "core/rule.h"
 #include "db.h"
 #include "measure.h"
 #include "options.h"
 #include "progress.h"
 #include "registry.h"
 #include "rules.h"
+#include "select.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -323,7 +325,7 @@ static int collect(const cs_db_measurement_t *m, void *ctx) {
 
 static int is_native_key(const char *name) {
     const cs_algo_t *a = cs_registry_find(name);
-    return a != NULL && a->run != NULL;
+    return a != NULL && cs_algo_is_native(a);
 }
 
 static int same_group(const record_t *a, const record_t *b) {
@@ -570,7 +572,8 @@ static int validate_point(const cs_bench_opts_t *o, run_t *r, const cs_call_t *c
                           MPI_Comm sub, cs_bench_progress_t *progress) {
     int rc = CS_OK;
     cs_bench_cand_t cands[3];
-    char best[320] = "", choice[1024] = "", err[256], *paren;
+    char best[320] = "", choice[256], sel_params[CS_RULE_PARAMS], err[256];
+    cs_sel_choice_t ch;
     int ncand = 2;
     cs_variant_t bv;
     memset(cands, 0, sizeof(cands));
@@ -581,13 +584,13 @@ static int validate_point(const cs_bench_opts_t *o, run_t *r, const cs_call_t *c
         }
     }
     CS_MPI_CHECK(PMPI_Bcast(best, (int)sizeof(best), MPI_CHAR, 0, sub));
-    CS_MPI_CHECK(
-        collsel_explain(cs_coll_name(call->coll), call->bytes, sub, choice, sizeof(choice)));
-    choice[strcspn(choice, ":")] = '\0';
+    CS_CHECK(cs_sel_choose(call->coll, call->bytes, sub, &ch));
+    cs_variant_name(&ch.variant, choice, sizeof(choice));
+    cs_params_format(&ch.variant.params, sel_params, sizeof(sel_params));
     cs_bench_cand_set(&cands[0], cs_registry_native(call->coll), NULL);
     cs_bench_cand_set(&cands[1], selected_of(call->coll), NULL);
     if (best[0] != '\0' && cs_variant_parse(best, &bv, err, sizeof(err)) == CS_OK &&
-        bv.algo->run == NULL) {
+        !cs_algo_is_native(bv.algo)) {
         cs_bench_cand_set(&cands[ncand++], bv.algo, &bv.params);
     }
     CS_CHECK(cs_bench_measure(cands, ncand, call, bufs, DEFAULT_POINT_BUDGET_S, o->reps_max, seed,
@@ -605,14 +608,8 @@ static int validate_point(const cs_bench_opts_t *o, run_t *r, const cs_call_t *c
         v.native_us = native;
         v.selected_us = sel;
         v.oracle_us = oracle;
-        /* choice is the selector's variant name: split "alg(params)" into its columns. */
-        paren = strchr(choice, '(');
-        if (paren != NULL) {
-            *paren++ = '\0';
-            paren[strcspn(paren, ")")] = '\0';
-        }
-        v.selected_algorithm = choice;
-        v.selected_params = paren != NULL ? paren : "";
+        v.selected_algorithm = ch.variant.algo->name;
+        v.selected_params = sel_params;
         v.oracle_algorithm = cands[ncand - 1].v.algo->name;
         v.oracle_params = cands[ncand - 1].params;
         if (ncand < 3) {

@@ -513,7 +513,7 @@ static int run_variant(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_variant_t *v,
     int rc = CS_OK;
     cs_comm_sched_t *entry = NULL;
     CS_CHECK(cs_algo_applicable(v->algo, call));
-    if (v->algo->run != NULL) {
+    if (cs_algo_is_native(v->algo)) {
         CS_CHECK(v->algo->run(call));
         goto out;
     }
@@ -579,7 +579,7 @@ static const cs_sel_interval_t *choose(const cs_sel_comm_t *sc, cs_coll_t coll, 
         return NULL;
     }
     iv = cs_sel_lookup(sc, coll, bytes);
-    *go_native = iv == NULL || iv->cand[0].algo->run != NULL;
+    *go_native = iv == NULL || cs_algo_is_native(iv->cand[0].algo);
     return iv;
 }
 
@@ -854,60 +854,96 @@ int collsel_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                            comm);
 }
 
-/* --- explain -------------------------------------------------------------------------------- */
+/* --- the choice, and explain ---------------------------------------------------------------- */
+
+int cs_sel_choose(cs_coll_t coll, uint64_t bytes, MPI_Comm comm, cs_sel_choice_t *out) {
+    cs_comm_t *ctx = NULL;
+    cs_sel_comm_t *sc = NULL;
+    int usable;
+    if (out == NULL || cs_coll_name(coll) == NULL || coll >= CS_COLL_COUNT) {
+        return CS_ERR_ARG;
+    }
+    memset(out, 0, sizeof(*out));
+    out->variant.algo = cs_registry_native(coll);
+    cs_params_defaults(NULL, 0, &out->variant.params);
+    usable = enter(comm, &ctx, &sc);
+    if (!atomic_load(&hot.active)) {
+        out->why = env.disable ? CS_SEL_DISABLED : CS_SEL_FINALIZED;
+        return CS_OK;
+    }
+    if (ctx == NULL || sc == NULL) {
+        out->why = CS_SEL_NO_CONTEXT;
+        return CS_OK;
+    }
+    out->nprocs = ctx->nprocs;
+    out->ppn = sc->ppn;
+    if (!usable) {
+        pthread_mutex_lock(&lock);
+        out->why = table_state == TABLE_OK ? CS_SEL_INTERCOMM : CS_SEL_NO_RULES;
+        snprintf(out->detail, sizeof(out->detail), "%.*s", (int)sizeof(out->detail) - 1, table_why);
+        pthread_mutex_unlock(&lock);
+        return CS_OK;
+    }
+    if (env.force[coll].algo != NULL) {
+        out->why = CS_SEL_FORCED;
+        out->variant = env.force[coll];
+        out->fallback = env.fallback;
+        return CS_OK;
+    }
+    out->iv = cs_sel_lookup(sc, coll, bytes);
+    if (out->iv == NULL) {
+        pthread_mutex_lock(&lock);
+        out->why = table_state == TABLE_OK ? CS_SEL_NO_RULE : CS_SEL_NO_RULES;
+        snprintf(out->detail, sizeof(out->detail), "%.*s", (int)sizeof(out->detail) - 1, table_why);
+        pthread_mutex_unlock(&lock);
+        return CS_OK;
+    }
+    out->why = CS_SEL_RULE;
+    out->variant = out->iv->cand[0];
+    out->tuned_size = sc->tuned_size[coll];
+    out->tuned_ppn = sc->tuned_ppn[coll];
+    return CS_OK;
+}
 
 int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *buf, size_t len) {
     cs_coll_t coll;
-    cs_comm_t *ctx = NULL;
-    cs_sel_comm_t *sc = NULL;
-    const cs_sel_interval_t *iv;
-    int usable;
+    cs_sel_choice_t ch;
+    char name[256];
     if (buf == NULL || len == 0 || coll_name == NULL ||
-        cs_coll_from_name(coll_name, &coll) != CS_OK) {
+        cs_coll_from_name(coll_name, &coll) != CS_OK ||
+        cs_sel_choose(coll, bytes, comm, &ch) != CS_OK) {
         return MPI_ERR_ARG;
     }
-    usable = enter(comm, &ctx, &sc);
-    if (!atomic_load(&hot.active)) {
-        snprintf(buf, len, "%s/native: collsel is %s", coll_name,
-                 env.disable ? "disabled (COLLSEL_DISABLE)" : "finalized");
-        return MPI_SUCCESS;
-    }
-    if (ctx == NULL || sc == NULL) {
-        snprintf(buf, len, "%s/native: no communicator context", coll_name);
-        return MPI_SUCCESS;
-    }
-    if (!usable) {
-        pthread_mutex_lock(&lock);
-        snprintf(buf, len, "%s/native: %s", coll_name,
-                 table_state == TABLE_OK ? "intercommunicator" : table_why);
-        pthread_mutex_unlock(&lock);
-        return MPI_SUCCESS;
-    }
-    if (env.force[coll].algo != NULL) {
-        char name[256];
-        cs_variant_name(&env.force[coll], name, sizeof(name));
+    cs_variant_name(&ch.variant, name, sizeof(name));
+    switch (ch.why) {
+    case CS_SEL_DISABLED:
+        snprintf(buf, len, "%s: collsel is disabled (COLLSEL_DISABLE)", name);
+        break;
+    case CS_SEL_FINALIZED:
+        snprintf(buf, len, "%s: collsel is finalized", name);
+        break;
+    case CS_SEL_NO_CONTEXT:
+        snprintf(buf, len, "%s: no communicator context", name);
+        break;
+    case CS_SEL_INTERCOMM:
+        snprintf(buf, len, "%s: intercommunicator", name);
+        break;
+    case CS_SEL_NO_RULES:
+        snprintf(buf, len, "%s: %s", name, ch.detail);
+        break;
+    case CS_SEL_NO_RULE:
+        snprintf(buf, len, "%s: no rule for %s on %d processes", name, coll_name, ch.nprocs);
+        break;
+    case CS_SEL_FORCED:
         snprintf(buf, len, "%s: forced by COLLSEL_FORCE (if it cannot run a call: %s)", name,
-                 env.fallback == CS_FALLBACK_ERROR  ? "error"
-                 : env.fallback == CS_FALLBACK_WARN ? "native, with a warning"
-                                                    : "native");
-        return MPI_SUCCESS;
-    }
-    iv = cs_sel_lookup(sc, coll, bytes);
-    if (iv == NULL) {
-        pthread_mutex_lock(&lock);
-        if (table_state == TABLE_OK) {
-            snprintf(buf, len, "%s/native: no rule for %s on %d processes", coll_name, coll_name,
-                     ctx->nprocs);
-        } else {
-            snprintf(buf, len, "%s/native: %s", coll_name, table_why);
-        }
-        pthread_mutex_unlock(&lock);
-        return MPI_SUCCESS;
-    }
-    {
-        char hi[32], name[256];
+                 ch.fallback == CS_FALLBACK_ERROR  ? "error"
+                 : ch.fallback == CS_FALLBACK_WARN ? "native, with a warning"
+                                                   : "native");
+        break;
+    case CS_SEL_RULE: {
+        const cs_sel_interval_t *iv = ch.iv;
+        char hi[32];
         size_t used;
-        cs_variant_name(&iv->cand[0], name, sizeof(name));
         if (iv->hi == UINT64_MAX) {
             snprintf(hi, sizeof(hi), "inf");
         } else {
@@ -917,12 +953,14 @@ int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *bu
             buf, len,
             "%s: %s of %zu bytes on %d processes (%d per node) falls in [%llu, %s) tuned at %d "
             "processes, %d per node; median %.2f us vs native %.2f us; ranked:",
-            name, coll_name, bytes, ctx->nprocs, sc->ppn, (unsigned long long)iv->lo, hi,
-            sc->tuned_size[coll], sc->tuned_ppn[coll], iv->median_us[0], iv->native_us);
+            name, coll_name, bytes, ch.nprocs, ch.ppn, (unsigned long long)iv->lo, hi,
+            ch.tuned_size, ch.tuned_ppn, iv->median_us[0], iv->native_us);
         for (int i = 0; i < iv->ncand && used < len; i++) {
             cs_variant_name(&iv->cand[i], name, sizeof(name));
             used += (size_t)snprintf(buf + used, len - used, " %s", name);
         }
+        break;
+    }
     }
     return MPI_SUCCESS;
 }

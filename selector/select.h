@@ -92,6 +92,31 @@ typedef struct cs_sel_comm {
     int niv[CS_COLL_COUNT];
 } cs_sel_comm_t;
 
+/* Why the selector chose what it chose (cs_sel_choose). */
+typedef enum cs_sel_why {
+    CS_SEL_RULE,       /* the interval's first ranked candidate */
+    CS_SEL_FORCED,     /* COLLSEL_FORCE names the collective */
+    CS_SEL_NO_RULE,    /* rules are loaded, none for this collective and communicator */
+    CS_SEL_NO_RULES,   /* no usable tuning database (cs_sel_choice_t.detail says why) */
+    CS_SEL_INTERCOMM,  /* an intercommunicator */
+    CS_SEL_DISABLED,   /* COLLSEL_DISABLE */
+    CS_SEL_FINALIZED,  /* collsel_finalize ran */
+    CS_SEL_NO_CONTEXT, /* the communicator's context could not be set up */
+} cs_sel_why_t;
+
+/* The selector's choice for a call shape, as data (collsel_explain words it; collsel-bench
+ * --validate records it). */
+typedef struct cs_sel_choice {
+    cs_sel_why_t why;
+    cs_variant_t variant;        /* what a call runs when its requirements hold (else the next
+                                    ranked candidate, then native); native unless RULE/FORCED */
+    const cs_sel_interval_t *iv; /* CS_SEL_RULE: the interval and its ranked candidates */
+    int nprocs, ppn;             /* the communicator (0 without a context) */
+    int tuned_size, tuned_ppn;   /* CS_SEL_RULE: the tuned shape the rules come from */
+    int fallback;                /* CS_SEL_FORCED: COLLSEL_FALLBACK (CS_FALLBACK_*) */
+    char detail[1024];           /* CS_SEL_NO_RULES: why there are no rules */
+} cs_sel_choice_t;
+
 /* Fallback policy of COLLSEL_FALLBACK. */
 enum { CS_FALLBACK_SILENT, CS_FALLBACK_WARN, CS_FALLBACK_ERROR };
 
@@ -120,6 +145,12 @@ const cs_sel_interval_t *cs_sel_lookup(const cs_sel_comm_t *sc, cs_coll_t coll, 
  * from rules[0..n-1] into `sc` (allocates the intervals). */
 int cs_sel_prune(const cs_sel_rule_t *rules, int n, int nprocs, int ppn,
                  cs_sel_comm_t *sc) CS_MUST_CHECK;
+
+/* The selector's choice for a call of `coll` whose selection key is `bytes` on `comm`
+ * (collective on the communicator's first use, like any call). CS_OK, or CS_ERR_ARG for an
+ * invalid collective or a NULL `out`. */
+int cs_sel_choose(cs_coll_t coll, uint64_t bytes, MPI_Comm comm,
+                  cs_sel_choice_t *out) CS_MUST_CHECK;
 
 /* Frees what cs_sel_prune allocated. */
 void cs_sel_comm_clear(cs_sel_comm_t *sc);

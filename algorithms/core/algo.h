@@ -54,11 +54,28 @@ typedef struct cs_algo {
     int (*variants)(int nprocs, int ppn, cs_params_t *out, int cap, int *n);
     /* Appends the schedule of `call` for variant `params` (defaults filled in). */
     int (*build)(cs_sched_t *s, const cs_call_t *call, const cs_params_t *params);
+    /* Runs the call directly (no schedule): the MPI library's collective for a native
+     * algorithm, or a measured stand-in such as the bench's `<coll>/selected`. */
     int (*run)(const cs_call_t *call);
+    /* 1 for `<coll>/native`, the MPI library's own collective: the baseline every rule is
+     * decided against and the selector's fallback. Test it with cs_algo_is_native(). */
+    int native;
     /* Optional per-communicator state (see above); state arrives zeroed, comms MPI_COMM_NULL. */
     int (*setup)(struct cs_comm *ctx, const cs_params_t *params, cs_state_t *state);
     void (*teardown)(cs_state_t *state);
 } cs_algo_t;
+
+/* 1 when `a` is the MPI library's own collective (`<coll>/native`). */
+static inline int cs_algo_is_native(const cs_algo_t *a) {
+    return a->native;
+}
+
+/* 1 when `a` can be a phase of a composite algorithm (orth's `phase`, dpml's `inter`): it has a
+ * schedule builder and no per-communicator state, so its schedule can be appended to another's
+ * on a group of ranks. */
+static inline int cs_algo_is_phase(const cs_algo_t *a) {
+    return a->build != NULL && a->setup == NULL;
+}
 
 /* An algorithm with values for its parameters. */
 typedef struct cs_variant {

@@ -20,6 +20,7 @@ static int run(const cs_call_t *c) {
         .coll = CS_COLL_##coll_id,                                                                 \
         .desc = "the MPI library's own collective",                                                \
         .run = run,                                                                                \
+        .native = 1,                                                                               \
     };
 
 NATIVE(BCAST, bcast)

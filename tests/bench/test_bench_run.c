@@ -252,7 +252,7 @@ static void check_measurements(const rows_t *ms, int64_t run_id, int nprocs,
     for (int i = 0; i < ms->n; i++) {
         const row_t *m = &ms->v[i];
         const cs_algo_t *a = cs_registry_find(m->algorithm);
-        int native = a != NULL && a->run != NULL;
+        int native = a != NULL && cs_algo_is_native(a);
         check(a != NULL, "measurement of unregistered algorithm %s", m->algorithm);
         check(!is_wrong(m->algorithm), "wrong algorithm %s has a measurement", m->algorithm);
         check(m->run_id == run_id, "%s: run_id %lld", m->algorithm, (long long)m->run_id);
