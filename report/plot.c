@@ -255,6 +255,63 @@ static void padded(double lo, double hi, double pad, double *from, double *to) {
     *to = hi * pad;
 }
 
+/* --- one plot's files ------------------------------------------------------------------------ */
+
+/* The two files a writer makes for one plot: <name>.dat (the data), written first, then
+ * <name>.gp (the script that draws it). Starts zeroed; plot_dat opens the data file, plot_gp
+ * closes it and opens the script, plot_end finishes and closes the script, and plot_drop, on
+ * the writer's one way out, closes whatever a failure left open. */
+typedef struct plot_files {
+    const cs_outdir_t *out;
+    const cs_report_plot_t *p; /* name, width and height */
+    const char *what;          /* the first comment line of both files */
+    FILE *dat, *gp;
+} plot_files_t;
+
+/* Opens <p->name>.dat and writes `what` as its first comment line. */
+static int plot_dat(plot_files_t *f, const cs_outdir_t *out, const cs_report_plot_t *p,
+                    const char *what, char *why, size_t len) {
+    int rc = CS_OK;
+    f->out = out;
+    f->p = p;
+    f->what = what;
+    CS_CHECK(open_file(out, p->name, ".dat", &f->dat, why, len));
+    comment(f->dat, "%s", what);
+out:
+    return rc;
+}
+
+/* Closes the data file (CS_ERR_ARG when anything written to it was lost), opens <name>.gp and
+ * writes the preamble for `o`. */
+static int plot_gp(plot_files_t *f, const cs_plot_opts_t *o, char *why, size_t len) {
+    int rc = CS_OK;
+    FILE *dat = f->dat;
+    f->dat = NULL;
+    CS_CHECK(close_file(dat, f->p->name, ".dat", why, len));
+    CS_CHECK(open_file(f->out, f->p->name, ".gp", &f->gp, why, len));
+    preamble(f->gp, f->p->name, f->what, f->p->width, f->p->height, o);
+out:
+    return rc;
+}
+
+/* Ends the script (unset output) and closes it; CS_ERR_ARG when anything written was lost. */
+static int plot_end(plot_files_t *f, char *why, size_t len) {
+    FILE *gp = f->gp;
+    f->gp = NULL;
+    fputs("\nunset output\n", gp);
+    return close_file(gp, f->p->name, ".gp", why, len);
+}
+
+/* Closes the files a failed writer left open; nothing to do after plot_end. */
+static void plot_drop(plot_files_t *f) {
+    if (f->dat != NULL) {
+        fclose(f->dat);
+    }
+    if (f->gp != NULL) {
+        fclose(f->gp);
+    }
+}
+
 /* --- latency per key ----------------------------------------------------------------------- */
 
 /* Whether `fam` has a point a log-log plot can show. */
@@ -281,7 +338,7 @@ static void family_title(FILE *f, const cs_report_family_t *fam) {
 static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, const cs_outdir_t *out,
                          const cs_plot_opts_t *o, char *why, size_t len) {
     int rc = CS_OK;
-    FILE *dat = NULL, *gp = NULL;
+    plot_files_t f = {0};
     cs_report_plot_t p = {0};
     size_t nshown = 0;
     for (size_t i = 0; i < k->nfamilies; i++) {
@@ -297,8 +354,8 @@ static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, const
     snprintf(what, sizeof(what),
              "%s; median time of the fastest variant of each algorithm family, log-log", first);
 
-    CS_CHECK(open_file(out, p.name, ".dat", &dat, why, len));
-    comment(dat, "%s", what);
+    CS_CHECK(plot_dat(&f, out, &p, what, why, len));
+    FILE *dat = f.dat;
     comment(dat, "machine %s, run %" PRId64 " (%s)", m->host, k->run->id, k->run->status_name);
     fprintf(dat, "# Blocks (gnuplot index 0, 1, ...) are separated by two blank lines.\n");
     int index = 0;
@@ -346,11 +403,9 @@ static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, const
         fputc('\n', dat);
         nwinners++;
     }
-    CS_CHECK(close_file(dat, p.name, ".dat", why, len));
-    dat = NULL;
 
-    CS_CHECK(open_file(out, p.name, ".gp", &gp, why, len));
-    preamble(gp, p.name, what, p.width, p.height, o);
+    CS_CHECK(plot_gp(&f, o, why, len));
+    FILE *gp = f.gp;
     const cs_report_run_t *runs[] = {k->run};
     title(gp, first, m, runs, 1, p.height);
     double lo = 0, hi = 0, from, to;
@@ -401,17 +456,10 @@ static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, const
                 "lc rgb '#000000' title 'tuned choice (rules)'",
                 p.name, index);
     }
-    fputs("\nunset output\n", gp);
-    CS_CHECK(close_file(gp, p.name, ".gp", why, len));
-    gp = NULL;
+    CS_CHECK(plot_end(&f, why, len));
     k->latency_plot = p;
 out:
-    if (dat != NULL) {
-        fclose(dat);
-    }
-    if (gp != NULL) {
-        fclose(gp);
-    }
+    plot_drop(&f);
     return rc;
 }
 
@@ -472,7 +520,7 @@ static bool seen_before(const char **names, size_t *n, size_t max, const char *n
 static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, const cs_outdir_t *out,
                          const cs_plot_opts_t *o, char *why, size_t len) {
     int rc = CS_OK;
-    FILE *dat = NULL, *gp = NULL;
+    plot_files_t f = {0};
     cs_report_plot_t p = {0};
     const cs_report_rule_t *w;
     const cs_report_meas_t *tuned, *native;
@@ -502,8 +550,8 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, cons
              "%s (native median / median of the rules' rank-1 algorithm at each measured size)",
              first);
 
-    CS_CHECK(open_file(out, p.name, ".dat", &dat, why, len));
-    comment(dat, "%s", what);
+    CS_CHECK(plot_dat(&f, out, &p, what, why, len));
+    FILE *dat = f.dat;
     comment(dat, "machine %s", m->host);
     fprintf(dat, "# Blocks (gnuplot index 0, 1, ...) are separated by two blank lines.\n");
     int index = 0;
@@ -534,11 +582,9 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, cons
         }
         index++;
     }
-    CS_CHECK(close_file(dat, p.name, ".dat", why, len));
-    dat = NULL;
 
-    CS_CHECK(open_file(out, p.name, ".gp", &gp, why, len));
-    preamble(gp, p.name, what, p.width, p.height, o);
+    CS_CHECK(plot_gp(&f, o, why, len));
+    FILE *gp = f.gp;
     const cs_report_run_t *runs[16];
     size_t nruns = 0;
     runs_of(c, false, runs, 16, &nruns);
@@ -610,17 +656,10 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, cons
         }
         index++;
     }
-    fputs("\nunset output\n", gp);
-    CS_CHECK(close_file(gp, p.name, ".gp", why, len));
-    gp = NULL;
+    CS_CHECK(plot_end(&f, why, len));
     c->speedup_plot = p;
 out:
-    if (dat != NULL) {
-        fclose(dat);
-    }
-    if (gp != NULL) {
-        fclose(gp);
-    }
+    plot_drop(&f);
     return rc;
 }
 
@@ -673,7 +712,7 @@ static bool has_winners(const cs_report_key_t *k) {
 static int write_winners(const cs_report_machine_t *m, cs_report_coll_t *c, const cs_outdir_t *out,
                          const cs_plot_opts_t *o, char *why, size_t len) {
     int rc = CS_OK;
-    FILE *dat = NULL, *gp = NULL;
+    plot_files_t f = {0};
     cs_report_plot_t p = {0};
     int rows = 0;
     double lo = 0, hi = 0;
@@ -717,8 +756,8 @@ static int write_winners(const cs_report_machine_t *m, cs_report_coll_t *c, cons
              c->name);
     snprintf(what, sizeof(what), "%s (rank 1 of the rules, each size interval one cell)", first);
 
-    CS_CHECK(open_file(out, p.name, ".dat", &dat, why, len));
-    comment(dat, "%s", what);
+    CS_CHECK(plot_dat(&f, out, &p, what, why, len));
+    FILE *dat = f.dat;
     comment(dat, "machine %s", m->host);
     fprintf(dat, "# lo_bytes hi_bytes (inf: unbounded; intervals are [lo, hi)), then the cell as "
                  "drawn: x_from x_to x_centre row colour algorithm params\n");
@@ -753,11 +792,9 @@ static int write_winners(const cs_report_machine_t *m, cs_report_coll_t *c, cons
             fputc('\n', dat);
         }
     }
-    CS_CHECK(close_file(dat, p.name, ".dat", why, len));
-    dat = NULL;
 
-    CS_CHECK(open_file(out, p.name, ".gp", &gp, why, len));
-    preamble(gp, p.name, what, p.width, p.height, o);
+    CS_CHECK(plot_gp(&f, o, why, len));
+    FILE *gp = f.gp;
     const cs_report_run_t *runs[16];
     size_t nruns = 0;
     runs_of(c, false, runs, 16, &nruns);
@@ -823,17 +860,10 @@ static int write_winners(const cs_report_machine_t *m, cs_report_coll_t *c, cons
         fputs("' title ", gp);
         cs_text_gp(gp, cs_text_family_name(names[i]));
     }
-    fputs("\nunset output\n", gp);
-    CS_CHECK(close_file(gp, p.name, ".gp", why, len));
-    gp = NULL;
+    CS_CHECK(plot_end(&f, why, len));
     c->winners_plot = p;
 out:
-    if (dat != NULL) {
-        fclose(dat);
-    }
-    if (gp != NULL) {
-        fclose(gp);
-    }
+    plot_drop(&f);
     return rc;
 }
 
@@ -847,7 +877,7 @@ static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k,
                             const cs_outdir_t *out, const cs_plot_opts_t *o, char *why,
                             size_t len) {
     int rc = CS_OK;
-    FILE *dat = NULL, *gp = NULL;
+    plot_files_t f = {0};
     cs_report_plot_t p = {0};
     double lo = 0, hi = 0, rmin = 1, rmax = 1;
     size_t n = 0;
@@ -877,8 +907,8 @@ static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k,
              "native)",
              first);
 
-    CS_CHECK(open_file(out, p.name, ".dat", &dat, why, len));
-    comment(dat, "%s", what);
+    CS_CHECK(plot_dat(&f, out, &p, what, why, len));
+    FILE *dat = f.dat;
     comment(dat, "machine %s, run %" PRId64 ", %d processes (%d per node)", m->host, k->vrun->id,
             k->comm_size, k->ppn);
     fprintf(dat, "# bytes native_us selected_us oracle_us selected/native oracle/native "
@@ -904,11 +934,9 @@ static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k,
         }
         fputc('\n', dat);
     }
-    CS_CHECK(close_file(dat, p.name, ".dat", why, len));
-    dat = NULL;
 
-    CS_CHECK(open_file(out, p.name, ".gp", &gp, why, len));
-    preamble(gp, p.name, what, p.width, p.height, o);
+    CS_CHECK(plot_gp(&f, o, why, len));
+    FILE *gp = f.gp;
     const cs_report_run_t *runs[] = {k->vrun};
     title(gp, first, m, runs, 1, p.height);
     double from, to;
@@ -952,17 +980,10 @@ static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k,
                 cs_text_colour(names[i]));
         cs_text_gp(gp, cs_text_family_name(names[i]));
     }
-    fputs("\nunset output\n", gp);
-    CS_CHECK(close_file(gp, p.name, ".gp", why, len));
-    gp = NULL;
+    CS_CHECK(plot_end(&f, why, len));
     k->validation_plot = p;
 out:
-    if (dat != NULL) {
-        fclose(dat);
-    }
-    if (gp != NULL) {
-        fclose(gp);
-    }
+    plot_drop(&f);
     return rc;
 }
 

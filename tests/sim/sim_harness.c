@@ -1,0 +1,777 @@
+/* The simulator's shared test machinery (sim_harness.h): data and reduction ops, guarded
+ * buffers, one case or one sequence of calls built, run over the simulator and checked against
+ * the serial reference, and the self-tests' report. */
+#include "sim_harness.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MARGIN        32   /* untouchable bytes before and after every buffer */
+#define SENTINEL      0xA5 /* what bytes nobody may write hold */
+#define SCRATCH_GUARD 64
+#define SCRATCH_FILL  0x5A /* scratch starts as garbage, never zero */
+#define MODULUS       1009 /* matrix and affine ops work mod this; inputs stay below 1000 */
+
+kind_t kinds[K_COUNT];
+static MPI_Op op_mat = MPI_OP_NULL, op_aff = MPI_OP_NULL;
+
+int verbose;
+
+/* ---- data and operations ------------------------------------------------------------------- */
+
+static int value(int rank, int idx, int salt) {
+    uint32_t x = (uint32_t)rank * 0x9E3779B1u + (uint32_t)idx * 0x85EBCA77u +
+                 (uint32_t)salt * 0xC2B2AE3Du + 1u;
+    x ^= x >> 15;
+    x *= 0x2C1B3C6Du;
+    x ^= x >> 12;
+    return (int)(x % 1000u);
+}
+
+/* Unsigned arithmetic so that garbage operands (a broken algorithm) cannot overflow. */
+static int mulmod(int a, int b) {
+    return (int)((uint64_t)(uint32_t)a * (uint32_t)b % MODULUS);
+}
+
+static int addmod(int a, int b) {
+    return (int)(((uint64_t)(uint32_t)a + (uint32_t)b) % MODULUS);
+}
+
+/* c = a * b for row-major 2x2 matrices. */
+static void mat_mul(const int *a, const int *b, int *c) {
+    int r[4];
+    r[0] = addmod(mulmod(a[0], b[0]), mulmod(a[1], b[2]));
+    r[1] = addmod(mulmod(a[0], b[1]), mulmod(a[1], b[3]));
+    r[2] = addmod(mulmod(a[2], b[0]), mulmod(a[3], b[2]));
+    r[3] = addmod(mulmod(a[2], b[1]), mulmod(a[3], b[3]));
+    memcpy(c, r, sizeof(r));
+}
+
+/* c = a o b for affine maps x -> m x + t stored as (m, t): (m1 m2, m1 t2 + t1). */
+static void aff_mul(const int *a, const int *b, int *c) {
+    int r[2];
+    r[0] = mulmod(a[0], b[0]);
+    r[1] = addmod(mulmod(a[0], b[1]), a[1]);
+    memcpy(c, r, sizeof(r));
+}
+
+/* MPI user op: inout = in * inout (in holds the lower ranks). */
+static void mat_op(void *in, void *inout, int *len, MPI_Datatype *dt) {
+    const int *a = in;
+    int *b = inout;
+    (void)dt;
+    for (int i = 0; i < *len; i++) {
+        mat_mul(a + 4 * i, b + 4 * i, b + 4 * i);
+    }
+}
+
+/* MPI user op on the hidx layout: inout = in o inout. */
+static void aff_op(void *in, void *inout, int *len, MPI_Datatype *dt) {
+    const kind_t *k = &kinds[K_HIDX];
+    (void)dt;
+    for (int i = 0; i < *len; i++) {
+        const char *x = (const char *)in + i * k->extent;
+        char *y = (char *)inout + i * k->extent;
+        int a[2], b[2];
+        memcpy(&a[0], x + k->disp[0], sizeof(int));
+        memcpy(&a[1], x + k->disp[1], sizeof(int));
+        memcpy(&b[0], y + k->disp[0], sizeof(int));
+        memcpy(&b[1], y + k->disp[1], sizeof(int));
+        aff_mul(a, b, b);
+        memcpy(y + k->disp[0], &b[0], sizeof(int));
+        memcpy(y + k->disp[1], &b[1], sizeof(int));
+    }
+}
+
+int setup_types(void) {
+    int rc = CS_OK;
+    MPI_Datatype mat = MPI_DATATYPE_NULL, pair = MPI_DATATYPE_NULL, hidx = MPI_DATATYPE_NULL;
+    MPI_Datatype shift = MPI_DATATYPE_NULL;
+    int blocklens[2] = {1, 1};
+    MPI_Aint displs[2] = {8, 16};
+    MPI_Aint lb, extent;
+    CS_MPI_CHECK(MPI_Type_contiguous(4, MPI_INT, &mat));
+    CS_MPI_CHECK(MPI_Type_commit(&mat));
+    CS_MPI_CHECK(MPI_Type_create_hindexed(2, blocklens, displs, MPI_INT, &pair));
+    CS_MPI_CHECK(MPI_Type_create_resized(pair, 4, 20, &hidx));
+    CS_MPI_CHECK(MPI_Type_commit(&hidx));
+    CS_MPI_CHECK(MPI_Type_create_hindexed(1, blocklens, displs, MPI_INT, &shift));
+    CS_MPI_CHECK(MPI_Type_commit(&shift));
+    kinds[K_INT] = (kind_t){"int", MPI_INT, 1, 0, 4, {0}};
+    kinds[K_MAT] = (kind_t){"mat2x2", mat, 4, 0, 16, {0, 4, 8, 12}};
+    kinds[K_HIDX] = (kind_t){"hidx", hidx, 2, 4, 20, {8, 16}};
+    kinds[K_SHIFT] = (kind_t){"shift8", shift, 1, 8, 4, {8}};
+    for (int i = 0; i < K_COUNT; i++) {
+        CS_MPI_CHECK(MPI_Type_get_extent(kinds[i].type, &lb, &extent));
+        CS_REQUIRE(lb == kinds[i].lb && extent == kinds[i].extent, CS_ERR_INTERNAL);
+    }
+    CS_MPI_CHECK(MPI_Op_create(mat_op, 0, &op_mat));
+    CS_MPI_CHECK(MPI_Op_create(aff_op, 0, &op_aff));
+out:
+    if (pair != MPI_DATATYPE_NULL) {
+        MPI_Type_free(&pair);
+    }
+    return rc;
+}
+
+void free_types(void) {
+    for (int i = K_MAT; i < K_COUNT; i++) {
+        if (kinds[i].name != NULL) {
+            MPI_Type_free(&kinds[i].type);
+        }
+    }
+    if (op_mat != MPI_OP_NULL) {
+        MPI_Op_free(&op_mat);
+    }
+    if (op_aff != MPI_OP_NULL) {
+        MPI_Op_free(&op_aff);
+    }
+}
+
+static MPI_Op mpi_op(int op) {
+    switch (op) {
+    case OP_SUM:
+        return MPI_SUM;
+    case OP_MAT:
+        return op_mat;
+    case OP_AFF:
+        return op_aff;
+    }
+    return MPI_OP_NULL;
+}
+
+/* ---- buffers ------------------------------------------------------------------------------- */
+
+static int buf_init(buf_t *b, const kind_t *k, MPI_Aint nelems) {
+    b->k = k;
+    b->bytes = 2 * MARGIN + (size_t)(nelems * k->extent);
+    b->mem = malloc(b->bytes);
+    b->want = malloc(b->bytes);
+    if (b->mem == NULL || b->want == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    memset(b->mem, SENTINEL, b->bytes);
+    memset(b->want, SENTINEL, b->bytes);
+    return CS_OK;
+}
+
+static void buf_free(buf_t *b) {
+    free(b->mem);
+    free(b->want);
+    memset(b, 0, sizeof(*b));
+}
+
+/* The address MPI gets: element 0's extent starts MARGIN bytes into the allocation. */
+static void *buf_ptr(const buf_t *b) {
+    return b->mem != NULL ? b->mem + MARGIN - b->k->lb : NULL;
+}
+
+/* Places ints vals[0..n) as elements from element `at` on: into the expected image, and into
+ * the buffer too when `input`. */
+static void buf_put(buf_t *b, MPI_Aint at, const int *vals, int n, int input) {
+    const kind_t *k = b->k;
+    for (int i = 0; i < n; i++) {
+        size_t off = (size_t)(MARGIN - k->lb + (at + i / k->ipe) * k->extent + k->disp[i % k->ipe]);
+        memcpy(b->want + off, &vals[i], sizeof(int));
+        if (input) {
+            memcpy(b->mem + off, &vals[i], sizeof(int));
+        }
+    }
+}
+
+/* Compares a buffer with its image; describes the first difference in `why`. */
+static int buf_check(const buf_t *b, const char *name, int rank, char *why, size_t cap) {
+    const kind_t *k = b->k;
+    size_t i = 0;
+    MPI_Aint rel, elem, at;
+    if (b->mem == NULL || memcmp(b->mem, b->want, b->bytes) == 0) {
+        return 0;
+    }
+    while (b->mem[i] == b->want[i]) {
+        i++;
+    }
+    if (i < MARGIN || i >= b->bytes - MARGIN) {
+        snprintf(why, cap, "rank %d %s: byte %ld %s the buffer was written", rank, name,
+                 i < MARGIN ? (long)(MARGIN - i) : (long)(i - (b->bytes - MARGIN)),
+                 i < MARGIN ? "before" : "after");
+        return 1;
+    }
+    rel = (MPI_Aint)(i - MARGIN);
+    elem = rel / k->extent;
+    at = rel % k->extent + k->lb; /* offset from the element's address */
+    for (int j = 0; j < k->ipe; j++) {
+        if (at >= k->disp[j] && at < k->disp[j] + (MPI_Aint)sizeof(int)) {
+            size_t off = (size_t)(MARGIN - k->lb + elem * k->extent + k->disp[j]);
+            int got, want;
+            memcpy(&got, b->mem + off, sizeof(int));
+            memcpy(&want, b->want + off, sizeof(int));
+            snprintf(why, cap, "rank %d %s: %s element %ld int %d is %d, want %d", rank, name,
+                     k->name, (long)elem, j, got, want);
+            return 1;
+        }
+    }
+    snprintf(why, cap, "rank %d %s: gap byte %ld of %s element %ld was written", rank, name,
+             (long)at, k->name, (long)elem);
+    return 1;
+}
+
+static int scratch_check(const unsigned char *mem, MPI_Aint bytes, int rank, char *why,
+                         size_t cap) {
+    for (size_t i = 0; i < SCRATCH_GUARD; i++) {
+        if (mem[SCRATCH_GUARD - 1 - i] != SCRATCH_FILL) {
+            snprintf(why, cap, "rank %d: byte %zu before the %ld-byte scratch was written", rank,
+                     i + 1, (long)bytes);
+            return 1;
+        }
+        if (mem[SCRATCH_GUARD + (size_t)bytes + i] != SCRATCH_FILL) {
+            snprintf(why, cap, "rank %d: byte %zu after the %ld-byte scratch was written", rank,
+                     i + 1, (long)bytes);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- one case ------------------------------------------------------------------------------ */
+
+int world_init(world_t *w, int p) {
+    memset(w, 0, sizeof(*w));
+    w->p = p;
+    w->sched = calloc((size_t)p, sizeof(*w->sched));
+    w->call = calloc((size_t)p, sizeof(*w->call));
+    w->send = calloc((size_t)p, sizeof(*w->send));
+    w->recv = calloc((size_t)p, sizeof(*w->recv));
+    w->scratch = calloc((size_t)p, sizeof(*w->scratch));
+    w->in = calloc((size_t)p, sizeof(*w->in));
+    w->nin = calloc((size_t)p, sizeof(*w->nin));
+    w->counts = calloc((size_t)p, sizeof(*w->counts));
+    w->displs = calloc((size_t)p, sizeof(*w->displs));
+    w->ranks = calloc((size_t)p, sizeof(*w->ranks));
+    w->window = calloc((size_t)p, sizeof(*w->window));
+    if (w->window == NULL || w->sched == NULL || w->call == NULL || w->send == NULL ||
+        w->recv == NULL || w->scratch == NULL || w->in == NULL || w->nin == NULL ||
+        w->counts == NULL || w->displs == NULL || w->ranks == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    for (int r = 0; r < p; r++) {
+        w->sched[r].op = MPI_OP_NULL;
+    }
+    return CS_OK;
+}
+
+/* Frees what one case allocated; the world stays usable. */
+static void world_clear(world_t *w) {
+    for (int r = 0; r < w->p; r++) {
+        buf_free(&w->send[r]);
+        buf_free(&w->recv[r]);
+        free(w->scratch[r]);
+        w->scratch[r] = NULL;
+        free(w->in[r]);
+        w->in[r] = NULL;
+        free(w->window[r]);
+        w->window[r] = NULL;
+    }
+    free(w->res);
+    w->res = NULL;
+}
+
+void world_free(world_t *w) {
+    if (w->sched != NULL) {
+        world_clear(w);
+        for (int r = 0; r < w->p; r++) {
+            cs_sched_free(&w->sched[r]);
+        }
+    }
+    free(w->sched);
+    free(w->call);
+    free(w->send);
+    free(w->recv);
+    free(w->scratch);
+    free(w->in);
+    free(w->nin);
+    free(w->counts);
+    free(w->displs);
+    free(w->ranks);
+    free(w->window);
+    memset(w, 0, sizeof(*w));
+}
+
+/* Blocks (in elements of the coarser layout) of rank j under allgatherv pattern `pat`. */
+static int pattern_blocks(int pat, int j, int p) {
+    switch (pat % 5) {
+    case 0:
+        return (j * 5 + 3) % 4; /* 3 0 1 2 3 0 ... */
+    case 1:
+        return j == p - 1 ? p + 1 : 0; /* one rank has everything */
+    case 2:
+        return 0;
+    case 3:
+        return j % 3 == 1 ? 0 : j + 1; /* growing, with holes */
+    default:
+        return 1 + (j * 7) % (p + 2); /* none empty, some longer than p */
+    }
+}
+
+/* Allgatherv displacements: blocks of odd ranks ascending, then even ranks descending, each
+ * after a gap of 1-3 elements; empty blocks point anywhere inside. Returns the buffer length. */
+static int layout_displs(int p, const int *counts, int *displs) {
+    int at = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < p; i++) {
+            int j = pass == 0 ? i : p - 1 - i;
+            if (j % 2 != (pass == 0 ? 1 : 0)) {
+                continue;
+            }
+            if (counts[j] == 0) {
+                displs[j] = j % 3;
+                continue;
+            }
+            at += 1 + j % 3;
+            displs[j] = at;
+            at += counts[j];
+        }
+    }
+    return at + 1;
+}
+
+/* Allgatherv displacements in rank order without gaps between blocks, from element 2 on (the
+ * usual layout; empty blocks point at the next block). Returns the buffer length. */
+static int layout_packed(int p, const int *counts, int *displs) {
+    int at = 2;
+    for (int j = 0; j < p; j++) {
+        displs[j] = at;
+        at += counts[j];
+    }
+    return at + 1;
+}
+
+/* The reduction of in[0..p-1] in rank order into w->res (n ints). */
+static void reference_reduce(world_t *w, const scase_t *sc, int n) {
+    int p = sc->p;
+    memcpy(w->res, w->in[0], (size_t)n * sizeof(int));
+    for (int j = 1; j < p; j++) {
+        const int *x = w->in[j];
+        for (int i = 0; i < n;) {
+            if (sc->op == OP_SUM) {
+                w->res[i] += x[i];
+                i += 1;
+            } else if (sc->op == OP_MAT) {
+                mat_mul(&w->res[i], &x[i], &w->res[i]);
+                i += 4;
+            } else {
+                aff_mul(&w->res[i], &x[i], &w->res[i]);
+                i += 2;
+            }
+        }
+    }
+}
+
+static void call_raw(cs_call_t *c, const scase_t *sc, int rank, const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype) {
+    memset(c, 0, sizeof(*c));
+    c->coll = sc->coll;
+    c->sendbuf = sendbuf;
+    c->sendcount = sendcount;
+    c->send.type = sendtype;
+    c->recvbuf = recvbuf;
+    c->recvcount = recvcount;
+    c->recv.type = recvtype;
+    c->op = cs_coll_is_reduction(sc->coll) ? mpi_op(sc->op) : MPI_OP_NULL;
+    c->root = sc->root;
+    c->comm = MPI_COMM_NULL;
+    c->rank = rank;
+    c->nprocs = sc->p;
+}
+
+/* Fills inputs, buffers, expected images and the raw call of every rank. */
+static int setup(world_t *w, const scase_t *sc) {
+    int rc = CS_OK;
+    int p = sc->p;
+    const kind_t *sk = sc->sk, *rk = sc->rk;
+    int coarse = sk->ipe > rk->ipe ? sk->ipe : rk->ipe;
+    int n = sc->count * coarse; /* ints per block (uniform collectives) */
+    int scount = n / sk->ipe, rcount = n / rk->ipe;
+    int vlen = 0;
+    MPI_Datatype st = sk->type, rt = rk->type;
+    for (int j = 0; j < p; j++) {
+        int blocks = sc->coll == CS_COLL_ALLGATHERV ? pattern_blocks(sc->count, j, p) : sc->count;
+        w->nin[j] = blocks * coarse;
+        w->in[j] = malloc((size_t)(w->nin[j] > 0 ? w->nin[j] : 1) * sizeof(int));
+        CS_REQUIRE(w->in[j] != NULL, CS_ERR_NOMEM);
+        for (int i = 0; i < w->nin[j]; i++) {
+            w->in[j][i] = value(j, i, sc->salt);
+        }
+        w->counts[j] = w->nin[j] / rk->ipe;
+    }
+    if (sc->coll == CS_COLL_ALLGATHERV) {
+        vlen = sc->count < 5 ? layout_displs(p, w->counts, w->displs)
+                             : layout_packed(p, w->counts, w->displs);
+    }
+    if (cs_coll_is_reduction(sc->coll)) {
+        w->res = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+        CS_REQUIRE(w->res != NULL, CS_ERR_NOMEM);
+        reference_reduce(w, sc, n);
+    }
+    for (int r = 0; r < p; r++) {
+        buf_t *s = &w->send[r], *v = &w->recv[r];
+        cs_call_t *c = &w->call[r];
+        int root = r == sc->root;
+        int ip = sc->in_place;
+        switch (sc->coll) {
+        case CS_COLL_BCAST:
+            CS_CHECK(buf_init(v, rk, rcount));
+            buf_put(v, 0, w->in[sc->root], n, root);
+            call_raw(c, sc, r, buf_ptr(v), rcount, rt, buf_ptr(v), rcount, rt);
+            break;
+        case CS_COLL_GATHER:
+            if (root) {
+                CS_CHECK(buf_init(v, rk, (MPI_Aint)p * rcount));
+                for (int j = 0; j < p; j++) {
+                    buf_put(v, (MPI_Aint)j * rcount, w->in[j], n, ip && j == r);
+                }
+            }
+            if (!root || !ip) {
+                CS_CHECK(buf_init(s, sk, scount));
+                buf_put(s, 0, w->in[r], n, 1);
+            }
+            if (!root) {
+                call_raw(c, sc, r, buf_ptr(s), scount, st, NULL, 0, MPI_DATATYPE_NULL);
+            } else if (ip) {
+                call_raw(c, sc, r, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf_ptr(v), rcount, rt);
+            } else {
+                call_raw(c, sc, r, buf_ptr(s), scount, st, buf_ptr(v), rcount, rt);
+            }
+            break;
+        case CS_COLL_SCATTER:
+            if (root) {
+                CS_CHECK(buf_init(s, sk, (MPI_Aint)p * scount));
+                for (int j = 0; j < p; j++) {
+                    buf_put(s, (MPI_Aint)j * scount, w->in[j], n, 1);
+                }
+            }
+            if (!root || !ip) {
+                CS_CHECK(buf_init(v, rk, rcount));
+                buf_put(v, 0, w->in[r], n, 0);
+            }
+            if (!root) {
+                call_raw(c, sc, r, NULL, 0, MPI_DATATYPE_NULL, buf_ptr(v), rcount, rt);
+            } else if (ip) {
+                call_raw(c, sc, r, buf_ptr(s), scount, st, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL);
+            } else {
+                call_raw(c, sc, r, buf_ptr(s), scount, st, buf_ptr(v), rcount, rt);
+            }
+            break;
+        case CS_COLL_REDUCE:
+        case CS_COLL_ALLREDUCE: {
+            int gets = root || sc->coll == CS_COLL_ALLREDUCE;
+            int inplace = gets && ip;
+            if (gets) {
+                CS_CHECK(buf_init(v, rk, rcount));
+                if (inplace) {
+                    buf_put(v, 0, w->in[r], n, 1);
+                }
+                buf_put(v, 0, w->res, n, 0);
+            }
+            if (!inplace) {
+                CS_CHECK(buf_init(s, sk, scount));
+                buf_put(s, 0, w->in[r], n, 1);
+            }
+            call_raw(c, sc, r, inplace ? MPI_IN_PLACE : buf_ptr(s), rcount, rt, buf_ptr(v), rcount,
+                     rt);
+            break;
+        }
+        case CS_COLL_ALLGATHER:
+            CS_CHECK(buf_init(v, rk, (MPI_Aint)p * rcount));
+            for (int j = 0; j < p; j++) {
+                buf_put(v, (MPI_Aint)j * rcount, w->in[j], n, ip && j == r);
+            }
+            if (ip) {
+                call_raw(c, sc, r, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf_ptr(v), rcount, rt);
+            } else {
+                CS_CHECK(buf_init(s, sk, scount));
+                buf_put(s, 0, w->in[r], n, 1);
+                call_raw(c, sc, r, buf_ptr(s), scount, st, buf_ptr(v), rcount, rt);
+            }
+            break;
+        case CS_COLL_ALLGATHERV:
+            CS_CHECK(buf_init(v, rk, vlen));
+            for (int j = 0; j < p; j++) {
+                buf_put(v, w->displs[j], w->in[j], w->nin[j], ip && j == r);
+            }
+            if (ip) {
+                call_raw(c, sc, r, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf_ptr(v), 0, rt);
+            } else {
+                CS_CHECK(buf_init(s, sk, w->nin[r] / sk->ipe));
+                buf_put(s, 0, w->in[r], w->nin[r], 1);
+                call_raw(c, sc, r, buf_ptr(s), w->nin[r] / sk->ipe, st, buf_ptr(v), 0, rt);
+            }
+            c->recvcounts = w->counts;
+            c->displs = w->displs;
+            break;
+        default:
+            rc = CS_ERR_INTERNAL;
+            goto out;
+        }
+    }
+out:
+    return rc;
+}
+
+void describe(const scase_t *sc, char *out, size_t cap) {
+    char type[32];
+    if (sc->sk == sc->rk) {
+        snprintf(type, sizeof(type), "%s", sc->sk->name);
+    } else {
+        snprintf(type, sizeof(type), "%s>%s", sc->sk->name, sc->rk->name);
+    }
+    if (sc->coll == CS_COLL_ALLGATHERV) {
+        snprintf(out, cap, "p=%d counts=pattern%d type=%s in_place=%d", sc->p, sc->count, type,
+                 sc->in_place);
+    } else {
+        snprintf(out, cap, "p=%d root=%d count=%d type=%s%s in_place=%d", sc->p, sc->root,
+                 sc->count, type,
+                 sc->op == OP_SUM   ? "/sum"
+                 : sc->op == OP_MAT ? "/matmul"
+                 : sc->op == OP_AFF ? "/affine"
+                                    : "",
+                 sc->in_place);
+    }
+}
+
+/* The window bytes the node whose first rank is `first` needs for the calls w[0..ncalls): the
+ * largest window_bytes of their schedules. */
+static MPI_Aint window_bytes(const world_t *w, int ncalls, int first) {
+    MPI_Aint bytes = 0;
+    for (int call = 0; call < ncalls; call++) {
+        if (w[call].sched[first].window_bytes > bytes) {
+            bytes = w[call].sched[first].window_bytes;
+        }
+    }
+    return bytes;
+}
+
+/* Gives the ranks of each node of `nodes` one shared window for the calls w[0..ncalls) (one
+ * world each) of the size their schedules ask for (the same on every rank of a node within a
+ * call; the largest of the calls): window_bytes on both sides of the base the ranks get in every
+ * call, with guards around the whole. The windows belong to w[0]. */
+static int alloc_windows(world_t *w, int ncalls, const cs_nodes_t *nodes, char *why, size_t cap) {
+    int rc = CS_OK;
+    for (int k = 0; k < nodes->nnodes; k++) {
+        int first = k * nodes->ppn, end = first + nodes->ppn < w->p ? first + nodes->ppn : w->p;
+        MPI_Aint bytes = window_bytes(w, ncalls, first);
+        void *mem = NULL;
+        for (int call = 0; call < ncalls; call++) {
+            for (int r = first; r < end; r++) {
+                if (w[call].sched[r].window_bytes != w[call].sched[first].window_bytes) {
+                    snprintf(why, cap, "rank %d needs %ld window bytes, rank %d of its node %ld", r,
+                             (long)w[call].sched[r].window_bytes, first,
+                             (long)w[call].sched[first].window_bytes);
+                    return CASE_FAIL;
+                }
+            }
+        }
+        CS_REQUIRE(posix_memalign(&mem, 64, 2 * SCRATCH_GUARD + 2 * (size_t)bytes) == 0,
+                   CS_ERR_NOMEM);
+        memset(mem, SCRATCH_FILL, 2 * SCRATCH_GUARD + 2 * (size_t)bytes);
+        w->window[k] = mem;
+        for (int call = 0; call < ncalls; call++) {
+            for (int r = first; r < end; r++) {
+                w[call].ranks[r].window = w->window[k] + SCRATCH_GUARD + bytes;
+            }
+        }
+    }
+out:
+    return rc;
+}
+
+/* Builds case `sc` of algorithm `a` with `params` (NULL: the defaults) on the node layout `nodes`
+ * (NULL for algorithms without CS_REQ_NODES) into w: inputs, buffers and their images, every
+ * rank's schedule and scratch, w->ranks without windows. CASE_PASS when the case is ready to
+ * run, CASE_FAIL (why in `why`), or CASE_SKIP when the algorithm declares it does not apply.
+ * Negative on a failure of the test itself. */
+static int build_case(const cs_algo_t *a, const cs_params_t *params, const scase_t *sc,
+                      const cs_nodes_t *nodes, world_t *w, char *why, size_t cap) {
+    int rc = CS_OK;
+    int p = sc->p;
+    int applicable = 0, refused = 0, result = CASE_PASS;
+    memset(&w->state, 0, sizeof(w->state));
+    w->state.nodes = nodes; /* what setup() would give every rank: the layout, no communicators */
+    CS_CHECK(setup(w, sc));
+    for (int r = 0; r < p; r++) {
+        int st = cs_call_normalize(&w->call[r]);
+        if (st != CS_OK) {
+            snprintf(why, cap, "rank %d: cs_call_normalize returned %s", r, cs_status_name(st));
+            result = CASE_FAIL;
+            goto out;
+        }
+        applicable += cs_algo_applicable(a, &w->call[r]) == CS_OK;
+    }
+    if (applicable == 0) {
+        result = CASE_SKIP;
+        goto out;
+    }
+    if (applicable != p) {
+        snprintf(why, cap, "applicable on %d of %d ranks", applicable, p);
+        result = CASE_FAIL;
+        goto out;
+    }
+    for (int r = 0; r < p; r++) {
+        int st = cs_algo_build_state(a, params, &w->call[r], nodes != NULL ? &w->state : NULL,
+                                     &w->sched[r]);
+        if (st == CS_ERR_NOT_APPLICABLE) {
+            refused++;
+        } else if (st != CS_OK) {
+            snprintf(why, cap, "rank %d: build returned %s", r, cs_status_name(st));
+            result = CASE_FAIL;
+            goto out;
+        }
+    }
+    if (refused > 0) {
+        /* The declared requirements hold, so build() must not refuse (the selector would run
+         * it); a refusal on some ranks only would also split the communicator. */
+        snprintf(why, cap, "build returned CS_ERR_NOT_APPLICABLE on %d of %d ranks", refused, p);
+        result = CASE_FAIL;
+        goto out;
+    }
+    for (int r = 0; r < p; r++) {
+        size_t bytes = 2 * SCRATCH_GUARD + (size_t)w->sched[r].scratch_bytes;
+        void *mem = NULL;
+        CS_REQUIRE(posix_memalign(&mem, 16, bytes) == 0, CS_ERR_NOMEM);
+        memset(mem, SCRATCH_FILL, bytes);
+        w->scratch[r] = mem;
+        w->ranks[r].sched = &w->sched[r];
+        w->ranks[r].sendbuf = w->call[r].sendbuf;
+        w->ranks[r].recvbuf = w->call[r].recvbuf;
+        w->ranks[r].scratch = w->scratch[r] + SCRATCH_GUARD;
+        w->ranks[r].window = NULL;
+    }
+out:
+    return rc < 0 ? rc : result;
+}
+
+/* After a run: every send and receive buffer against its image, the guards of every scratch
+ * (CASE_PASS or CASE_FAIL, why in `why`). */
+static int check_case(const world_t *w, char *why, size_t cap) {
+    for (int r = 0; r < w->p; r++) {
+        if (buf_check(&w->send[r], "sendbuf", r, why, cap) ||
+            buf_check(&w->recv[r], "recvbuf", r, why, cap) ||
+            scratch_check(w->scratch[r], w->sched[r].scratch_bytes, r, why, cap)) {
+            return CASE_FAIL;
+        }
+    }
+    return CASE_PASS;
+}
+
+/* After a run: the guards of every node's window (alloc_windows), CASE_PASS or CASE_FAIL. */
+static int check_windows(const world_t *w, int ncalls, const cs_nodes_t *nodes, char *why,
+                         size_t cap) {
+    for (int k = 0; k < nodes->nnodes; k++) {
+        int first = k * nodes->ppn;
+        if (scratch_check(w->window[k], 2 * window_bytes(w, ncalls, first), first, why, cap)) {
+            return CASE_FAIL; /* "scratch" here means the node's window */
+        }
+    }
+    return CASE_PASS;
+}
+
+/* Puts "call <k + 1>: " before the description in `why`. */
+static void prefix_call(int k, char *why, size_t cap) {
+    char head[24];
+    size_t n = (size_t)snprintf(head, sizeof(head), "call %d: ", k + 1);
+    size_t len = strlen(why);
+    if (n >= cap) {
+        return;
+    }
+    len = len + n < cap ? len : cap - n - 1; /* the end of the description may go */
+    memmove(why + n, why, len);
+    memcpy(why, head, n);
+    why[n + len] = '\0';
+}
+
+int run_calls(const cs_algo_t *a, const cs_params_t *params, const scase_t *sc, int ncalls,
+              const cs_nodes_t *nodes, world_t *w, char *why, size_t cap) {
+    int rc = CS_OK;
+    int p = sc[0].p, result = CASE_PASS;
+    cs_sim_rank_t *ranks = NULL;
+    cs_sim_report_t rep;
+    why[0] = '\0';
+    for (int k = 0; k < ncalls && result == CASE_PASS; k++) {
+        CS_CHECK(result = build_case(a, params, &sc[k], nodes, &w[k], why, cap));
+        if (result == CASE_FAIL && ncalls > 1) {
+            prefix_call(k, why, cap);
+        }
+    }
+    if (result != CASE_PASS) {
+        goto out;
+    }
+    if (nodes != NULL) {
+        CS_CHECK(result = alloc_windows(w, ncalls, nodes, why, cap));
+        if (result != CASE_PASS) {
+            goto out;
+        }
+    }
+    ranks = malloc((size_t)ncalls * (size_t)p * sizeof(*ranks));
+    CS_REQUIRE(ranks != NULL, CS_ERR_NOMEM);
+    for (int k = 0; k < ncalls; k++) {
+        memcpy(ranks + (size_t)k * p, w[k].ranks, (size_t)p * sizeof(*ranks));
+    }
+    rc = cs_sim_run_seq(p, ncalls, ranks, &rep);
+    if (rc == CS_ERR_INTERNAL) {
+        snprintf(why, cap, "%s", rep.msg);
+        result = CASE_FAIL;
+        rc = CS_OK;
+        goto out;
+    }
+    CS_CHECK(rc);
+    for (int k = 0; k < ncalls && result == CASE_PASS; k++) {
+        result = check_case(&w[k], why, cap);
+        if (result == CASE_FAIL && ncalls > 1) {
+            prefix_call(k, why, cap);
+        }
+    }
+    if (result == CASE_PASS && nodes != NULL) {
+        result = check_windows(w, ncalls, nodes, why, cap);
+    }
+out:
+    free(ranks);
+    for (int k = 0; k < ncalls; k++) {
+        world_clear(&w[k]);
+    }
+    return rc < 0 ? rc : result;
+}
+
+int run_case(const cs_algo_t *a, const cs_params_t *params, const scase_t *sc,
+             const cs_nodes_t *nodes, world_t *w, char *why, size_t cap) {
+    return run_calls(a, params, sc, 1, nodes, w, why, cap);
+}
+
+/* ---- self-tests ---------------------------------------------------------------------------- */
+
+void expect(const char *what, int ok, const cs_sim_report_t *rep, int *passed, int *failed) {
+    if (ok) {
+        (*passed)++;
+        printf("ok   self-test %s%s%s\n", what, verbose && rep != NULL ? ": " : "",
+               verbose && rep != NULL ? rep->msg : "");
+    } else {
+        (*failed)++;
+        printf("FAIL self-test %s: the simulator did not report it as expected%s%s\n", what,
+               rep != NULL ? "; report: " : "", rep != NULL ? rep->msg : "");
+    }
+}
+
+int window_barrier(cs_sched_t *s, cs_group_t group) {
+    cs_coll_op_t c;
+    memset(&c, 0, sizeof(c));
+    c.coll = CS_COLL_BARRIER;
+    c.group = group;
+    c.send = c.recv = cs_ref(CS_SLOT_WINDOW, 0);
+    c.sendtype = c.recvtype = MPI_DATATYPE_NULL;
+    return cs_sched_coll(s, &c, NULL, NULL);
+}
+
+int only_races(const cs_sim_report_t *rep) {
+    return !rep->error && !rep->deadlock && !rep->unmatched && !rep->mismatch && !rep->overlap &&
+           !rep->bad_ref;
+}

@@ -1,0 +1,148 @@
+/* Self-tests of the case machinery against the serial reference: deliberately wrong algorithms
+ * (results in the wrong place, reduction in the wrong order) must fail, and allreduce/dpml's
+ * inter parameter must be refused alike on every rank or run. */
+#include "sim_harness.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* bcast that receives into scratch and leaves the user's buffer alone: a wrong result. */
+static int wrong_place(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
+    int rc = CS_OK;
+    cs_ref_t tmp;
+    if (c->rank != c->root) {
+        CS_CHECK(cs_sched_scratch(s, c->recvcount, &c->recv, &tmp));
+        CS_CHECK(cs_sched_recv(s, c->root, tmp, c->recvcount, &c->recv));
+        goto out;
+    }
+    for (int i = 0; i < c->nprocs; i++) {
+        if (i != c->root) {
+            CS_CHECK(cs_sched_send(s, i, cs_ref(CS_SLOT_RECV, 0), c->recvcount, &c->recv));
+        }
+    }
+out:
+    return rc;
+}
+
+/* Linear reduce that folds in reverse rank order: right only for commutative ops. */
+static int wrong_order(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
+    int rc = CS_OK;
+    int p = c->nprocs;
+    cs_ref_t all, recv = cs_ref(CS_SLOT_RECV, 0);
+    if (c->rank != c->root) {
+        CS_CHECK(cs_sched_send(s, c->root, cs_ref(CS_SLOT_SEND, 0), c->sendcount, &c->send));
+        goto out;
+    }
+    CS_CHECK(cs_sched_scratch(s, (MPI_Aint)p * c->sendcount, &c->send, &all));
+    for (int i = 0; i < p; i++) {
+        cs_ref_t block = cs_ref_at(all, (MPI_Aint)i * c->sendcount, &c->send);
+        if (i == c->rank) {
+            CS_CHECK(cs_sched_copy(s, cs_ref(CS_SLOT_SEND, 0), c->sendcount, &c->send, block,
+                                   c->sendcount, &c->send));
+        } else {
+            CS_CHECK(cs_sched_recv(s, i, block, c->sendcount, &c->send));
+        }
+    }
+    CS_CHECK(cs_sched_round(s));
+    CS_CHECK(cs_sched_copy(s, all, c->sendcount, &c->send, recv, c->recvcount, &c->recv));
+    for (int i = 1; i < p; i++) {
+        CS_CHECK(cs_sched_reduce(s, cs_ref_at(all, (MPI_Aint)i * c->sendcount, &c->send), recv,
+                                 c->recvcount, &c->recv));
+    }
+out:
+    return rc;
+}
+
+static const cs_algo_t wrong_place_algo = {
+    .name = "selftest/wrong_place", .coll = CS_COLL_BCAST, .desc = "", .build = wrong_place};
+static const cs_algo_t wrong_order_algo = {
+    .name = "selftest/wrong_order", .coll = CS_COLL_REDUCE, .desc = "", .build = wrong_order};
+
+/* Deliberately wrong algorithms through the same case machinery as the registry. */
+int selftest_reference(int *passed, int *failed) {
+    int rc = CS_OK;
+    world_t w;
+    scase_t sc;
+    char why[WHY_BYTES];
+    int st;
+    memset(&w, 0, sizeof(w));
+    CS_CHECK(world_init(&w, 4));
+    memset(&sc, 0, sizeof(sc));
+    sc.p = 4;
+    sc.root = 1;
+    sc.count = 3;
+    sc.coll = CS_COLL_BCAST;
+    sc.sk = sc.rk = &kinds[K_HIDX];
+    CS_CHECK(st = run_case(&wrong_place_algo, NULL, &sc, NULL, &w, why, sizeof(why)));
+    expect("result left in scratch is caught", st == CASE_FAIL, NULL, passed, failed);
+    sc.coll = CS_COLL_REDUCE;
+    sc.sk = sc.rk = &kinds[K_MAT];
+    sc.op = OP_MAT;
+    CS_CHECK(st = run_case(&wrong_order_algo, NULL, &sc, NULL, &w, why, sizeof(why)));
+    expect("reverse rank order with matmul is caught", st == CASE_FAIL, NULL, passed, failed);
+    sc.sk = sc.rk = &kinds[K_HIDX];
+    sc.op = OP_AFF;
+    CS_CHECK(st = run_case(&wrong_order_algo, NULL, &sc, NULL, &w, why, sizeof(why)));
+    expect("reverse rank order with affine is caught", st == CASE_FAIL, NULL, passed, failed);
+    sc.sk = sc.rk = &kinds[K_INT];
+    sc.op = OP_SUM;
+    sc.in_place = 1;
+    CS_CHECK(st = run_case(&wrong_order_algo, NULL, &sc, NULL, &w, why, sizeof(why)));
+    expect("reverse rank order with sum passes", st == CASE_PASS, NULL, passed, failed);
+    if (st != CASE_PASS) {
+        printf("  why: %s\n", why);
+    }
+out:
+    world_free(&w);
+    return rc;
+}
+
+/* allreduce/dpml's inter parameter: an unknown algorithm, or one that needs per-communicator
+ * state (dpml itself, orth), is refused by build() on every rank alike; a point-to-point one
+ * runs. Two emulated nodes of 2. */
+int selftest_dpml_inter(int *passed, int *failed) {
+    static const struct {
+        const char *inter;
+        int ok;
+    } cases[] = {
+        {"bogus", 0},       {"dpml", 0}, {"orth", 0}, {"native", 1}, {"recursive_doubling", 1},
+        {"reduce_bcast", 1}};
+    int rc = CS_OK;
+    const cs_algo_t *a = cs_registry_find("allreduce/dpml");
+    cs_nodes_t nodes = {4, 2, 2, NULL};
+    world_t w;
+    scase_t sc;
+    char why[WHY_BYTES], what[128];
+    memset(&w, 0, sizeof(w));
+    CS_REQUIRE(a != NULL, CS_ERR_INTERNAL);
+    CS_CHECK(world_init(&w, 4));
+    memset(&sc, 0, sizeof(sc));
+    sc.p = 4;
+    sc.count = 5;
+    sc.coll = CS_COLL_ALLREDUCE;
+    sc.sk = sc.rk = &kinds[K_MAT];
+    sc.op = OP_MAT;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cs_params_t params;
+        int st;
+        cs_params_defaults(a->params, a->nparams, &params);
+        CS_CHECK(cs_params_set(&params, "leaders", "2"));
+        CS_CHECK(cs_params_set(&params, "inter", cases[i].inter));
+        why[0] = '\0';
+        CS_CHECK(st = run_case(a, &params, &sc, &nodes, &w, why, sizeof(why)));
+        snprintf(what, sizeof(what), "dpml inter=%s %s", cases[i].inter,
+                 cases[i].ok ? "runs" : "is refused by every rank");
+        expect(what,
+               cases[i].ok ? st == CASE_PASS
+                           : st == CASE_FAIL && strstr(why, "on 4 of 4 ranks") != NULL,
+               NULL, passed, failed);
+        if (cases[i].ok && st != CASE_PASS) {
+            printf("  why: %s\n", why);
+        }
+    }
+out:
+    world_free(&w);
+    return rc;
+}
