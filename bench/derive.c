@@ -71,11 +71,12 @@ static int group_rules(cs_db_t *db, int64_t machine_id, int64_t run_id, records_
     size_t n = last - first;
     cs_bench_entry_t *entries = calloc(n, sizeof(*entries));
     cs_bench_size_t *sizes = calloc(n, sizeof(*sizes));
-    cs_bench_rule_t *rules = calloc(n, sizeof(*rules));
-    cs_db_rule_t *rows = calloc(n, sizeof(*rows));
+    cs_rule_t *rules = calloc(n, sizeof(*rules));
     cs_bench_cand_t *cands = calloc(CS_BENCH_MAX_CANDS, sizeof(*cands));
     int nsizes = 0, nout = 0;
-    CS_REQUIRE(entries && sizes && rules && rows && cands, CS_ERR_NOMEM);
+    cs_coll_t coll;
+    CS_REQUIRE(entries && sizes && rules && cands, CS_ERR_NOMEM);
+    CS_CHECK(cs_coll_from_name(rs->v[first].coll, &coll));
     for (size_t s = first; s < last;) {
         size_t e = s;
         int k = 0, native = -1;
@@ -117,29 +118,19 @@ static int group_rules(cs_db_t *db, int64_t machine_id, int64_t run_id, records_
     }
     CS_CHECK(cs_bench_rules(sizes, nsizes, rules, (int)n, &nout));
     for (int i = 0; i < nout; i++) {
-        rows[i].machine_id = machine_id;
-        rows[i].coll = rs->v[first].coll;
-        rows[i].comm_size = rs->v[first].comm_size;
-        rows[i].ppn = rs->v[first].ppn;
-        rows[i].lo_bytes = rules[i].lo_bytes;
-        rows[i].hi_bytes =
-            rules[i].hi_bytes == CS_BENCH_UNBOUNDED ? CS_DB_UNBOUNDED : rules[i].hi_bytes;
-        rows[i].rank = rules[i].rank;
-        rows[i].algorithm = rules[i].algorithm;
-        rows[i].params = rules[i].params;
-        rows[i].median_us = rules[i].median_us;
-        rows[i].native_us = rules[i].native_us;
-        rows[i].p_value = is_native_key(rules[i].algorithm) ? NAN : rules[i].p_value;
-        rows[i].run_id = run_id;
+        rules[i].machine_id = machine_id;
+        rules[i].run_id = run_id;
+        rules[i].coll = coll;
+        rules[i].comm_size = rs->v[first].comm_size;
+        rules[i].ppn = rs->v[first].ppn;
     }
-    CS_CHECK(cs_db_replace_rules(db, machine_id, rs->v[first].coll, rs->v[first].comm_size,
-                                 rs->v[first].ppn, rows, (size_t)nout));
+    CS_CHECK(cs_db_replace_rules(db, machine_id, coll, rs->v[first].comm_size, rs->v[first].ppn,
+                                 rules, (size_t)nout));
     *nrules += nout;
 out:
     free(entries);
     free(sizes);
     free(rules);
-    free(rows);
     free(cands);
     return rc;
 }

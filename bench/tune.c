@@ -28,21 +28,21 @@ static int print_failure(const cs_db_failure_t *f, void *ctx) {
     return CS_OK;
 }
 
-static int print_rule(const cs_db_rule_t *rule, void *ctx) {
+static int print_rule(const cs_rule_t *rule, void *ctx) {
     char lo[32], hi[32];
     (void)ctx;
     if (rule->rank != 1) {
         return CS_OK;
     }
     cs_bench_format_bytes(rule->lo_bytes, lo, sizeof(lo));
-    if (rule->hi_bytes == CS_DB_UNBOUNDED) {
+    if (rule->hi_bytes == CS_RULE_UNBOUNDED) {
         snprintf(hi, sizeof(hi), "inf");
     } else {
         cs_bench_format_bytes(rule->hi_bytes, hi, sizeof(hi));
     }
-    printf("  %-10s np=%-3d [%6s, %6s) %-32s %10.2f us  native %10.2f us  x%.2f\n", rule->coll,
-           rule->comm_size, lo, hi, rule->algorithm, rule->median_us, rule->native_us,
-           rule->native_us / rule->median_us);
+    printf("  %-10s np=%-3d [%6s, %6s) %-32s %10.2f us  native %10.2f us  x%.2f\n",
+           cs_coll_name(rule->coll), rule->comm_size, lo, hi, rule->algorithm, rule->median_us,
+           rule->native_us, rule->native_us / rule->median_us);
     return CS_OK;
 }
 

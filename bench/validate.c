@@ -79,7 +79,7 @@ typedef struct run_ids {
     int n;
 } run_ids_t;
 
-static int collect_run_id(const cs_db_rule_t *rule, void *ctx) {
+static int collect_run_id(const cs_rule_t *rule, void *ctx) {
     run_ids_t *ids = ctx;
     for (int i = 0; i < ids->n; i++) {
         if (ids->v[i] == rule->run_id) {

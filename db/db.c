@@ -1119,31 +1119,32 @@ out:
 
 /* --- rules --------------------------------------------------------------------------------- */
 
-static bool rule_valid(const cs_db_rule_t *r, int64_t machine_id, const char *coll, int comm_size,
+static bool rule_valid(const cs_rule_t *r, int64_t machine_id, cs_coll_t coll, int comm_size,
                        int ppn) {
-    return r->machine_id == machine_id && r->coll != NULL && strcmp(r->coll, coll) == 0 &&
-           r->comm_size == comm_size && r->ppn == ppn && algorithm_of(r->algorithm, coll) &&
-           r->rank >= 1 && r->lo_bytes <= (uint64_t)INT64_MAX && r->lo_bytes < r->hi_bytes &&
-           (r->hi_bytes == CS_DB_UNBOUNDED || r->hi_bytes <= (uint64_t)INT64_MAX) && r->run_id >= 0;
+    return r->machine_id == machine_id && r->coll == coll && r->comm_size == comm_size &&
+           r->ppn == ppn && algorithm_of(r->algorithm, cs_coll_name(coll)) && r->rank >= 1 &&
+           r->lo_bytes <= (uint64_t)INT64_MAX && r->lo_bytes < r->hi_bytes &&
+           (r->hi_bytes == CS_RULE_UNBOUNDED || r->hi_bytes <= (uint64_t)INT64_MAX) &&
+           r->run_id >= 0;
 }
 
-static int insert_rule(cs_db_t *db, const cs_db_rule_t *r) {
+static int insert_rule(cs_db_t *db, const cs_rule_t *r) {
     int rc = CS_OK;
     sqlite3_stmt *s = NULL;
     CS_CHECK(stmt(db, ST_RULE_INSERT, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, r->machine_id));
-    CS_DB_CHECK(db, bind_text(s, 2, r->coll));
+    CS_DB_CHECK(db, bind_text(s, 2, cs_coll_name(r->coll)));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 3, r->comm_size));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 4, r->ppn));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 5, (sqlite3_int64)r->lo_bytes));
-    if (r->hi_bytes == CS_DB_UNBOUNDED) {
+    if (r->hi_bytes == CS_RULE_UNBOUNDED) {
         CS_DB_CHECK(db, sqlite3_bind_null(s, 6));
     } else {
         CS_DB_CHECK(db, sqlite3_bind_int64(s, 6, (sqlite3_int64)r->hi_bytes));
     }
     CS_DB_CHECK(db, sqlite3_bind_int(s, 7, r->rank));
     CS_DB_CHECK(db, bind_text(s, 8, r->algorithm));
-    CS_DB_CHECK(db, bind_text(s, 9, r->params != NULL ? r->params : ""));
+    CS_DB_CHECK(db, bind_text(s, 9, r->params));
     CS_DB_CHECK(db, bind_real(s, 10, r->median_us));
     CS_DB_CHECK(db, bind_real(s, 11, r->native_us));
     CS_DB_CHECK(db, bind_real(s, 12, r->p_value));
@@ -1154,12 +1155,12 @@ out:
     return rc;
 }
 
-int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, const char *coll, int comm_size, int ppn,
-                        const cs_db_rule_t *rules, size_t n) {
+int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll, int comm_size, int ppn,
+                        const cs_rule_t *rules, size_t n) {
     int rc = CS_OK;
     bool atomic = false, savepoint = false;
     sqlite3_stmt *s = NULL;
-    CS_REQUIRE(db != NULL && coll != NULL && coll[0] != '\0' && (rules != NULL || n == 0),
+    CS_REQUIRE(db != NULL && (int)coll >= 0 && coll < CS_COLL_COUNT && (rules != NULL || n == 0),
                CS_ERR_ARG);
     CS_REQUIRE(comm_size >= 1 && ppn >= 1, CS_ERR_ARG);
     for (size_t i = 0; i < n; i++) {
@@ -1169,7 +1170,7 @@ int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, const char *coll, int c
     atomic = true;
     CS_CHECK(stmt(db, ST_RULE_DELETE, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, machine_id));
-    CS_DB_CHECK(db, bind_text(s, 2, coll));
+    CS_DB_CHECK(db, bind_text(s, 2, cs_coll_name(coll)));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 3, comm_size));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 4, ppn));
     CS_DB_CHECK(db, sqlite3_step(s));
@@ -1184,11 +1185,39 @@ out:
     return rc;
 }
 
+/* Reads the rule row of `s` into *r; false (logged) when a cs_rule_t cannot hold it. */
+static bool column_rule(sqlite3_stmt *s, int64_t machine_id, cs_rule_t *r) {
+    const char *coll = column_text(s, 0);
+    memset(r, 0, sizeof(*r));
+    if (cs_coll_from_name(coll, &r->coll) != CS_OK) {
+        cs_log(CS_LOG_DEBUG, "rule of unknown collective '%s' skipped", coll);
+        return false;
+    }
+    if (cs_rule_set_variant(r, column_text(s, 6), column_text(s, 7)) != CS_OK) {
+        cs_log(CS_LOG_DEBUG, "rule '%s(%s)' skipped: names too long", column_text(s, 6),
+               column_text(s, 7));
+        return false;
+    }
+    r->machine_id = machine_id;
+    r->comm_size = sqlite3_column_int(s, 1);
+    r->ppn = sqlite3_column_int(s, 2);
+    r->lo_bytes = (uint64_t)sqlite3_column_int64(s, 3);
+    r->hi_bytes = sqlite3_column_type(s, 4) == SQLITE_NULL ? CS_RULE_UNBOUNDED
+                                                           : (uint64_t)sqlite3_column_int64(s, 4);
+    r->rank = sqlite3_column_int(s, 5);
+    r->median_us = column_real(s, 8);
+    r->native_us = column_real(s, 9);
+    r->p_value = column_real(s, 10);
+    r->run_id = sqlite3_column_int64(s, 11);
+    return true;
+}
+
 int cs_db_foreach_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn, void *ctx) {
     int rc = CS_OK;
     int step = SQLITE_DONE;
     bool stop = false;
     sqlite3_stmt *s = NULL;
+    cs_rule_t r;
     CS_REQUIRE(db != NULL && fn != NULL, CS_ERR_ARG);
     CS_CHECK(stmt(db, ST_RULE_BY_MACHINE, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, machine_id));
@@ -1197,24 +1226,9 @@ int cs_db_foreach_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn, void *
         if (step != SQLITE_ROW) {
             break;
         }
-        cs_db_rule_t r = {
-            .machine_id = machine_id,
-            .coll = column_text(s, 0),
-            .comm_size = sqlite3_column_int(s, 1),
-            .ppn = sqlite3_column_int(s, 2),
-            .lo_bytes = (uint64_t)sqlite3_column_int64(s, 3),
-            .hi_bytes = sqlite3_column_type(s, 4) == SQLITE_NULL
-                            ? CS_DB_UNBOUNDED
-                            : (uint64_t)sqlite3_column_int64(s, 4),
-            .rank = sqlite3_column_int(s, 5),
-            .algorithm = column_text(s, 6),
-            .params = column_text(s, 7),
-            .median_us = column_real(s, 8),
-            .native_us = column_real(s, 9),
-            .p_value = column_real(s, 10),
-            .run_id = sqlite3_column_int64(s, 11),
-        };
-        CS_CHECK(call_back(fn(&r, ctx), &stop));
+        if (column_rule(s, machine_id, &r)) {
+            CS_CHECK(call_back(fn(&r, ctx), &stop));
+        }
     }
 out:
     done(s);
