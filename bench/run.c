@@ -49,6 +49,7 @@ int cs_bench_run_open(const cs_bench_opts_t *o, const cs_machine_t *m, cs_bench_
     }
     CS_CHECK(cs_db_find_or_insert_machine(r->db, &dm, &r->machine_id));
     dr.machine_id = r->machine_id;
+    dr.kind = o->validate ? CS_DB_RUN_VALIDATE : CS_DB_RUN_TUNE;
     dr.nprocs = m->nprocs;
     dr.nnodes = m->nnodes;
     dr.ppn = m->ppn;

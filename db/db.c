@@ -105,17 +105,18 @@ static const char *const sql[NSTMTS] = {
     [ST_RUN_ABORT_STALE] = "UPDATE run SET status = 'aborted' "
                            "WHERE machine_id = ?1 AND status = 'running'",
     [ST_RUN_LATEST] = "SELECT id, status FROM run WHERE machine_id = ?1 AND nprocs = ?2 "
-                      "AND nnodes = ?3 AND ppn = ?4 AND args = ?5 ORDER BY id DESC LIMIT 1",
+                      "AND nnodes = ?3 AND ppn = ?4 AND args = ?5 AND kind = ?6 "
+                      "ORDER BY id DESC LIMIT 1",
     [ST_RUN_RESUME] = "UPDATE run SET status = 'running', finished_at = NULL, "
                       "resumes = resumes + 1 WHERE id = ?1",
     [ST_RUN_INSERT] = "INSERT INTO run (machine_id, started_at, nprocs, nnodes, ppn, args, "
-                      "status, oversubscribed, version) "
-                      "VALUES (?1, " NOW ", ?2, ?3, ?4, ?5, 'running', ?6, ?7)",
+                      "status, oversubscribed, version, kind) "
+                      "VALUES (?1, " NOW ", ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?8)",
     [ST_RUN_FINISH] = "UPDATE run SET status = ?2, finished_at = " NOW " "
                       "WHERE id = ?1 AND status = 'running'",
     [ST_RUN_STATUS] = "SELECT status FROM run WHERE id = ?1",
     [ST_RUN_BY_MACHINE] = "SELECT id, machine_id, started_at, finished_at, nprocs, nnodes, ppn, "
-                          "args, status, oversubscribed, version, resumes FROM run "
+                          "args, status, oversubscribed, version, resumes, kind FROM run "
                           "WHERE ?1 = 0 OR machine_id = ?1 ORDER BY id",
     [ST_MEASUREMENT_INSERT] = "INSERT INTO measurement (run_id, " MEASUREMENT_COLS ") "
                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
@@ -155,6 +156,11 @@ static const struct {
 } tables[] = {
     {"machine", ST_COUNT_MACHINE}, {"run", ST_COUNT_RUN},   {"measurement", ST_COUNT_MEASUREMENT},
     {"failure", ST_COUNT_FAILURE}, {"rule", ST_COUNT_RULE}, {"validation", ST_COUNT_VALIDATION},
+};
+
+static const char *const run_kind_names[] = {
+    [CS_DB_RUN_TUNE] = "tune",
+    [CS_DB_RUN_VALIDATE] = "validate",
 };
 
 static const char *const run_status_names[] = {
@@ -323,6 +329,21 @@ static void column_point(sqlite3_stmt *s, int first, cs_db_point_t *p) {
     p->comm_size = sqlite3_column_int(s, first + 3);
     p->ppn = sqlite3_column_int(s, first + 4);
     p->bytes = (uint64_t)sqlite3_column_int64(s, first + 5);
+}
+
+/* Reads a run kind from column i; CS_ERR_DB for a value the schema does not allow. */
+static int column_kind(cs_db_t *db, sqlite3_stmt *s, int i, cs_db_run_kind_t *kind) {
+    const char *text = column_text(s, i);
+    for (int k = CS_DB_RUN_TUNE; k <= CS_DB_RUN_VALIDATE; k++) {
+        if (text != NULL && strcmp(text, run_kind_names[k]) == 0) {
+            *kind = (cs_db_run_kind_t)k;
+            return CS_OK;
+        }
+    }
+    snprintf(db->errmsg, sizeof(db->errmsg), "run.kind '%s' is not a run kind",
+             text != NULL ? text : "NULL");
+    cs_log(CS_LOG_DEBUG, "%s", db->errmsg);
+    return CS_ERR_DB;
 }
 
 /* Reads a run status from column i; CS_ERR_DB for a value the schema does not allow. */
@@ -788,6 +809,7 @@ static int resumable_run(cs_db_t *db, const cs_db_run_t *run, int64_t *id) {
     CS_DB_CHECK(db, sqlite3_bind_int(s, 3, run->nnodes));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 4, run->ppn));
     CS_DB_CHECK(db, bind_text(s, 5, run->args != NULL ? run->args : ""));
+    CS_DB_CHECK(db, bind_text(s, 6, run_kind_names[run->kind]));
     CS_DB_CHECK(db, step = sqlite3_step(s));
     if (step != SQLITE_ROW || strcmp(column_text(s, 1), run_status_names[CS_DB_RUN_DONE]) == 0) {
         rc = CS_ERR_NOT_FOUND;
@@ -821,6 +843,7 @@ static int insert_run(cs_db_t *db, const cs_db_run_t *run, int64_t *id) {
     CS_DB_CHECK(db, bind_text(s, 5, run->args != NULL ? run->args : ""));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 6, run->oversubscribed));
     CS_DB_CHECK(db, bind_text(s, 7, run->version));
+    CS_DB_CHECK(db, bind_text(s, 8, run_kind_names[run->kind]));
     CS_DB_CHECK(db, sqlite3_step(s));
     *id = sqlite3_last_insert_rowid(db->conn);
 out:
@@ -837,6 +860,7 @@ int cs_db_start_run(cs_db_t *db, const cs_db_run_t *run, bool resume, int64_t *r
     CS_REQUIRE(run->machine_id > 0 && run->nprocs >= 1 && run->nnodes >= 1 && run->ppn >= 1,
                CS_ERR_ARG);
     CS_REQUIRE(run->oversubscribed == 0 || run->oversubscribed == 1, CS_ERR_ARG);
+    CS_REQUIRE(run->kind == CS_DB_RUN_TUNE || run->kind == CS_DB_RUN_VALIDATE, CS_ERR_ARG);
     CS_CHECK(atomic_begin(db, &savepoint));
     atomic = true;
     CS_CHECK(abort_stale_runs(db, run->machine_id));
@@ -929,6 +953,7 @@ int cs_db_foreach_run(cs_db_t *db, int64_t machine_id, cs_db_run_fn fn, void *ct
             .resumes = sqlite3_column_int(s, 11),
         };
         CS_CHECK(column_status(db, s, 8, &r.status));
+        CS_CHECK(column_kind(db, s, 12, &r.run.kind));
         CS_CHECK(call_back(fn(&r, ctx), &stop));
     }
 out:

@@ -19,7 +19,7 @@
  * 'done' or 'aborted'. A process that dies leaves its run 'running'; the next cs_db_start_run()
  * for the same machine marks every such run 'aborted' (one tuning job per machine at a time).
  * With resume, cs_db_start_run() continues the newest run of the machine with the same job
- * layout and the same args, unless that run is 'done'; the caller then skips the points that
+ * layout, kind and args, unless that run is 'done'; the caller then skips the points that
  * cs_db_measurement_exists() reports (or cs_db_foreach_measurement() lists).
  *
  * Strings passed in are copied by SQLite; strings handed to callbacks are valid only during the
@@ -53,6 +53,12 @@ typedef enum cs_db_run_status {
     CS_DB_RUN_ABORTED  /* 'aborted': interrupted; --resume can continue it */
 } cs_db_run_status_t;
 
+/* What a run does (run.kind). */
+typedef enum cs_db_run_kind {
+    CS_DB_RUN_TUNE,    /* 'tune': measures candidates and decides the rules */
+    CS_DB_RUN_VALIDATE /* 'validate': collsel-bench --validate, re-measures the selector */
+} cs_db_run_kind_t;
+
 /* A machine's fingerprint (all three required when inserting). */
 typedef struct cs_db_machine {
     const char *host;        /* host name of rank 0 */
@@ -63,6 +69,7 @@ typedef struct cs_db_machine {
 /* A tuning run as the bench describes it. */
 typedef struct cs_db_run {
     int64_t machine_id;
+    cs_db_run_kind_t kind;   /* tune (0, the default) or validate */
     int nprocs, nnodes, ppn; /* job layout; ppn is the largest node's */
     int oversubscribed;      /* 1 when ranks exceed cores */
     const char *args;        /* the options that define the plan, in a canonical form (not
@@ -204,7 +211,7 @@ int cs_db_foreach_machine(cs_db_t *db, cs_db_machine_fn fn, void *ctx) CS_MUST_C
 
 /* Starts a run of run->machine_id in one transaction (or savepoint inside a batch): first
  * marks every 'running' run of that machine 'aborted' (their process is gone); then, when
- * `resume` is set and the newest run with the same machine, nprocs, nnodes, ppn and args is
+ * `resume` is set and the newest run with the same machine, nprocs, nnodes, ppn, kind and args is
  * not 'done', makes it 'running' again (finished_at cleared, resumes + 1) and returns its id
  * with *resumed = true. Otherwise inserts a new 'running' run (started_at now) and sets
  * *resumed = false. `resumed` may be NULL. */

@@ -213,7 +213,7 @@ static int add_run(const cs_db_run_row_t *row, void *ctx) {
         .nnodes = row->run.nnodes,
         .ppn = row->run.ppn,
         .oversubscribed = row->run.oversubscribed != 0,
-        .validate = strncmp(args, "validate", 8) == 0,
+        .validate = row->run.kind == CS_DB_RUN_VALIDATE,
         .status = row->status,
         .status_name = names[row->status],
         .started_at = keep(r, row->started_at),

@@ -4,7 +4,7 @@
  * that have something to show. A key holds
  *   - the measurements of ONE tuning run: the newest 'done' tuning run that measured the key
  *     (when no done run did, the newest run of any status that did, and the report says so);
- *     tuning runs are those whose args do not start with "validate";
+ *     tuning runs are those of run.kind 'tune' (not collsel-bench --validate);
  *   - the measurements grouped into algorithm families (the algorithm key, "bcast/orth"), each
  *     reduced to its fastest variant (params) at every measured size;
  *   - the machine's current rules for the key (the rule table, cs_rule_t), by lo_bytes and

@@ -43,8 +43,11 @@ static int64_t machine(const char *host) {
     return id;
 }
 
-static int64_t run(int64_t machine_id, const char *args, int oversubscribed) {
+/* A run of `kind` with the args collsel-bench writes for it. */
+static int64_t run(int64_t machine_id, cs_db_run_kind_t kind, const char *args,
+                   int oversubscribed) {
     cs_db_run_t r = {.machine_id = machine_id,
+                     .kind = kind,
                      .nprocs = 4,
                      .nnodes = 1,
                      .ppn = 4,
@@ -123,7 +126,7 @@ static void rules(int64_t machine_id, int64_t run_id, const char *coll, int comm
 static void full(void) {
     int64_t m = machine("testhost");
 
-    int64_t r1 = run(m, "colls=0x2 sizes=4:64K", 0);
+    int64_t r1 = run(m, CS_DB_RUN_TUNE, "colls=0x2 sizes=4:64K", 0);
     for (int i = 0; i < NSIZES; i++) {
         uint64_t b = size_at(i);
         measure(r1, "gather", "gather/native", "", 4, b, model(3, 1, b));
@@ -138,13 +141,13 @@ static void full(void) {
                            {32, CS_RULE_UNBOUNDED, "gather/linear", ""}};
     rules(m, r1, "gather", 4, gather, 2);
 
-    int64_t r2 = run(m, "colls=0x10 sizes=4:64K", 1);
+    int64_t r2 = run(m, CS_DB_RUN_TUNE, "colls=0x10 sizes=4:64K", 1);
     for (int i = 0; i < NSIZES; i++) {
         measure(r2, "allreduce", "allreduce/native", "", 4, size_at(i), 1e6);
     }
     check(cs_db_finish_run(db, r2, CS_DB_RUN_ABORTED), "abort");
 
-    int64_t r3 = run(m, "colls=0x11 sizes=4:64K comm_sizes=2,4", 1);
+    int64_t r3 = run(m, CS_DB_RUN_TUNE, "colls=0x11 sizes=4:64K comm_sizes=2,4", 1);
     for (int c = 2; c <= 4; c += 2) {
         for (int i = 0; i < NSIZES; i++) {
             uint64_t b = size_at(i);
@@ -176,7 +179,7 @@ static void full(void) {
                        {32768, CS_RULE_UNBOUNDED, "bcast/native", ""}};
     rules(m, r3, "bcast", 4, bc, 3);
 
-    int64_t r4 = run(m, "validate colls=0x11 sizes=4:64K", 1);
+    int64_t r4 = run(m, CS_DB_RUN_VALIDATE, "validate colls=0x11 sizes=4:64K", 1);
     for (int i = 0; i < NSIZES; i++) {
         uint64_t b = size_at(i);
         cs_db_validation_t v = {r4,
@@ -211,7 +214,7 @@ static void full(void) {
 
 static void second_machine(void) {
     int64_t m = machine("otherhost");
-    int64_t r = run(m, "colls=0x10", 0);
+    int64_t r = run(m, CS_DB_RUN_TUNE, "colls=0x10", 0);
     for (int i = 0; i < NSIZES; i++) {
         uint64_t b = size_at(i);
         measure(r, "allreduce", "allreduce/native", "", 2, b, model(7, 1, b));

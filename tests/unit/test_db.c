@@ -354,6 +354,7 @@ END_TEST
 typedef struct {
     int n;
     int64_t id[8];
+    cs_db_run_kind_t kind[8];
     char text[1024];
 } runs_t;
 
@@ -361,6 +362,7 @@ static int collect_run(const cs_db_run_row_t *r, void *ctx) {
     static const char *const names[] = {"running", "done", "aborted"};
     runs_t *c = ctx;
     ck_assert_int_lt(c->n, 8);
+    c->kind[c->n] = r->run.kind;
     c->id[c->n++] = r->id;
     size_t len = strlen(c->text);
     snprintf(c->text + len, sizeof(c->text) - len, "%lld:m%lld %d/%d/%d o%d '%s' %s %s %s%s r%d;",
@@ -1026,6 +1028,44 @@ START_TEST(migrations_reach_the_schema) {
 }
 END_TEST
 
+START_TEST(migration_2_gives_runs_their_kind) {
+    /* A version-1 database (before run.kind) keeps its runs; those whose args carry the
+     * 'validate ' prefix collsel-bench wrote for --validate become kind 'validate', the others
+     * 'tune'. New runs store the kind they are given. */
+    const char *path = file("v1_runs.db");
+    char stamp[96];
+    raw_exec(path, cs_db_migration_sql(1));
+    snprintf(stamp, sizeof(stamp), "PRAGMA application_id = %d; PRAGMA user_version = 1",
+             CS_DB_APPLICATION_ID);
+    raw_exec(path, stamp);
+    raw_exec(path,
+             "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
+             "INSERT INTO run (id, machine_id, started_at, nprocs, nnodes, ppn, args, status) "
+             "VALUES (1, 1, '2026-01-01T00:00:00Z', 4, 1, 4, 'colls=0x11 sizes=4', 'done'),"
+             "(2, 1, '2026-01-02T00:00:00Z', 4, 1, 4, 'validate colls=0x11 sizes=4', 'done'),"
+             "(3, 1, '2026-01-03T00:00:00Z', 2, 1, 2, '', 'aborted');");
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    runs_t got = {0};
+    ck_assert_int_eq(cs_db_foreach_run(db, 0, collect_run, &got), CS_OK);
+    ck_assert_int_eq(got.n, 3);
+    ck_assert_int_eq(got.kind[0], CS_DB_RUN_TUNE);
+    ck_assert_int_eq(got.kind[1], CS_DB_RUN_VALIDATE);
+    ck_assert_int_eq(got.kind[2], CS_DB_RUN_TUNE);
+    ck_assert_str_eq(got.text, "1:m1 4/1/4 o0 'colls=0x11 sizes=4' NULL done started r0;"
+                               "2:m1 4/1/4 o0 'validate colls=0x11 sizes=4' NULL done started r0;"
+                               "3:m1 2/1/2 o0 '' NULL aborted started r0;");
+    cs_db_run_t v = job(1, "colls=0x11 sizes=4");
+    v.kind = CS_DB_RUN_VALIDATE;
+    int64_t id = start(db, &v, false, NULL);
+    cs_db_close(db);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM run WHERE kind = 'validate'"), 2);
+    char query[96];
+    snprintf(query, sizeof(query), "SELECT kind = 'validate' FROM run WHERE id = %lld",
+             (long long)id);
+    ck_assert_int_eq(raw_int(path, query), 1);
+}
+END_TEST
+
 START_TEST(reopen_keeps_rows) {
     const char *path = file("keep.db");
     cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
@@ -1299,6 +1339,7 @@ static Suite *db_suite(void) {
     tcase_add_checked_fixture(files, make_dir, remove_dir);
     tcase_add_test(files, create_file);
     tcase_add_test(files, migrations_reach_the_schema);
+    tcase_add_test(files, migration_2_gives_runs_their_kind);
     tcase_add_test(files, reopen_keeps_rows);
     tcase_add_test(files, run_times_and_resumes);
     tcase_add_test(files, rules_read_back_as_cs_rule_t);
