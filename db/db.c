@@ -331,34 +331,40 @@ static void column_point(sqlite3_stmt *s, int first, cs_db_point_t *p) {
     p->bytes = (uint64_t)sqlite3_column_int64(s, first + 5);
 }
 
-/* Reads a run kind from column i; CS_ERR_DB for a value the schema does not allow. */
-static int column_kind(cs_db_t *db, sqlite3_stmt *s, int i, cs_db_run_kind_t *kind) {
+/* Reads column i, one of names[0..n-1] (the text values of an enum: column `column` holds
+ * `what`, "run.status" a "run status"), into *value as its index; CS_ERR_DB for a value the
+ * schema does not allow. */
+static int column_enum(cs_db_t *db, sqlite3_stmt *s, int i, const char *const *names, int n,
+                       const char *column, const char *what, int *value) {
     const char *text = column_text(s, i);
-    for (int k = CS_DB_RUN_TUNE; k <= CS_DB_RUN_VALIDATE; k++) {
-        if (text != NULL && strcmp(text, run_kind_names[k]) == 0) {
-            *kind = (cs_db_run_kind_t)k;
+    for (int k = 0; k < n; k++) {
+        if (text != NULL && strcmp(text, names[k]) == 0) {
+            *value = k;
             return CS_OK;
         }
     }
-    snprintf(db->errmsg, sizeof(db->errmsg), "run.kind '%s' is not a run kind",
-             text != NULL ? text : "NULL");
+    snprintf(db->errmsg, sizeof(db->errmsg), "%s '%s' is not a %s", column,
+             text != NULL ? text : "NULL", what);
     cs_log(CS_LOG_DEBUG, "%s", db->errmsg);
     return CS_ERR_DB;
 }
 
 /* Reads a run status from column i; CS_ERR_DB for a value the schema does not allow. */
 static int column_status(cs_db_t *db, sqlite3_stmt *s, int i, cs_db_run_status_t *status) {
-    const char *text = column_text(s, i);
-    for (int st = CS_DB_RUN_RUNNING; st <= CS_DB_RUN_ABORTED; st++) {
-        if (text != NULL && strcmp(text, run_status_names[st]) == 0) {
-            *status = (cs_db_run_status_t)st;
-            return CS_OK;
-        }
-    }
-    snprintf(db->errmsg, sizeof(db->errmsg), "run.status '%s' is not a run status",
-             text != NULL ? text : "NULL");
-    cs_log(CS_LOG_DEBUG, "%s", db->errmsg);
-    return CS_ERR_DB;
+    int v = 0;
+    int rc = column_enum(db, s, i, run_status_names, CS_DB_RUN_ABORTED + 1, "run.status",
+                         "run status", &v);
+    *status = (cs_db_run_status_t)v;
+    return rc;
+}
+
+/* Reads a run kind from column i; CS_ERR_DB for a value the schema does not allow. */
+static int column_kind(cs_db_t *db, sqlite3_stmt *s, int i, cs_db_run_kind_t *kind) {
+    int v = 0;
+    int rc =
+        column_enum(db, s, i, run_kind_names, CS_DB_RUN_VALIDATE + 1, "run.kind", "run kind", &v);
+    *kind = (cs_db_run_kind_t)v;
+    return rc;
 }
 
 /* Whether `algorithm` is a key of collective `coll`: "<coll>/<alg>". */
