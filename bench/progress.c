@@ -3,6 +3,7 @@
 
 #include "options.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
@@ -11,6 +12,18 @@ static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cs_bench_say(int rank, const char *fmt, ...) {
+    va_list ap;
+    if (rank != 0) {
+        return;
+    }
+    va_start(ap, fmt);
+    fputs("collsel-bench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
 }
 
 void cs_bench_format_duration(double seconds, char *buf, size_t len) {

@@ -4,7 +4,10 @@
  * current collective, size and algorithm, and the estimated time left. Under mpirun a rank's
  * stderr is a pipe even when mpirun runs on a terminal, so the bar goes to the controlling
  * terminal (/dev/tty) when there is one. Without a terminal (a batch job's log): one line per
- * collective and communicator size on stderr. Quiet: nothing. */
+ * collective and communicator size on stderr. Quiet: nothing.
+ *
+ * The run's other messages to the user (errors, warnings, what it is doing) go through
+ * cs_bench_say(): one line on stderr, from rank 0 only. */
 #ifndef CS_BENCH_PROGRESS_H
 #define CS_BENCH_PROGRESS_H
 
@@ -38,6 +41,10 @@ void cs_bench_progress_point_done(cs_bench_progress_t *p);
 void cs_bench_progress_end(cs_bench_progress_t *p);
 /* Ends the progress line and closes the terminal, if one was opened. */
 void cs_bench_progress_close(cs_bench_progress_t *p);
+
+/* Rank `rank` 0 only: writes "collsel-bench: ", the printf-formatted message and a newline to
+ * stderr. Other ranks print nothing. */
+void cs_bench_say(int rank, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Writes a duration as "1h02m", "3m20s" or "12s". */
 void cs_bench_format_duration(double seconds, char *buf, size_t len);

@@ -63,8 +63,7 @@ static uint64_t boundary(uint64_t a, uint64_t b) {
     return m > b ? b : m;
 }
 
-int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_bench_rule_t *out, int cap,
-                   int *nout) {
+int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_rule_t *out, int cap, int *nout) {
     int rc = CS_OK;
     int order[CS_BENCH_MAX_RANKED], next[CS_BENCH_MAX_RANKED];
     int n = 0, nnext = 0, rows = 0;
@@ -87,16 +86,16 @@ int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_bench_rule_t *ou
         for (int r = 0; r < n; r++) {
             const cs_bench_entry_t *e = &sizes[start].entries[order[r]];
             CS_REQUIRE(rows < cap, CS_ERR_NOMEM);
+            memset(&out[rows], 0, sizeof(out[rows]));
+            CS_CHECK(cs_rule_set_variant(&out[rows], e->algorithm, e->params));
             out[rows].lo_bytes =
                 start == 0 ? 0 : boundary(sizes[start - 1].bytes, sizes[start].bytes);
-            out[rows].hi_bytes = end == nsizes ? CS_BENCH_UNBOUNDED
+            out[rows].hi_bytes = end == nsizes ? CS_RULE_UNBOUNDED
                                                : boundary(sizes[end - 1].bytes, sizes[end].bytes);
             out[rows].rank = r + 1;
-            out[rows].algorithm = e->algorithm;
-            out[rows].params = e->params;
             out[rows].median_us = e->median_us;
             out[rows].native_us = native->median_us;
-            out[rows].p_value = e->native ? 1.0 : e->p_value;
+            out[rows].p_value = e->native ? NAN : e->p_value;
             rows++;
         }
         start = end;

@@ -5,17 +5,19 @@
  * ends a ranked list and is its winner when nothing beats it. Adjacent sizes whose rankings
  * name the same algorithms in the same order merge into one interval. Interval boundaries lie
  * at the geometric mean of neighbouring measured sizes; the first interval starts at 0 bytes
- * and the last is unbounded (hi = CS_BENCH_UNBOUNDED), so the intervals of one
- * (collective, communicator size, processes per node) cover every size exactly once. */
+ * and the last is unbounded (hi = CS_RULE_UNBOUNDED), so the intervals of one
+ * (collective, communicator size, processes per node) cover every size exactly once. The rows
+ * are cs_rule_t (core/rule.h), the one rule type that the database, the selector and the
+ * report share. */
 #ifndef CS_BENCH_RULES_H
 #define CS_BENCH_RULES_H
 
+#include "core/rule.h"
 #include "core/status.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define CS_BENCH_UNBOUNDED  UINT64_MAX
 #define CS_BENCH_MAX_RANKED 64
 
 /* One measured, verified candidate at one size. */
@@ -34,22 +36,17 @@ typedef struct cs_bench_size {
     int n;
 } cs_bench_size_t;
 
-/* One rule row: rank `rank` (1 = winner) of the interval [lo_bytes, hi_bytes). */
-typedef struct cs_bench_rule {
-    uint64_t lo_bytes, hi_bytes;
-    int rank;
-    const char *algorithm, *params;
-    double median_us, native_us, p_value;
-} cs_bench_rule_t;
-
 /* Ranks the entries of `s`: order[0..*n-1] are indices into s->entries, winner first, native
  * last. CS_ERR_ARG when s has no native entry or more than CS_BENCH_MAX_RANKED entries. */
 int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) CS_MUST_CHECK;
 
 /* Builds the rules of sizes[0..nsizes-1] (ascending bytes) into out[0..cap-1]; *nout rows.
- * Medians and p-values of a merged interval are those of its first size.
- * CS_ERR_ARG on unsorted sizes or a size without native; CS_ERR_NOMEM when cap is too small. */
-int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_bench_rule_t *out, int cap,
+ * Each row gets its interval, rank, variant, medians and p-value (NaN for native); the key
+ * (machine_id, run_id, coll, comm_size, ppn) is left 0 for the caller to set. Medians and
+ * p-values of a merged interval are those of its first size. CS_ERR_ARG on unsorted sizes, a
+ * size without native, or an algorithm or params text longer than a cs_rule_t holds (never
+ * truncated); CS_ERR_NOMEM when cap is too small. */
+int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_rule_t *out, int cap,
                    int *nout) CS_MUST_CHECK;
 
 #endif

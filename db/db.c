@@ -105,17 +105,18 @@ static const char *const sql[NSTMTS] = {
     [ST_RUN_ABORT_STALE] = "UPDATE run SET status = 'aborted' "
                            "WHERE machine_id = ?1 AND status = 'running'",
     [ST_RUN_LATEST] = "SELECT id, status FROM run WHERE machine_id = ?1 AND nprocs = ?2 "
-                      "AND nnodes = ?3 AND ppn = ?4 AND args = ?5 ORDER BY id DESC LIMIT 1",
+                      "AND nnodes = ?3 AND ppn = ?4 AND args = ?5 AND kind = ?6 "
+                      "ORDER BY id DESC LIMIT 1",
     [ST_RUN_RESUME] = "UPDATE run SET status = 'running', finished_at = NULL, "
                       "resumes = resumes + 1 WHERE id = ?1",
     [ST_RUN_INSERT] = "INSERT INTO run (machine_id, started_at, nprocs, nnodes, ppn, args, "
-                      "status, oversubscribed, version) "
-                      "VALUES (?1, " NOW ", ?2, ?3, ?4, ?5, 'running', ?6, ?7)",
+                      "status, oversubscribed, version, kind) "
+                      "VALUES (?1, " NOW ", ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?8)",
     [ST_RUN_FINISH] = "UPDATE run SET status = ?2, finished_at = " NOW " "
                       "WHERE id = ?1 AND status = 'running'",
     [ST_RUN_STATUS] = "SELECT status FROM run WHERE id = ?1",
     [ST_RUN_BY_MACHINE] = "SELECT id, machine_id, started_at, finished_at, nprocs, nnodes, ppn, "
-                          "args, status, oversubscribed, version, resumes FROM run "
+                          "args, status, oversubscribed, version, resumes, kind FROM run "
                           "WHERE ?1 = 0 OR machine_id = ?1 ORDER BY id",
     [ST_MEASUREMENT_INSERT] = "INSERT INTO measurement (run_id, " MEASUREMENT_COLS ") "
                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
@@ -155,6 +156,11 @@ static const struct {
 } tables[] = {
     {"machine", ST_COUNT_MACHINE}, {"run", ST_COUNT_RUN},   {"measurement", ST_COUNT_MEASUREMENT},
     {"failure", ST_COUNT_FAILURE}, {"rule", ST_COUNT_RULE}, {"validation", ST_COUNT_VALIDATION},
+};
+
+static const char *const run_kind_names[] = {
+    [CS_DB_RUN_TUNE] = "tune",
+    [CS_DB_RUN_VALIDATE] = "validate",
 };
 
 static const char *const run_status_names[] = {
@@ -325,19 +331,40 @@ static void column_point(sqlite3_stmt *s, int first, cs_db_point_t *p) {
     p->bytes = (uint64_t)sqlite3_column_int64(s, first + 5);
 }
 
-/* Reads a run status from column i; CS_ERR_DB for a value the schema does not allow. */
-static int column_status(cs_db_t *db, sqlite3_stmt *s, int i, cs_db_run_status_t *status) {
+/* Reads column i, one of names[0..n-1] (the text values of an enum: column `column` holds
+ * `what`, "run.status" a "run status"), into *value as its index; CS_ERR_DB for a value the
+ * schema does not allow. */
+static int column_enum(cs_db_t *db, sqlite3_stmt *s, int i, const char *const *names, int n,
+                       const char *column, const char *what, int *value) {
     const char *text = column_text(s, i);
-    for (int st = CS_DB_RUN_RUNNING; st <= CS_DB_RUN_ABORTED; st++) {
-        if (text != NULL && strcmp(text, run_status_names[st]) == 0) {
-            *status = (cs_db_run_status_t)st;
+    for (int k = 0; k < n; k++) {
+        if (text != NULL && strcmp(text, names[k]) == 0) {
+            *value = k;
             return CS_OK;
         }
     }
-    snprintf(db->errmsg, sizeof(db->errmsg), "run.status '%s' is not a run status",
-             text != NULL ? text : "NULL");
+    snprintf(db->errmsg, sizeof(db->errmsg), "%s '%s' is not a %s", column,
+             text != NULL ? text : "NULL", what);
     cs_log(CS_LOG_DEBUG, "%s", db->errmsg);
     return CS_ERR_DB;
+}
+
+/* Reads a run status from column i; CS_ERR_DB for a value the schema does not allow. */
+static int column_status(cs_db_t *db, sqlite3_stmt *s, int i, cs_db_run_status_t *status) {
+    int v = 0;
+    int rc = column_enum(db, s, i, run_status_names, CS_DB_RUN_ABORTED + 1, "run.status",
+                         "run status", &v);
+    *status = (cs_db_run_status_t)v;
+    return rc;
+}
+
+/* Reads a run kind from column i; CS_ERR_DB for a value the schema does not allow. */
+static int column_kind(cs_db_t *db, sqlite3_stmt *s, int i, cs_db_run_kind_t *kind) {
+    int v = 0;
+    int rc =
+        column_enum(db, s, i, run_kind_names, CS_DB_RUN_VALIDATE + 1, "run.kind", "run kind", &v);
+    *kind = (cs_db_run_kind_t)v;
+    return rc;
 }
 
 /* Whether `algorithm` is a key of collective `coll`: "<coll>/<alg>". */
@@ -788,6 +815,7 @@ static int resumable_run(cs_db_t *db, const cs_db_run_t *run, int64_t *id) {
     CS_DB_CHECK(db, sqlite3_bind_int(s, 3, run->nnodes));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 4, run->ppn));
     CS_DB_CHECK(db, bind_text(s, 5, run->args != NULL ? run->args : ""));
+    CS_DB_CHECK(db, bind_text(s, 6, run_kind_names[run->kind]));
     CS_DB_CHECK(db, step = sqlite3_step(s));
     if (step != SQLITE_ROW || strcmp(column_text(s, 1), run_status_names[CS_DB_RUN_DONE]) == 0) {
         rc = CS_ERR_NOT_FOUND;
@@ -821,6 +849,7 @@ static int insert_run(cs_db_t *db, const cs_db_run_t *run, int64_t *id) {
     CS_DB_CHECK(db, bind_text(s, 5, run->args != NULL ? run->args : ""));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 6, run->oversubscribed));
     CS_DB_CHECK(db, bind_text(s, 7, run->version));
+    CS_DB_CHECK(db, bind_text(s, 8, run_kind_names[run->kind]));
     CS_DB_CHECK(db, sqlite3_step(s));
     *id = sqlite3_last_insert_rowid(db->conn);
 out:
@@ -837,6 +866,7 @@ int cs_db_start_run(cs_db_t *db, const cs_db_run_t *run, bool resume, int64_t *r
     CS_REQUIRE(run->machine_id > 0 && run->nprocs >= 1 && run->nnodes >= 1 && run->ppn >= 1,
                CS_ERR_ARG);
     CS_REQUIRE(run->oversubscribed == 0 || run->oversubscribed == 1, CS_ERR_ARG);
+    CS_REQUIRE(run->kind == CS_DB_RUN_TUNE || run->kind == CS_DB_RUN_VALIDATE, CS_ERR_ARG);
     CS_CHECK(atomic_begin(db, &savepoint));
     atomic = true;
     CS_CHECK(abort_stale_runs(db, run->machine_id));
@@ -929,6 +959,7 @@ int cs_db_foreach_run(cs_db_t *db, int64_t machine_id, cs_db_run_fn fn, void *ct
             .resumes = sqlite3_column_int(s, 11),
         };
         CS_CHECK(column_status(db, s, 8, &r.status));
+        CS_CHECK(column_kind(db, s, 12, &r.run.kind));
         CS_CHECK(call_back(fn(&r, ctx), &stop));
     }
 out:
@@ -1119,31 +1150,32 @@ out:
 
 /* --- rules --------------------------------------------------------------------------------- */
 
-static bool rule_valid(const cs_db_rule_t *r, int64_t machine_id, const char *coll, int comm_size,
+static bool rule_valid(const cs_rule_t *r, int64_t machine_id, cs_coll_t coll, int comm_size,
                        int ppn) {
-    return r->machine_id == machine_id && r->coll != NULL && strcmp(r->coll, coll) == 0 &&
-           r->comm_size == comm_size && r->ppn == ppn && algorithm_of(r->algorithm, coll) &&
-           r->rank >= 1 && r->lo_bytes <= (uint64_t)INT64_MAX && r->lo_bytes < r->hi_bytes &&
-           (r->hi_bytes == CS_DB_UNBOUNDED || r->hi_bytes <= (uint64_t)INT64_MAX) && r->run_id >= 0;
+    return r->machine_id == machine_id && r->coll == coll && r->comm_size == comm_size &&
+           r->ppn == ppn && algorithm_of(r->algorithm, cs_coll_name(coll)) && r->rank >= 1 &&
+           r->lo_bytes <= (uint64_t)INT64_MAX && r->lo_bytes < r->hi_bytes &&
+           (r->hi_bytes == CS_RULE_UNBOUNDED || r->hi_bytes <= (uint64_t)INT64_MAX) &&
+           r->run_id >= 0;
 }
 
-static int insert_rule(cs_db_t *db, const cs_db_rule_t *r) {
+static int insert_rule(cs_db_t *db, const cs_rule_t *r) {
     int rc = CS_OK;
     sqlite3_stmt *s = NULL;
     CS_CHECK(stmt(db, ST_RULE_INSERT, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, r->machine_id));
-    CS_DB_CHECK(db, bind_text(s, 2, r->coll));
+    CS_DB_CHECK(db, bind_text(s, 2, cs_coll_name(r->coll)));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 3, r->comm_size));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 4, r->ppn));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 5, (sqlite3_int64)r->lo_bytes));
-    if (r->hi_bytes == CS_DB_UNBOUNDED) {
+    if (r->hi_bytes == CS_RULE_UNBOUNDED) {
         CS_DB_CHECK(db, sqlite3_bind_null(s, 6));
     } else {
         CS_DB_CHECK(db, sqlite3_bind_int64(s, 6, (sqlite3_int64)r->hi_bytes));
     }
     CS_DB_CHECK(db, sqlite3_bind_int(s, 7, r->rank));
     CS_DB_CHECK(db, bind_text(s, 8, r->algorithm));
-    CS_DB_CHECK(db, bind_text(s, 9, r->params != NULL ? r->params : ""));
+    CS_DB_CHECK(db, bind_text(s, 9, r->params));
     CS_DB_CHECK(db, bind_real(s, 10, r->median_us));
     CS_DB_CHECK(db, bind_real(s, 11, r->native_us));
     CS_DB_CHECK(db, bind_real(s, 12, r->p_value));
@@ -1154,12 +1186,12 @@ out:
     return rc;
 }
 
-int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, const char *coll, int comm_size, int ppn,
-                        const cs_db_rule_t *rules, size_t n) {
+int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll, int comm_size, int ppn,
+                        const cs_rule_t *rules, size_t n) {
     int rc = CS_OK;
     bool atomic = false, savepoint = false;
     sqlite3_stmt *s = NULL;
-    CS_REQUIRE(db != NULL && coll != NULL && coll[0] != '\0' && (rules != NULL || n == 0),
+    CS_REQUIRE(db != NULL && (int)coll >= 0 && coll < CS_COLL_COUNT && (rules != NULL || n == 0),
                CS_ERR_ARG);
     CS_REQUIRE(comm_size >= 1 && ppn >= 1, CS_ERR_ARG);
     for (size_t i = 0; i < n; i++) {
@@ -1169,7 +1201,7 @@ int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, const char *coll, int c
     atomic = true;
     CS_CHECK(stmt(db, ST_RULE_DELETE, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, machine_id));
-    CS_DB_CHECK(db, bind_text(s, 2, coll));
+    CS_DB_CHECK(db, bind_text(s, 2, cs_coll_name(coll)));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 3, comm_size));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 4, ppn));
     CS_DB_CHECK(db, sqlite3_step(s));
@@ -1184,11 +1216,39 @@ out:
     return rc;
 }
 
+/* Reads the rule row of `s` into *r; false (logged) when a cs_rule_t cannot hold it. */
+static bool column_rule(sqlite3_stmt *s, int64_t machine_id, cs_rule_t *r) {
+    const char *coll = column_text(s, 0);
+    memset(r, 0, sizeof(*r));
+    if (cs_coll_from_name(coll, &r->coll) != CS_OK) {
+        cs_log(CS_LOG_DEBUG, "rule of unknown collective '%s' skipped", coll);
+        return false;
+    }
+    if (cs_rule_set_variant(r, column_text(s, 6), column_text(s, 7)) != CS_OK) {
+        cs_log(CS_LOG_DEBUG, "rule '%s(%s)' skipped: names too long", column_text(s, 6),
+               column_text(s, 7));
+        return false;
+    }
+    r->machine_id = machine_id;
+    r->comm_size = sqlite3_column_int(s, 1);
+    r->ppn = sqlite3_column_int(s, 2);
+    r->lo_bytes = (uint64_t)sqlite3_column_int64(s, 3);
+    r->hi_bytes = sqlite3_column_type(s, 4) == SQLITE_NULL ? CS_RULE_UNBOUNDED
+                                                           : (uint64_t)sqlite3_column_int64(s, 4);
+    r->rank = sqlite3_column_int(s, 5);
+    r->median_us = column_real(s, 8);
+    r->native_us = column_real(s, 9);
+    r->p_value = column_real(s, 10);
+    r->run_id = sqlite3_column_int64(s, 11);
+    return true;
+}
+
 int cs_db_foreach_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn, void *ctx) {
     int rc = CS_OK;
     int step = SQLITE_DONE;
     bool stop = false;
     sqlite3_stmt *s = NULL;
+    cs_rule_t r;
     CS_REQUIRE(db != NULL && fn != NULL, CS_ERR_ARG);
     CS_CHECK(stmt(db, ST_RULE_BY_MACHINE, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, machine_id));
@@ -1197,24 +1257,9 @@ int cs_db_foreach_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn, void *
         if (step != SQLITE_ROW) {
             break;
         }
-        cs_db_rule_t r = {
-            .machine_id = machine_id,
-            .coll = column_text(s, 0),
-            .comm_size = sqlite3_column_int(s, 1),
-            .ppn = sqlite3_column_int(s, 2),
-            .lo_bytes = (uint64_t)sqlite3_column_int64(s, 3),
-            .hi_bytes = sqlite3_column_type(s, 4) == SQLITE_NULL
-                            ? CS_DB_UNBOUNDED
-                            : (uint64_t)sqlite3_column_int64(s, 4),
-            .rank = sqlite3_column_int(s, 5),
-            .algorithm = column_text(s, 6),
-            .params = column_text(s, 7),
-            .median_us = column_real(s, 8),
-            .native_us = column_real(s, 9),
-            .p_value = column_real(s, 10),
-            .run_id = sqlite3_column_int64(s, 11),
-        };
-        CS_CHECK(call_back(fn(&r, ctx), &stop));
+        if (column_rule(s, machine_id, &r)) {
+            CS_CHECK(call_back(fn(&r, ctx), &stop));
+        }
     }
 out:
     done(s);

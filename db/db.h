@@ -19,7 +19,7 @@
  * 'done' or 'aborted'. A process that dies leaves its run 'running'; the next cs_db_start_run()
  * for the same machine marks every such run 'aborted' (one tuning job per machine at a time).
  * With resume, cs_db_start_run() continues the newest run of the machine with the same job
- * layout and the same args, unless that run is 'done'; the caller then skips the points that
+ * layout, kind and args, unless that run is 'done'; the caller then skips the points that
  * cs_db_measurement_exists() reports (or cs_db_foreach_measurement() lists).
  *
  * Strings passed in are copied by SQLite; strings handed to callbacks are valid only during the
@@ -33,14 +33,12 @@
 #ifndef CS_DB_H
 #define CS_DB_H
 
+#include "core/rule.h"
 #include "core/status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* hi_bytes of an interval without upper bound (stored as NULL). */
-#define CS_DB_UNBOUNDED UINT64_MAX
 
 /* PRAGMA application_id of a collsel database: 'CSLS'. */
 #define CS_DB_APPLICATION_ID 0x43534C53
@@ -55,6 +53,12 @@ typedef enum cs_db_run_status {
     CS_DB_RUN_ABORTED  /* 'aborted': interrupted; --resume can continue it */
 } cs_db_run_status_t;
 
+/* What a run does (run.kind). */
+typedef enum cs_db_run_kind {
+    CS_DB_RUN_TUNE,    /* 'tune': measures candidates and decides the rules */
+    CS_DB_RUN_VALIDATE /* 'validate': collsel-bench --validate, re-measures the selector */
+} cs_db_run_kind_t;
+
 /* A machine's fingerprint (all three required when inserting). */
 typedef struct cs_db_machine {
     const char *host;        /* host name of rank 0 */
@@ -65,6 +69,7 @@ typedef struct cs_db_machine {
 /* A tuning run as the bench describes it. */
 typedef struct cs_db_run {
     int64_t machine_id;
+    cs_db_run_kind_t kind;   /* tune (0, the default) or validate */
     int nprocs, nnodes, ppn; /* job layout; ppn is the largest node's */
     int oversubscribed;      /* 1 when ranks exceed cores */
     const char *args;        /* the options that define the plan, in a canonical form (not
@@ -114,20 +119,6 @@ typedef struct cs_db_failure {
     const char *message; /* what differed; required */
 } cs_db_failure_t;
 
-/* One rule row: candidate number `rank` (1 = winner) for sizes lo_bytes <= bytes < hi_bytes
- * of (coll, comm_size, ppn) on machine machine_id. */
-typedef struct cs_db_rule {
-    int64_t machine_id;
-    const char *coll;
-    int comm_size, ppn;
-    uint64_t lo_bytes, hi_bytes; /* hi_bytes == CS_DB_UNBOUNDED: no upper bound */
-    int rank;
-    const char *algorithm, *params;
-    double median_us, native_us; /* at the interval's first size; NaN = unknown */
-    double p_value;              /* rank-sum test against native; NaN for native itself */
-    int64_t run_id;              /* the run that decided it; 0 = unknown */
-} cs_db_rule_t;
-
 /* collsel-bench --validate at one point: native vs the selector's choice vs the best
  * candidate (the oracle), re-measured interleaved. */
 typedef struct cs_db_validation {
@@ -146,7 +137,7 @@ typedef int (*cs_db_machine_fn)(int64_t id, const cs_db_machine_t *m, void *ctx)
 typedef int (*cs_db_run_fn)(const cs_db_run_row_t *r, void *ctx);
 typedef int (*cs_db_measurement_fn)(const cs_db_measurement_t *m, void *ctx);
 typedef int (*cs_db_failure_fn)(const cs_db_failure_t *f, void *ctx);
-typedef int (*cs_db_rule_fn)(const cs_db_rule_t *r, void *ctx);
+typedef int (*cs_db_rule_fn)(const cs_rule_t *r, void *ctx);
 typedef int (*cs_db_validation_fn)(const cs_db_validation_t *v, void *ctx);
 
 /* --- opening ------------------------------------------------------------------------------- */
@@ -220,7 +211,7 @@ int cs_db_foreach_machine(cs_db_t *db, cs_db_machine_fn fn, void *ctx) CS_MUST_C
 
 /* Starts a run of run->machine_id in one transaction (or savepoint inside a batch): first
  * marks every 'running' run of that machine 'aborted' (their process is gone); then, when
- * `resume` is set and the newest run with the same machine, nprocs, nnodes, ppn and args is
+ * `resume` is set and the newest run with the same machine, nprocs, nnodes, ppn, kind and args is
  * not 'done', makes it 'running' again (finished_at cleared, resumes + 1) and returns its id
  * with *resumed = true. Otherwise inserts a new 'running' run (started_at now) and sets
  * *resumed = false. `resumed` may be NULL. */
@@ -263,15 +254,20 @@ int cs_db_foreach_failure(cs_db_t *db, int64_t run_id, cs_db_failure_fn fn,
 
 /* --- rules --------------------------------------------------------------------------------- */
 
+/* Rules are cs_rule_t (core/rule.h); the database stores the collective by name and an
+ * unbounded hi_bytes (CS_RULE_UNBOUNDED) as NULL. */
+
 /* Replaces, atomically, the rules of (machine_id, coll, comm_size, ppn) by rules[0..n-1]
  * (n = 0 deletes them). Every rule must carry that same key, an algorithm of that collective,
- * a non-empty interval and rank >= 1: CS_ERR_ARG otherwise. Two rules with the same lo_bytes
- * and rank: CS_ERR_DB. On any failure the previous rules stay. */
-int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, const char *coll, int comm_size, int ppn,
-                        const cs_db_rule_t *rules, size_t n) CS_MUST_CHECK;
+ * a non-empty interval and rank >= 1: CS_ERR_ARG otherwise (also for an invalid coll). Two
+ * rules with the same lo_bytes and rank: CS_ERR_DB. On any failure the previous rules stay. */
+int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll, int comm_size, int ppn,
+                        const cs_rule_t *rules, size_t n) CS_MUST_CHECK;
 
 /* Calls fn for every rule of machine `machine_id`, ordered by coll, comm_size, ppn, lo_bytes,
- * rank: each collective's intervals ascending, each interval's candidates best first. */
+ * rank: each collective's intervals ascending, each interval's candidates best first. A row
+ * this collsel cannot hold in a cs_rule_t (a collective it does not know, an algorithm or
+ * params text too long) is skipped, logged at debug verbosity. */
 int cs_db_foreach_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn, void *ctx) CS_MUST_CHECK;
 
 /* --- validation ---------------------------------------------------------------------------- */

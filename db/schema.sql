@@ -1,4 +1,4 @@
--- collsel database schema. schema version: 1
+-- collsel database schema. schema version: 2
 --
 -- This file is the truth: a new database is created from it, and docs/database.md describes it.
 -- Databases made by an older collsel are brought here by db/migrations/NNNN_*.sql, applied in
@@ -39,7 +39,9 @@ CREATE TABLE run (
                    CHECK (status IN ('running', 'done', 'aborted')),
     oversubscribed INTEGER NOT NULL DEFAULT 0 CHECK (oversubscribed IN (0, 1)),
     version        TEXT,                       -- collsel version that ran it
-    resumes        INTEGER NOT NULL DEFAULT 0 CHECK (resumes >= 0)  -- times --resume continued it
+    resumes        INTEGER NOT NULL DEFAULT 0 CHECK (resumes >= 0), -- times --resume continued it
+    kind           TEXT NOT NULL DEFAULT 'tune'   -- 'tune': measured and decided rules;
+                   CHECK (kind IN ('tune', 'validate'))   -- 'validate': collsel-bench --validate
 );
 CREATE INDEX run_by_machine ON run (machine_id, args);
 

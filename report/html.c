@@ -152,14 +152,14 @@ static void rules_table(FILE *f, const cs_report_key_t *k) {
           "<th>p-value</th></tr>\n",
           f);
     for (size_t i = 0; i < k->nrules; i++) {
-        const cs_report_rule_t *r = &k->rules[i];
+        const cs_rule_t *r = &k->rules[i];
         if (r->rank != 1) {
             continue;
         }
         fputs("<tr><td class=\"num\">", f);
         bytes(f, r->lo_bytes);
         fputs("</td><td class=\"num\">", f);
-        if (r->hi_bytes == CS_DB_UNBOUNDED) {
+        if (r->hi_bytes == CS_RULE_UNBOUNDED) {
             fputs("∞", f);
         } else {
             bytes(f, r->hi_bytes);
@@ -169,7 +169,7 @@ static void rules_table(FILE *f, const cs_report_key_t *k) {
         fputs("</td><td>", f);
         bool any = false;
         for (size_t j = 0; j < k->nrules; j++) {
-            const cs_report_rule_t *q = &k->rules[j];
+            const cs_rule_t *q = &k->rules[j];
             if (q->lo_bytes == r->lo_bytes && q->rank > 1) {
                 fputs(any ? ", " : "", f);
                 family(f, q->algorithm, q->params);
@@ -283,7 +283,7 @@ static void summary(FILE *f, const cs_report_machine_t *m) {
             const char *seen[64];
             size_t nseen = 0;
             for (size_t j = 0; j < k->nrules; j++) {
-                const cs_report_rule_t *r = &k->rules[j];
+                const cs_rule_t *r = &k->rules[j];
                 bool dup = false;
                 for (size_t s = 0; s < nseen && !dup; s++) {
                     dup = strcmp(seen[s], r->algorithm) == 0;

@@ -117,9 +117,9 @@ static int meas_order(const void *pa, const void *pb) {
 }
 
 static int rule_order(const void *pa, const void *pb) {
-    const cs_report_rule_t *a = pa, *b = pb;
-    int c = key_order((key_id_t){a->coll, a->comm_size, a->ppn},
-                      (key_id_t){b->coll, b->comm_size, b->ppn});
+    const cs_rule_t *a = pa, *b = pb;
+    int c = key_order((key_id_t){cs_coll_name(a->coll), a->comm_size, a->ppn},
+                      (key_id_t){cs_coll_name(b->coll), b->comm_size, b->ppn});
     if (c == 0) {
         c = u64_order(a->lo_bytes, b->lo_bytes);
     }
@@ -159,7 +159,7 @@ static key_id_t meas_key(const cs_report_machine_t *m, size_t i) {
 }
 
 static key_id_t rule_key(const cs_report_machine_t *m, size_t i) {
-    return (key_id_t){m->rules[i].coll, m->rules[i].comm_size, m->rules[i].ppn};
+    return (key_id_t){cs_coll_name(m->rules[i].coll), m->rules[i].comm_size, m->rules[i].ppn};
 }
 
 static key_id_t valid_key(const cs_report_machine_t *m, size_t i) {
@@ -213,7 +213,7 @@ static int add_run(const cs_db_run_row_t *row, void *ctx) {
         .nnodes = row->run.nnodes,
         .ppn = row->run.ppn,
         .oversubscribed = row->run.oversubscribed != 0,
-        .validate = strncmp(args, "validate", 8) == 0,
+        .validate = row->run.kind == CS_DB_RUN_VALIDATE,
         .status = row->status,
         .status_name = names[row->status],
         .started_at = keep(r, row->started_at),
@@ -263,28 +263,12 @@ out:
     return rc;
 }
 
-static int add_rule(const cs_db_rule_t *in, void *ctx) {
+static int add_rule(const cs_rule_t *in, void *ctx) {
     int rc = CS_OK;
     load_t *l = ctx;
     cs_report_machine_t *m = l->m;
     CS_CHECK(reserve(&m->rules, &l->cap, m->nrules, sizeof(*m->rules)));
-    cs_report_rule_t *out = &m->rules[m->nrules];
-    *out = (cs_report_rule_t){
-        .coll = keep(l->r, in->coll),
-        .comm_size = in->comm_size,
-        .ppn = in->ppn,
-        .lo_bytes = in->lo_bytes,
-        .hi_bytes = in->hi_bytes,
-        .rank = in->rank,
-        .algorithm = keep(l->r, in->algorithm),
-        .params = keep(l->r, in->params),
-        .median_us = in->median_us,
-        .native_us = in->native_us,
-        .p_value = in->p_value,
-        .run_id = in->run_id,
-    };
-    CS_REQUIRE(out->coll != NULL && out->algorithm != NULL && out->params != NULL, CS_ERR_NOMEM);
-    m->nrules++;
+    m->rules[m->nrules++] = *in;
 out:
     return rc;
 }
@@ -663,11 +647,11 @@ void cs_report_free(cs_report_t *r) {
 
 /* --- looking things up --------------------------------------------------------------------- */
 
-const cs_report_rule_t *cs_report_winner(const cs_report_key_t *key, uint64_t bytes) {
+const cs_rule_t *cs_report_winner(const cs_report_key_t *key, uint64_t bytes) {
     for (size_t i = 0; i < key->nrules; i++) {
-        const cs_report_rule_t *r = &key->rules[i];
+        const cs_rule_t *r = &key->rules[i];
         if (r->rank == 1 && r->lo_bytes <= bytes &&
-            (r->hi_bytes == CS_DB_UNBOUNDED || bytes < r->hi_bytes)) {
+            (r->hi_bytes == CS_RULE_UNBOUNDED || bytes < r->hi_bytes)) {
             return r;
         }
     }
@@ -714,7 +698,7 @@ const cs_report_meas_t *cs_report_native_at(const cs_report_key_t *key, uint64_t
 }
 
 const cs_report_meas_t *cs_report_tuned_at(const cs_report_key_t *key, uint64_t bytes) {
-    const cs_report_rule_t *w = cs_report_winner(key, bytes);
+    const cs_rule_t *w = cs_report_winner(key, bytes);
     if (w == NULL) {
         return NULL;
     }

@@ -4,10 +4,11 @@
  * that have something to show. A key holds
  *   - the measurements of ONE tuning run: the newest 'done' tuning run that measured the key
  *     (when no done run did, the newest run of any status that did, and the report says so);
- *     tuning runs are those whose args do not start with "validate";
+ *     tuning runs are those of run.kind 'tune' (not collsel-bench --validate);
  *   - the measurements grouped into algorithm families (the algorithm key, "bcast/orth"), each
  *     reduced to its fastest variant (params) at every measured size;
- *   - the machine's current rules for the key (the rule table), by lo_bytes and rank;
+ *   - the machine's current rules for the key (the rule table, cs_rule_t), by lo_bytes and
+ *     rank;
  *   - the validation rows of the newest collsel-bench --validate run that validated the key.
  *
  * Everything lives until cs_report_free(); strings are copies owned by the report. */
@@ -60,16 +61,6 @@ typedef struct cs_report_family {
     size_t nbest;
 } cs_report_family_t;
 
-typedef struct cs_report_rule {
-    const char *coll;
-    int comm_size, ppn;
-    uint64_t lo_bytes, hi_bytes; /* hi_bytes CS_DB_UNBOUNDED: no upper bound */
-    int rank;
-    const char *algorithm, *params;
-    double median_us, native_us, p_value; /* NaN: unknown */
-    int64_t run_id;
-} cs_report_rule_t;
-
 typedef struct cs_report_valid {
     const char *coll;
     int comm_size, ppn;
@@ -90,7 +81,7 @@ typedef struct cs_report_key {
     size_t nsizes;
     cs_report_family_t *families; /* native first, then in registry order */
     size_t nfamilies;
-    const cs_report_rule_t *rules; /* by lo_bytes, rank */
+    const cs_rule_t *rules; /* by lo_bytes, rank */
     size_t nrules;
     const cs_report_run_t *vrun;    /* the validation rows' run; NULL when none */
     const cs_report_valid_t *valid; /* by bytes */
@@ -126,7 +117,7 @@ typedef struct cs_report_machine {
     /* The rows the keys point into, sorted by coll, comm_size, ppn. */
     cs_report_meas_t *meas;
     size_t nmeas;
-    cs_report_rule_t *rules;
+    cs_rule_t *rules;
     size_t nrules;
     cs_report_valid_t *valid;
     size_t nvalid;
@@ -149,7 +140,7 @@ int cs_report_load(cs_db_t *db, cs_report_t **report) CS_MUST_CHECK;
 void cs_report_free(cs_report_t *report);
 
 /* The key's rank-1 rule whose interval holds `bytes`, or NULL. */
-const cs_report_rule_t *cs_report_winner(const cs_report_key_t *key, uint64_t bytes);
+const cs_rule_t *cs_report_winner(const cs_report_key_t *key, uint64_t bytes);
 
 /* The key's measurement of exactly (algorithm, params) at `bytes`, or NULL. */
 const cs_report_meas_t *cs_report_find(const cs_report_key_t *key, const char *algorithm,

@@ -389,7 +389,7 @@ static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, const
     fprintf(dat, "\n\n# index %d: the tuned choice (rank 1 of the rules) at each size\n", index);
     fprintf(dat, "# bytes median_us algorithm params\n");
     for (size_t j = 0; j < k->nsizes; j++) {
-        const cs_report_rule_t *w = cs_report_winner(k, k->sizes[j]);
+        const cs_rule_t *w = cs_report_winner(k, k->sizes[j]);
         const cs_report_meas_t *t = cs_report_tuned_at(k, k->sizes[j]);
         if (k->sizes[j] == 0 || w == NULL || t == NULL || !(t->median_us > 0)) {
             continue;
@@ -467,7 +467,7 @@ out:
 
 /* Whether the tuned choice and native were both measured at size index j of `k` (a size a log
  * axis can show); sets *w (the rank-1 rule), *tuned and *native. */
-static bool speedup_at(const cs_report_key_t *k, size_t j, const cs_report_rule_t **w,
+static bool speedup_at(const cs_report_key_t *k, size_t j, const cs_rule_t **w,
                        const cs_report_meas_t **tuned, const cs_report_meas_t **native) {
     uint64_t b = k->sizes[j];
     *w = cs_report_winner(k, b);
@@ -478,7 +478,7 @@ static bool speedup_at(const cs_report_key_t *k, size_t j, const cs_report_rule_
 }
 
 static size_t speedup_points(const cs_report_key_t *k) {
-    const cs_report_rule_t *w;
+    const cs_rule_t *w;
     const cs_report_meas_t *tuned, *native;
     size_t n = 0;
     for (size_t j = 0; j < k->nsizes; j++) {
@@ -522,7 +522,7 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, cons
     int rc = CS_OK;
     plot_files_t f = {0};
     cs_report_plot_t p = {0};
-    const cs_report_rule_t *w;
+    const cs_rule_t *w;
     const cs_report_meas_t *tuned, *native;
     double lo = 0, hi = 0, smin = 1, smax = 1;
     size_t npoints = 0;
@@ -668,7 +668,7 @@ out:
 /* Writes the label of a winner cell: the family name split into lines at '_' (and the params
  * on a line of their own) as a gnuplot string expression; *longest and *lines give its size
  * in characters. */
-static void cell_label(FILE *f, const cs_report_rule_t *r, size_t *longest, size_t *lines) {
+static void cell_label(FILE *f, const cs_rule_t *r, size_t *longest, size_t *lines) {
     const char *name = cs_text_family_name(r->algorithm);
     char buf[256];
     size_t n = 0;
@@ -691,7 +691,7 @@ static void cell_label(FILE *f, const cs_report_rule_t *r, size_t *longest, size
             buf[n++] = *c;
         }
     }
-    if (r->params != NULL && r->params[0] != '\0') {
+    if (r->params[0] != '\0') {
         snprintf(buf, sizeof(buf), "(%s)", r->params);
         fputs(".\"\\n\".", f);
         cs_text_gp(f, buf);
@@ -731,7 +731,7 @@ static int write_winners(const cs_report_machine_t *m, cs_report_coll_t *c, cons
             }
         }
         for (size_t j = 0; j < k->nrules; j++) {
-            double b[2] = {(double)k->rules[j].lo_bytes, k->rules[j].hi_bytes == CS_DB_UNBOUNDED
+            double b[2] = {(double)k->rules[j].lo_bytes, k->rules[j].hi_bytes == CS_RULE_UNBOUNDED
                                                              ? 0
                                                              : (double)k->rules[j].hi_bytes};
             for (int e = 0; e < 2; e++) {
@@ -770,16 +770,16 @@ static int write_winners(const cs_report_machine_t *m, cs_report_coll_t *c, cons
         row++;
         fprintf(dat, "# row %d: %d processes (%d per node)\n", row, k->comm_size, k->ppn);
         for (size_t j = 0; j < k->nrules; j++) {
-            const cs_report_rule_t *r = &k->rules[j];
+            const cs_rule_t *r = &k->rules[j];
             double x0 = r->lo_bytes == 0 || (double)r->lo_bytes < from ? from : (double)r->lo_bytes;
-            double x1 = r->hi_bytes == CS_DB_UNBOUNDED || (double)r->hi_bytes > to
+            double x1 = r->hi_bytes == CS_RULE_UNBOUNDED || (double)r->hi_bytes > to
                             ? to
                             : (double)r->hi_bytes;
             if (r->rank != 1 || !(x0 < x1)) {
                 continue;
             }
             fprintf(dat, "%" PRIu64 " ", r->lo_bytes);
-            if (r->hi_bytes == CS_DB_UNBOUNDED) {
+            if (r->hi_bytes == CS_RULE_UNBOUNDED) {
                 fputs("inf", dat);
             } else {
                 fprintf(dat, "%" PRIu64, r->hi_bytes);
@@ -828,9 +828,9 @@ static int write_winners(const cs_report_machine_t *m, cs_report_coll_t *c, cons
         }
         row++;
         for (size_t j = 0; j < k->nrules; j++) {
-            const cs_report_rule_t *r = &k->rules[j];
+            const cs_rule_t *r = &k->rules[j];
             double x0 = r->lo_bytes == 0 || (double)r->lo_bytes < from ? from : (double)r->lo_bytes;
-            double x1 = r->hi_bytes == CS_DB_UNBOUNDED || (double)r->hi_bytes > to
+            double x1 = r->hi_bytes == CS_RULE_UNBOUNDED || (double)r->hi_bytes > to
                             ? to
                             : (double)r->hi_bytes;
             if (r->rank != 1 || !(x0 < x1)) {

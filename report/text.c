@@ -1,6 +1,7 @@
 /* Text helpers of collsel-report (see text.h). */
 #include "text.h"
 
+#include "core/rule.h"
 #include "registry.h"
 
 #include <inttypes.h>
@@ -19,7 +20,7 @@ static const char *const palette[] = {
 
 const char *cs_text_bytes(uint64_t bytes, char *buf, size_t len) {
     static const char units[] = "KMGTPE";
-    if (bytes == UINT64_MAX) {
+    if (bytes == CS_RULE_UNBOUNDED) {
         snprintf(buf, len, "inf");
         return buf;
     }

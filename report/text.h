@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 /* Writes `bytes` with a binary unit into buf[0..len-1]: 4 -> "4", 1024 -> "1K", 1536 -> "1.5K",
- * 4194304 -> "4M", UINT64_MAX -> "inf". Returns buf. */
+ * 4194304 -> "4M", CS_RULE_UNBOUNDED (core/rule.h) -> "inf". Returns buf. */
 const char *cs_text_bytes(uint64_t bytes, char *buf, size_t len);
 
 /* The algorithm's name without its collective: "allreduce/ring" -> "ring" (the whole string

@@ -113,13 +113,9 @@ typedef struct loader {
     int n, cap;
 } loader_t;
 
-static int add_rule(const cs_db_rule_t *r, void *ctx) {
+static int add_rule(const cs_rule_t *r, void *ctx) {
     loader_t *l = ctx;
-    cs_coll_t coll;
     cs_sel_rule_t *x;
-    if (cs_coll_from_name(r->coll, &coll) != CS_OK) {
-        return CS_OK; /* a collective this collsel does not know: skip */
-    }
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 64;
         cs_sel_rule_t *v = realloc(l->v, (size_t)cap * sizeof(*v));
@@ -131,7 +127,7 @@ static int add_rule(const cs_db_rule_t *r, void *ctx) {
     }
     x = &l->v[l->n++];
     memset(x, 0, sizeof(*x));
-    x->coll = (int32_t)coll;
+    x->coll = (int32_t)r->coll;
     x->comm_size = r->comm_size;
     x->ppn = r->ppn;
     x->rank = r->rank;
@@ -140,7 +136,9 @@ static int add_rule(const cs_db_rule_t *r, void *ctx) {
     x->median_us = r->median_us;
     x->native_us = r->native_us;
     snprintf(x->algorithm, sizeof(x->algorithm), "%s", r->algorithm);
-    snprintf(x->params, sizeof(x->params), "%s", r->params ? r->params : "");
+    if (snprintf(x->params, sizeof(x->params), "%s", r->params) >= (int)sizeof(x->params)) {
+        l->n--; /* params longer than a packed rule holds: skip rather than truncate */
+    }
     return CS_OK;
 }
 

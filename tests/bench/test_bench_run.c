@@ -108,7 +108,7 @@ static void check(int ok, const char *fmt, ...) {
 
 /* What the database holds, copied out of the callbacks. */
 typedef struct row {
-    char coll[32], algorithm[128], params[128], message[256];
+    char coll[32], algorithm[128], params[CS_RULE_PARAMS], message[256];
     int comm_size, ppn, reps, outliers, verified, rank;
     uint64_t bytes, lo, hi;
     double min, q1, median, q3, max, native_us, p_value;
@@ -167,12 +167,12 @@ static int on_failure(const cs_db_failure_t *f, void *ctx) {
     return CS_OK;
 }
 
-static int on_rule(const cs_db_rule_t *u, void *ctx) {
+static int on_rule(const cs_rule_t *u, void *ctx) {
     row_t *r = add_row(ctx);
     if (r != NULL) {
-        snprintf(r->coll, sizeof(r->coll), "%s", u->coll);
+        snprintf(r->coll, sizeof(r->coll), "%s", cs_coll_name(u->coll));
         snprintf(r->algorithm, sizeof(r->algorithm), "%s", u->algorithm);
-        snprintf(r->params, sizeof(r->params), "%s", u->params ? u->params : "");
+        snprintf(r->params, sizeof(r->params), "%s", u->params);
         r->comm_size = u->comm_size;
         r->ppn = u->ppn;
         r->lo = u->lo_bytes;
@@ -400,7 +400,7 @@ static void check_rule_group(const rows_t *rs, int first, int last, const rows_t
         next_lo = w->hi;
         i = j;
     }
-    check(next_lo == CS_DB_UNBOUNDED, "%s np=%d: last interval ends at %llu, not unbounded",
+    check(next_lo == CS_RULE_UNBOUNDED, "%s np=%d: last interval ends at %llu, not unbounded",
           g->coll, g->comm_size, (unsigned long long)next_lo);
 }
 

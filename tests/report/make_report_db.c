@@ -43,8 +43,11 @@ static int64_t machine(const char *host) {
     return id;
 }
 
-static int64_t run(int64_t machine_id, const char *args, int oversubscribed) {
+/* A run of `kind` with the args collsel-bench writes for it. */
+static int64_t run(int64_t machine_id, cs_db_run_kind_t kind, const char *args,
+                   int oversubscribed) {
     cs_db_run_t r = {.machine_id = machine_id,
+                     .kind = kind,
                      .nprocs = 4,
                      .nnodes = 1,
                      .ppn = 4,
@@ -86,29 +89,29 @@ typedef struct {
 /* Rules of one key: rank 1 as given, native second where the winner is not native. */
 static void rules(int64_t machine_id, int64_t run_id, const char *coll, int comm_size,
                   const interval_t *iv, size_t n) {
-    cs_db_rule_t r[16];
+    cs_rule_t r[16];
     size_t k = 0;
     char native[64];
+    cs_coll_t c = CS_COLL_COUNT;
+    check(cs_coll_from_name(coll, &c), "collective");
     snprintf(native, sizeof(native), "%s/native", coll);
     for (size_t i = 0; i < n; i++) {
-        cs_db_rule_t base = {.machine_id = machine_id,
-                             .coll = coll,
-                             .comm_size = comm_size,
-                             .ppn = comm_size,
-                             .lo_bytes = iv[i].lo,
-                             .hi_bytes = iv[i].hi,
-                             .rank = 1,
-                             .algorithm = iv[i].alg,
-                             .params = iv[i].params,
-                             .median_us = 10,
-                             .native_us = 15,
-                             .p_value = 0.001,
-                             .run_id = run_id};
+        cs_rule_t base = {.machine_id = machine_id,
+                          .coll = c,
+                          .comm_size = comm_size,
+                          .ppn = comm_size,
+                          .lo_bytes = iv[i].lo,
+                          .hi_bytes = iv[i].hi,
+                          .rank = 1,
+                          .median_us = 10,
+                          .native_us = 15,
+                          .p_value = 0.001,
+                          .run_id = run_id};
+        check(cs_rule_set_variant(&base, iv[i].alg, iv[i].params), "rule variant");
         r[k++] = base;
         if (strcmp(iv[i].alg, native) != 0) {
             base.rank = 2;
-            base.algorithm = native;
-            base.params = "";
+            check(cs_rule_set_variant(&base, native, ""), "rule variant");
             base.median_us = 15;
             base.p_value = NAN;
             r[k++] = base;
@@ -117,13 +120,13 @@ static void rules(int64_t machine_id, int64_t run_id, const char *coll, int comm
             r[k - 1].p_value = NAN;
         }
     }
-    check(cs_db_replace_rules(db, machine_id, coll, comm_size, comm_size, r, k), "rules");
+    check(cs_db_replace_rules(db, machine_id, c, comm_size, comm_size, r, k), "rules");
 }
 
 static void full(void) {
     int64_t m = machine("testhost");
 
-    int64_t r1 = run(m, "colls=0x2 sizes=4:64K", 0);
+    int64_t r1 = run(m, CS_DB_RUN_TUNE, "colls=0x2 sizes=4:64K", 0);
     for (int i = 0; i < NSIZES; i++) {
         uint64_t b = size_at(i);
         measure(r1, "gather", "gather/native", "", 4, b, model(3, 1, b));
@@ -135,16 +138,16 @@ static void full(void) {
     check(cs_db_insert_failure(db, &fail), "failure");
     check(cs_db_finish_run(db, r1, CS_DB_RUN_DONE), "finish");
     interval_t gather[] = {{0, 32, "gather/native", ""},
-                           {32, CS_DB_UNBOUNDED, "gather/linear", ""}};
+                           {32, CS_RULE_UNBOUNDED, "gather/linear", ""}};
     rules(m, r1, "gather", 4, gather, 2);
 
-    int64_t r2 = run(m, "colls=0x10 sizes=4:64K", 1);
+    int64_t r2 = run(m, CS_DB_RUN_TUNE, "colls=0x10 sizes=4:64K", 1);
     for (int i = 0; i < NSIZES; i++) {
         measure(r2, "allreduce", "allreduce/native", "", 4, size_at(i), 1e6);
     }
     check(cs_db_finish_run(db, r2, CS_DB_RUN_ABORTED), "abort");
 
-    int64_t r3 = run(m, "colls=0x11 sizes=4:64K comm_sizes=2,4", 1);
+    int64_t r3 = run(m, CS_DB_RUN_TUNE, "colls=0x11 sizes=4:64K comm_sizes=2,4", 1);
     for (int c = 2; c <= 4; c += 2) {
         for (int i = 0; i < NSIZES; i++) {
             uint64_t b = size_at(i);
@@ -164,19 +167,19 @@ static void full(void) {
     check(cs_db_finish_run(db, r3, CS_DB_RUN_DONE), "finish");
     interval_t ar2[] = {{0, 8, "allreduce/native", ""},
                         {8, 2048, "allreduce/dpml", "leaders=1"},
-                        {2048, CS_DB_UNBOUNDED, "allreduce/dpml", "leaders=2"}};
+                        {2048, CS_RULE_UNBOUNDED, "allreduce/dpml", "leaders=2"}};
     rules(m, r3, "allreduce", 2, ar2, 3);
     interval_t ar4[] = {{0, 128, "allreduce/dpml", "leaders=1"},
                         {128, 512, "allreduce/recursive_doubling", ""},
                         {512, 8192, "allreduce/dpml", "leaders=2"},
-                        {8192, CS_DB_UNBOUNDED, "allreduce/native", ""}};
+                        {8192, CS_RULE_UNBOUNDED, "allreduce/native", ""}};
     rules(m, r3, "allreduce", 4, ar4, 4);
     interval_t bc[] = {{0, 2048, "bcast/linear", ""},
                        {2048, 32768, "bcast/binomial", ""},
-                       {32768, CS_DB_UNBOUNDED, "bcast/native", ""}};
+                       {32768, CS_RULE_UNBOUNDED, "bcast/native", ""}};
     rules(m, r3, "bcast", 4, bc, 3);
 
-    int64_t r4 = run(m, "validate colls=0x11 sizes=4:64K", 1);
+    int64_t r4 = run(m, CS_DB_RUN_VALIDATE, "validate colls=0x11 sizes=4:64K", 1);
     for (int i = 0; i < NSIZES; i++) {
         uint64_t b = size_at(i);
         cs_db_validation_t v = {r4,
@@ -211,14 +214,14 @@ static void full(void) {
 
 static void second_machine(void) {
     int64_t m = machine("otherhost");
-    int64_t r = run(m, "colls=0x10", 0);
+    int64_t r = run(m, CS_DB_RUN_TUNE, "colls=0x10", 0);
     for (int i = 0; i < NSIZES; i++) {
         uint64_t b = size_at(i);
         measure(r, "allreduce", "allreduce/native", "", 2, b, model(7, 1, b));
         measure(r, "allreduce", "allreduce/recursive_doubling", "", 2, b, model(6, 1, b));
     }
     check(cs_db_finish_run(db, r, CS_DB_RUN_DONE), "finish");
-    interval_t iv[] = {{0, CS_DB_UNBOUNDED, "allreduce/recursive_doubling", ""}};
+    interval_t iv[] = {{0, CS_RULE_UNBOUNDED, "allreduce/recursive_doubling", ""}};
     rules(m, r, "allreduce", 2, iv, 1);
 }
 

@@ -80,9 +80,11 @@ static void print_winners(void) {
 /* Writes the rules of one collective for one communicator size. */
 static int write_coll(cs_db_t *db, int64_t machine_id, int64_t run_id, const char *coll, int size) {
     int rc = CS_OK;
-    cs_db_rule_t rules[64];
-    char algorithm[64][64], params[64][64];
+    cs_rule_t rules[64];
+    char algorithm[64], params[64];
+    cs_coll_t c = CS_COLL_COUNT;
     size_t n = 0;
+    CS_CHECK(cs_coll_from_name(coll, &c));
     for (int i = 0; i < cs_spec_count; i++) {
         const cs_spec_interval_t *iv = &cs_spec[i];
         if (strcmp(iv->coll, coll) != 0) {
@@ -92,30 +94,29 @@ static int write_coll(cs_db_t *db, int64_t machine_id, int64_t run_id, const cha
             const char *name = iv->ranked[k];
             size_t len = strcspn(name, "(");
             CS_REQUIRE(n < 64, CS_ERR_ARG);
-            snprintf(algorithm[n], sizeof(algorithm[n]), "%.*s", (int)len, name);
+            snprintf(algorithm, sizeof(algorithm), "%.*s", (int)len, name);
             /* "alg(k=v)" -> params "k=v" */
-            snprintf(params[n], sizeof(params[n]), "%.*s",
+            snprintf(params, sizeof(params), "%.*s",
                      name[len] == '(' ? (int)(strlen(name) - len - 2) : 0,
                      name[len] == '(' ? name + len + 1 : "");
-            rules[n] = (cs_db_rule_t){
+            rules[n] = (cs_rule_t){
                 .machine_id = machine_id,
-                .coll = coll,
+                .coll = c,
                 .comm_size = size,
                 .ppn = size,
                 .lo_bytes = iv->lo_bytes,
                 .hi_bytes = iv->hi_bytes,
                 .rank = k + 1,
-                .algorithm = algorithm[n],
-                .params = params[n],
                 .median_us = 10.0 + k,
                 .native_us = 20.0,
                 .p_value = strstr(name, "/native") != NULL ? NAN : 0.001,
                 .run_id = run_id,
             };
+            CS_CHECK(cs_rule_set_variant(&rules[n], algorithm, params));
             n++;
         }
     }
-    CS_CHECK(cs_db_replace_rules(db, machine_id, coll, size, size, rules, n));
+    CS_CHECK(cs_db_replace_rules(db, machine_id, c, size, size, rules, n));
 out:
     return rc;
 }

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-/* hi_bytes of an interval without upper bound (the value of CS_DB_UNBOUNDED). */
+/* hi_bytes of an interval without upper bound (the value of CS_RULE_UNBOUNDED). */
 #define CS_SPEC_UNBOUNDED UINT64_MAX
 
 #define CS_SPEC_MAX_RANKED 4

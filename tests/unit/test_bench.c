@@ -348,7 +348,7 @@ END_TEST
 
 /* Checks that rows[0..n-1] are well formed: rank-1 intervals contiguous from 0 to unbounded,
  * every interval's ranks 1..k consecutive with native last. Returns the number of intervals. */
-static int check_cover(const cs_bench_rule_t *rows, int n) {
+static int check_cover(const cs_rule_t *rows, int n) {
     uint64_t next_lo = 0;
     int intervals = 0;
     ck_assert_int_gt(n, 0);
@@ -370,7 +370,7 @@ static int check_cover(const cs_bench_rule_t *rows, int n) {
         intervals++;
         i = j;
     }
-    ck_assert_uint_eq(next_lo, CS_BENCH_UNBOUNDED);
+    ck_assert_uint_eq(next_lo, CS_RULE_UNBOUNDED);
     return intervals;
 }
 
@@ -427,13 +427,13 @@ START_TEST(rules_native_everywhere) {
     const cs_bench_entry_t e64[] = {NATIVE(4.0), CAND("allreduce/a", 3.0, 0.05)};
     const cs_bench_entry_t e1k[] = {NATIVE(9.0), CAND("allreduce/a", 8.9, 0.0001)};
     const cs_bench_size_t sizes[] = {{4, e4, 2}, {64, e64, 2}, {1024, e1k, 2}};
-    cs_bench_rule_t rows[16];
+    cs_rule_t rows[16];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
     ck_assert_int_eq(n, 1);
     ck_assert_int_eq(check_cover(rows, n), 1);
     ck_assert_uint_eq(rows[0].lo_bytes, 0);
-    ck_assert_uint_eq(rows[0].hi_bytes, CS_BENCH_UNBOUNDED);
+    ck_assert_uint_eq(rows[0].hi_bytes, CS_RULE_UNBOUNDED);
     ck_assert_str_eq(rows[0].algorithm, "allreduce/native");
     ck_assert_str_eq(rows[0].params, "");
     /* Medians of a merged interval are those of its first size. */
@@ -450,7 +450,7 @@ START_TEST(rules_winner_in_the_middle) {
     const cs_bench_entry_t e64[] = {NATIVE(5.0), CAND("allreduce/mid", 4.0, 0.002)};
     const cs_bench_entry_t e256[] = {NATIVE(9.0), CAND("allreduce/mid", 9.5, 0.7)};
     const cs_bench_size_t sizes[] = {{4, e4, 2}, {16, e16, 2}, {64, e64, 2}, {256, e256, 2}};
-    cs_bench_rule_t rows[16];
+    cs_rule_t rows[16];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
     ck_assert_int_eq(n, 4);
@@ -469,7 +469,7 @@ START_TEST(rules_winner_in_the_middle) {
     ck_assert_str_eq(rows[2].algorithm, "allreduce/native");
     ck_assert_double_eq(rows[2].median_us, 4.0);
     ck_assert_uint_eq(rows[3].lo_bytes, 128);
-    ck_assert_uint_eq(rows[3].hi_bytes, CS_BENCH_UNBOUNDED);
+    ck_assert_uint_eq(rows[3].hi_bytes, CS_RULE_UNBOUNDED);
     ck_assert_str_eq(rows[3].algorithm, "allreduce/native");
 }
 END_TEST
@@ -487,7 +487,7 @@ START_TEST(rules_ranking_change_splits) {
                                       CAND("allreduce/b", 9.9, 0.001)};
     const cs_bench_size_t sizes[] = {
         {8, e8, 3}, {1000, e1000, 3}, {1024, e1024, 3}, {4096, e4096, 3}};
-    cs_bench_rule_t rows[16];
+    cs_rule_t rows[16];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
     ck_assert_int_eq(n, 8);
@@ -511,7 +511,7 @@ START_TEST(rules_params_distinguish) {
     const cs_bench_entry_t e4[] = {NATIVE(10.0), {"allreduce/g", "dims=2x2", 5.0, 0.001, 0}};
     const cs_bench_entry_t e8[] = {NATIVE(10.0), {"allreduce/g", "dims=4x1", 5.0, 0.001, 0}};
     const cs_bench_size_t sizes[] = {{4, e4, 2}, {8, e8, 2}};
-    cs_bench_rule_t rows[8];
+    cs_rule_t rows[8];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
     ck_assert_int_eq(check_cover(rows, n), 2);
@@ -526,7 +526,7 @@ START_TEST(rules_adjacent_sizes) {
     const cs_bench_entry_t a[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001)};
     const cs_bench_entry_t b[] = {NATIVE(10.0)};
     const cs_bench_size_t sizes[] = {{4, a, 2}, {5, b, 1}};
-    cs_bench_rule_t rows[8];
+    cs_rule_t rows[8];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
     ck_assert_int_eq(check_cover(rows, n), 2);
@@ -541,7 +541,7 @@ START_TEST(rules_errors) {
     const cs_bench_size_t unsorted[] = {{16, ok, 2}, {4, ok, 2}};
     const cs_bench_size_t repeated[] = {{16, ok, 2}, {16, ok, 2}};
     const cs_bench_size_t one[] = {{16, ok, 2}};
-    cs_bench_rule_t rows[8];
+    cs_rule_t rows[8];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(missing, 2, rows, NELEMS(rows), &n), CS_ERR_ARG);
     ck_assert_int_eq(cs_bench_rules(unsorted, 2, rows, NELEMS(rows), &n), CS_ERR_ARG);
@@ -552,6 +552,20 @@ START_TEST(rules_errors) {
     ck_assert_int_eq(n, 2);
     ck_assert_int_eq(cs_bench_rules(one, 0, rows, 2, &n), CS_OK);
     ck_assert_int_eq(n, 0);
+}
+END_TEST
+
+START_TEST(rules_names_never_truncate) {
+    /* A name longer than a cs_rule_t holds is refused, not cut. */
+    char name[CS_RULE_ALGORITHM + 8];
+    memset(name, 'a', sizeof(name) - 1);
+    memcpy(name, "allreduce/", 10);
+    name[sizeof(name) - 1] = '\0';
+    const cs_bench_entry_t e[] = {NATIVE(10.0), CAND(name, 5.0, 0.001)};
+    const cs_bench_size_t sizes[] = {{4, e, 2}};
+    cs_rule_t rows[8];
+    int n = -1;
+    ck_assert_int_eq(cs_bench_rules(sizes, 1, rows, NELEMS(rows), &n), CS_ERR_ARG);
 }
 END_TEST
 
@@ -581,6 +595,7 @@ static Suite *bench_suite(void) {
     tcase_add_test(tc, rules_params_distinguish);
     tcase_add_test(tc, rules_adjacent_sizes);
     tcase_add_test(tc, rules_errors);
+    tcase_add_test(tc, rules_names_never_truncate);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -266,20 +266,13 @@ static int collect_measurement(const cs_db_measurement_t *m, void *ctx) {
 
 typedef struct {
     int n;
-    cs_db_rule_t r[8];
-    char algorithm[8][64], params[8][64];
+    cs_rule_t r[8];
 } rules_t;
 
-static int collect_rule(const cs_db_rule_t *r, void *ctx) {
+static int collect_rule(const cs_rule_t *r, void *ctx) {
     rules_t *c = ctx;
     ck_assert_int_lt(c->n, 8);
-    c->r[c->n] = *r;
-    snprintf(c->algorithm[c->n], 64, "%s", r->algorithm);
-    snprintf(c->params[c->n], 64, "%s", r->params);
-    c->r[c->n].algorithm = c->algorithm[c->n];
-    c->r[c->n].params = c->params[c->n];
-    c->r[c->n].coll = NULL;
-    c->n++;
+    c->r[c->n++] = *r;
     return CS_OK;
 }
 
@@ -361,6 +354,7 @@ END_TEST
 typedef struct {
     int n;
     int64_t id[8];
+    cs_db_run_kind_t kind[8];
     char text[1024];
 } runs_t;
 
@@ -368,6 +362,7 @@ static int collect_run(const cs_db_run_row_t *r, void *ctx) {
     static const char *const names[] = {"running", "done", "aborted"};
     runs_t *c = ctx;
     ck_assert_int_lt(c->n, 8);
+    c->kind[c->n] = r->run.kind;
     c->id[c->n++] = r->id;
     size_t len = strlen(c->text);
     snprintf(c->text + len, sizeof(c->text) - len, "%lld:m%lld %d/%d/%d o%d '%s' %s %s %s%s r%d;",
@@ -687,21 +682,20 @@ START_TEST(failure_round_trip) {
 }
 END_TEST
 
-static cs_db_rule_t rule(int64_t machine_id, int comm_size, uint64_t lo, uint64_t hi, int rank,
-                         const char *algorithm) {
-    cs_db_rule_t r = {.machine_id = machine_id,
-                      .coll = "allreduce",
-                      .comm_size = comm_size,
-                      .ppn = 4,
-                      .lo_bytes = lo,
-                      .hi_bytes = hi,
-                      .rank = rank,
-                      .algorithm = algorithm,
-                      .params = "",
-                      .median_us = 10.0 * rank,
-                      .native_us = 20.0,
-                      .p_value = 0.001 * rank,
-                      .run_id = 0};
+static cs_rule_t rule(int64_t machine_id, int comm_size, uint64_t lo, uint64_t hi, int rank,
+                      const char *algorithm) {
+    cs_rule_t r = {.machine_id = machine_id,
+                   .coll = CS_COLL_ALLREDUCE,
+                   .comm_size = comm_size,
+                   .ppn = 4,
+                   .lo_bytes = lo,
+                   .hi_bytes = hi,
+                   .rank = rank,
+                   .median_us = 10.0 * rank,
+                   .native_us = 20.0,
+                   .p_value = 0.001 * rank,
+                   .run_id = 0};
+    ck_assert_int_eq(cs_rule_set_variant(&r, algorithm, ""), CS_OK);
     return r;
 }
 
@@ -711,26 +705,27 @@ START_TEST(rules_replace_keeps_exactly_the_new_set) {
     cs_db_run_t run = job(mid, "");
     int64_t run_id = start(db, &run, false, NULL);
 
-    cs_db_rule_t first[] = {
+    cs_rule_t first[] = {
         rule(mid, 4, 0, 2048, 1, "allreduce/recursive_doubling"),
         rule(mid, 4, 0, 2048, 2, "allreduce/native"),
-        rule(mid, 4, 2048, CS_DB_UNBOUNDED, 1, "allreduce/native"),
+        rule(mid, 4, 2048, CS_RULE_UNBOUNDED, 1, "allreduce/native"),
     };
     first[1].p_value = NAN;
     first[2].p_value = NAN;
     first[2].median_us = NAN;
-    first[0].params = "leaders=2";
+    ck_assert_int_eq(cs_rule_set_variant(&first[0], "allreduce/recursive_doubling", "leaders=2"),
+                     CS_OK);
     first[0].run_id = run_id;
-    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, first, 3), CS_OK);
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 4, 4, first, 3), CS_OK);
     /* another communicator size: a key of its own */
-    cs_db_rule_t two[] = {rule(mid, 2, 0, CS_DB_UNBOUNDED, 1, "allreduce/native")};
-    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 2, 4, two, 1), CS_OK);
+    cs_rule_t two[] = {rule(mid, 2, 0, CS_RULE_UNBOUNDED, 1, "allreduce/native")};
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 2, 4, two, 1), CS_OK);
 
     rules_t got = read_rules(db, mid);
     ck_assert_int_eq(got.n, 4);
     ck_assert_int_eq(got.r[0].comm_size, 2); /* ordered by comm_size, lo_bytes, rank */
-    ck_assert(got.r[0].hi_bytes == CS_DB_UNBOUNDED);
-    const cs_db_rule_t *r = &got.r[1];
+    ck_assert(got.r[0].hi_bytes == CS_RULE_UNBOUNDED);
+    const cs_rule_t *r = &got.r[1];
     ck_assert_int_eq(r->machine_id, mid);
     ck_assert_int_eq(r->comm_size, 4);
     ck_assert_int_eq(r->ppn, 4);
@@ -745,16 +740,16 @@ START_TEST(rules_replace_keeps_exactly_the_new_set) {
     ck_assert(isnan(got.r[2].p_value));
     ck_assert_int_eq(got.r[2].run_id, 0);
     ck_assert_uint_eq(got.r[3].lo_bytes, 2048);
-    ck_assert(got.r[3].hi_bytes == CS_DB_UNBOUNDED);
+    ck_assert(got.r[3].hi_bytes == CS_RULE_UNBOUNDED);
     ck_assert(isnan(got.r[3].median_us));
     ck_assert_int_eq(count(db, "rule", run_id), 1);
 
     /* replace: exactly the new set remains; the other key is untouched */
-    cs_db_rule_t second[] = {
+    cs_rule_t second[] = {
         rule(mid, 4, 0, 64, 1, "allreduce/native"),
-        rule(mid, 4, 64, CS_DB_UNBOUNDED, 1, "allreduce/reduce_bcast"),
+        rule(mid, 4, 64, CS_RULE_UNBOUNDED, 1, "allreduce/reduce_bcast"),
     };
-    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, second, 2), CS_OK);
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 4, 4, second, 2), CS_OK);
     got = read_rules(db, mid);
     ck_assert_int_eq(got.n, 3);
     ck_assert_int_eq(got.r[0].comm_size, 2);
@@ -762,26 +757,28 @@ START_TEST(rules_replace_keeps_exactly_the_new_set) {
     ck_assert_str_eq(got.r[2].algorithm, "allreduce/reduce_bcast");
 
     /* invalid sets change nothing */
-    cs_db_rule_t wrong_key[] = {rule(mid, 8, 0, CS_DB_UNBOUNDED, 1, "allreduce/native")};
-    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, wrong_key, 1), CS_ERR_ARG);
-    cs_db_rule_t empty_interval[] = {rule(mid, 4, 64, 64, 1, "allreduce/native")};
-    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, empty_interval, 1),
+    cs_rule_t wrong_key[] = {rule(mid, 8, 0, CS_RULE_UNBOUNDED, 1, "allreduce/native")};
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 4, 4, wrong_key, 1),
                      CS_ERR_ARG);
-    cs_db_rule_t rank0[] = {rule(mid, 4, 0, CS_DB_UNBOUNDED, 0, "allreduce/native")};
-    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, rank0, 1), CS_ERR_ARG);
-    cs_db_rule_t other_coll[] = {rule(mid, 4, 0, CS_DB_UNBOUNDED, 1, "bcast/native")};
-    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, other_coll, 1), CS_ERR_ARG);
-    cs_db_rule_t twice[] = {
-        rule(mid, 4, 0, CS_DB_UNBOUNDED, 1, "allreduce/native"),
-        rule(mid, 4, 0, CS_DB_UNBOUNDED, 1, "allreduce/reduce_bcast"),
+    cs_rule_t empty_interval[] = {rule(mid, 4, 64, 64, 1, "allreduce/native")};
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 4, 4, empty_interval, 1),
+                     CS_ERR_ARG);
+    cs_rule_t rank0[] = {rule(mid, 4, 0, CS_RULE_UNBOUNDED, 0, "allreduce/native")};
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 4, 4, rank0, 1), CS_ERR_ARG);
+    cs_rule_t other_coll[] = {rule(mid, 4, 0, CS_RULE_UNBOUNDED, 1, "bcast/native")};
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 4, 4, other_coll, 1),
+                     CS_ERR_ARG);
+    cs_rule_t twice[] = {
+        rule(mid, 4, 0, CS_RULE_UNBOUNDED, 1, "allreduce/native"),
+        rule(mid, 4, 0, CS_RULE_UNBOUNDED, 1, "allreduce/reduce_bcast"),
     };
-    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, twice, 2), CS_ERR_DB);
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 4, 4, twice, 2), CS_ERR_DB);
     got = read_rules(db, mid);
     ck_assert_int_eq(got.n, 3);
     ck_assert_str_eq(got.r[2].algorithm, "allreduce/reduce_bcast");
 
     /* n = 0 deletes the key's rules */
-    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, NULL, 0), CS_OK);
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 4, 4, NULL, 0), CS_OK);
     got = read_rules(db, mid);
     ck_assert_int_eq(got.n, 1);
     ck_assert_int_eq(count(db, "rule", 0), 1);
@@ -795,10 +792,10 @@ START_TEST(find_machine_with_rules) {
     cs_db_machine_t other = {"node01", here.topology, "MPICH 4.0"};
     int64_t b = 0;
     ck_assert_int_eq(cs_db_find_or_insert_machine(db, &other, &b), CS_OK);
-    cs_db_rule_t ra = rule(a, 4, 0, CS_DB_UNBOUNDED, 1, "allreduce/native");
-    cs_db_rule_t rb = rule(b, 4, 0, CS_DB_UNBOUNDED, 1, "allreduce/native");
-    ck_assert_int_eq(cs_db_replace_rules(db, a, "allreduce", 4, 4, &ra, 1), CS_OK);
-    ck_assert_int_eq(cs_db_replace_rules(db, b, "allreduce", 4, 4, &rb, 1), CS_OK);
+    cs_rule_t ra = rule(a, 4, 0, CS_RULE_UNBOUNDED, 1, "allreduce/native");
+    cs_rule_t rb = rule(b, 4, 0, CS_RULE_UNBOUNDED, 1, "allreduce/native");
+    ck_assert_int_eq(cs_db_replace_rules(db, a, CS_COLL_ALLREDUCE, 4, 4, &ra, 1), CS_OK);
+    ck_assert_int_eq(cs_db_replace_rules(db, b, CS_COLL_ALLREDUCE, 4, 4, &rb, 1), CS_OK);
 
     /* the machine with the newest run wins */
     cs_db_run_t run = job(b, "");
@@ -887,19 +884,19 @@ START_TEST(batches_commit_or_roll_back) {
     ck_assert_int_eq(cs_db_begin(db), CS_ERR_DB); /* no nesting */
     cs_db_measurement_t m = measurement(id, "allreduce/native", 8, 1.0);
     ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_OK);
-    cs_db_rule_t r = rule(mid, 4, 0, CS_DB_UNBOUNDED, 1, "allreduce/native");
-    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, &r, 1), CS_OK);
+    cs_rule_t r = rule(mid, 4, 0, CS_RULE_UNBOUNDED, 1, "allreduce/native");
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 4, 4, &r, 1), CS_OK);
     ck_assert_int_eq(cs_db_rollback(db), CS_OK);
     ck_assert_int_eq(count(db, "measurement", id), 0);
     ck_assert_int_eq(count(db, "rule", 0), 0);
 
     ck_assert_int_eq(cs_db_begin(db), CS_OK);
     ck_assert_int_eq(cs_db_insert_measurement(db, &m), CS_OK);
-    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, &r, 1), CS_OK);
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 4, 4, &r, 1), CS_OK);
     /* a failed replace inside the batch undoes only itself */
-    cs_db_rule_t twice[] = {r, r};
-    twice[1].algorithm = "allreduce/reduce_bcast";
-    ck_assert_int_eq(cs_db_replace_rules(db, mid, "allreduce", 4, 4, twice, 2), CS_ERR_DB);
+    cs_rule_t twice[] = {r, r};
+    ck_assert_int_eq(cs_rule_set_variant(&twice[1], "allreduce/reduce_bcast", ""), CS_OK);
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 4, 4, twice, 2), CS_ERR_DB);
     ck_assert_int_eq(cs_db_commit(db), CS_OK);
     ck_assert_int_eq(count(db, "measurement", id), 1);
     rules_t got = read_rules(db, mid);
@@ -1031,6 +1028,44 @@ START_TEST(migrations_reach_the_schema) {
 }
 END_TEST
 
+START_TEST(migration_2_gives_runs_their_kind) {
+    /* A version-1 database (before run.kind) keeps its runs; those whose args carry the
+     * 'validate ' prefix collsel-bench wrote for --validate become kind 'validate', the others
+     * 'tune'. New runs store the kind they are given. */
+    const char *path = file("v1_runs.db");
+    char stamp[96];
+    raw_exec(path, cs_db_migration_sql(1));
+    snprintf(stamp, sizeof(stamp), "PRAGMA application_id = %d; PRAGMA user_version = 1",
+             CS_DB_APPLICATION_ID);
+    raw_exec(path, stamp);
+    raw_exec(path,
+             "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
+             "INSERT INTO run (id, machine_id, started_at, nprocs, nnodes, ppn, args, status) "
+             "VALUES (1, 1, '2026-01-01T00:00:00Z', 4, 1, 4, 'colls=0x11 sizes=4', 'done'),"
+             "(2, 1, '2026-01-02T00:00:00Z', 4, 1, 4, 'validate colls=0x11 sizes=4', 'done'),"
+             "(3, 1, '2026-01-03T00:00:00Z', 2, 1, 2, '', 'aborted');");
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    runs_t got = {0};
+    ck_assert_int_eq(cs_db_foreach_run(db, 0, collect_run, &got), CS_OK);
+    ck_assert_int_eq(got.n, 3);
+    ck_assert_int_eq(got.kind[0], CS_DB_RUN_TUNE);
+    ck_assert_int_eq(got.kind[1], CS_DB_RUN_VALIDATE);
+    ck_assert_int_eq(got.kind[2], CS_DB_RUN_TUNE);
+    ck_assert_str_eq(got.text, "1:m1 4/1/4 o0 'colls=0x11 sizes=4' NULL done started r0;"
+                               "2:m1 4/1/4 o0 'validate colls=0x11 sizes=4' NULL done started r0;"
+                               "3:m1 2/1/2 o0 '' NULL aborted started r0;");
+    cs_db_run_t v = job(1, "colls=0x11 sizes=4");
+    v.kind = CS_DB_RUN_VALIDATE;
+    int64_t id = start(db, &v, false, NULL);
+    cs_db_close(db);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM run WHERE kind = 'validate'"), 2);
+    char query[96];
+    snprintf(query, sizeof(query), "SELECT kind = 'validate' FROM run WHERE id = %lld",
+             (long long)id);
+    ck_assert_int_eq(raw_int(path, query), 1);
+}
+END_TEST
+
 START_TEST(reopen_keeps_rows) {
     const char *path = file("keep.db");
     cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
@@ -1063,6 +1098,32 @@ START_TEST(reopen_keeps_rows) {
                                    "[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z' "
                                    "AND finished_at >= started_at"),
                      1);
+}
+END_TEST
+
+START_TEST(rules_read_back_as_cs_rule_t) {
+    /* A row a cs_rule_t cannot hold (a collective this collsel does not know, an algorithm
+     * key longer than CS_RULE_ALGORITHM) is skipped; the others read back whole. An invalid
+     * collective is refused when writing. */
+    const char *path = file("rules.db");
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    int64_t mid = add_machine(db);
+    cs_rule_t r = rule(mid, 4, 0, CS_RULE_UNBOUNDED, 1, "allreduce/native");
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_ALLREDUCE, 4, 4, &r, 1), CS_OK);
+    ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_COUNT, 4, 4, NULL, 0), CS_ERR_ARG);
+    cs_db_close(db);
+    raw_exec(path, "INSERT INTO rule (machine_id, coll, comm_size, ppn, lo_bytes, rank, "
+                   "algorithm) VALUES (1, 'alltoall', 4, 4, 0, 1, 'alltoall/native'), "
+                   "(1, 'bcast', 4, 4, 0, 1, 'bcast/" /* 70 characters: too long */
+                   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')");
+    db = open_db(path, CS_DB_READ_ONLY);
+    rules_t got = read_rules(db, mid);
+    ck_assert_int_eq(got.n, 1);
+    ck_assert_int_eq(got.r[0].coll, CS_COLL_ALLREDUCE);
+    ck_assert_str_eq(got.r[0].algorithm, "allreduce/native");
+    ck_assert(got.r[0].hi_bytes == CS_RULE_UNBOUNDED);
+    ck_assert_int_eq(count(db, "rule", 0), 3);
+    cs_db_close(db);
 }
 END_TEST
 
@@ -1278,8 +1339,10 @@ static Suite *db_suite(void) {
     tcase_add_checked_fixture(files, make_dir, remove_dir);
     tcase_add_test(files, create_file);
     tcase_add_test(files, migrations_reach_the_schema);
+    tcase_add_test(files, migration_2_gives_runs_their_kind);
     tcase_add_test(files, reopen_keeps_rows);
     tcase_add_test(files, run_times_and_resumes);
+    tcase_add_test(files, rules_read_back_as_cs_rule_t);
     tcase_add_test(files, refuse_newer_version);
     tcase_add_test(files, refuse_foreign_database);
     tcase_add_test(files, read_only_needs_a_database);

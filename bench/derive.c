@@ -1,0 +1,195 @@
+/* Rule derivation (see derive.h): read the run's measurements, derive each key's rules, store
+ * them. */
+#include "derive.h"
+
+#include "core/log.h"
+#include "core/rule.h"
+#include "measure.h"
+#include "plan.h"
+#include "registry.h"
+#include "rules.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One stored measurement: a candidate at one point, with every repetition as timed. */
+typedef struct point {
+    cs_coll_t coll;
+    char algorithm[CS_RULE_ALGORITHM], params[CS_RULE_PARAMS];
+    int comm_size, ppn;
+    uint64_t bytes;
+    double *samples;
+    size_t n;
+} point_t;
+
+/* A run's measurements in the order of cs_db_foreach_measurement: by coll, comm_size, ppn,
+ * bytes, so each key's points, and each size's within them, are contiguous. */
+typedef struct points {
+    point_t *v;
+    size_t n, cap;
+} points_t;
+
+static int collect(const cs_db_measurement_t *m, void *ctx) {
+    points_t *ps = ctx;
+    point_t *p;
+    if (ps->n == ps->cap) {
+        size_t cap = ps->cap ? 2 * ps->cap : 256;
+        point_t *v = realloc(ps->v, cap * sizeof(*v));
+        if (v == NULL) {
+            return CS_ERR_NOMEM;
+        }
+        ps->v = v;
+        ps->cap = cap;
+    }
+    p = &ps->v[ps->n];
+    memset(p, 0, sizeof(*p));
+    if (cs_coll_from_name(m->point.coll, &p->coll) != CS_OK ||
+        snprintf(p->algorithm, sizeof(p->algorithm), "%s", m->point.algorithm) >=
+            (int)sizeof(p->algorithm) ||
+        snprintf(p->params, sizeof(p->params), "%s", m->point.params ? m->point.params : "") >=
+            (int)sizeof(p->params)) {
+        return CS_ERR_ARG; /* not something this collsel measured */
+    }
+    p->comm_size = m->point.comm_size;
+    p->ppn = m->point.ppn;
+    p->bytes = m->point.bytes;
+    p->n = m->nsamples;
+    p->samples = malloc((m->nsamples ? m->nsamples : 1) * sizeof(double));
+    if (p->samples == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    memcpy(p->samples, m->samples_us, m->nsamples * sizeof(double));
+    ps->n++;
+    return CS_OK;
+}
+
+static void points_free(points_t *ps) {
+    for (size_t i = 0; i < ps->n; i++) {
+        free(ps->v[i].samples);
+    }
+    free(ps->v);
+}
+
+static int is_native_key(const char *name) {
+    const cs_algo_t *a = cs_registry_find(name);
+    return a != NULL && cs_algo_is_native(a);
+}
+
+static int same_key(const point_t *a, const point_t *b) {
+    return a->coll == b->coll && a->comm_size == b->comm_size && a->ppn == b->ppn;
+}
+
+/* The candidates measured at one size, p[0..n-1], summarised against native into
+ * entries[0..*k-1] (native first; the entries point into p). *k = 0 when no native was
+ * measured there. `cands` is scratch of CS_BENCH_MAX_CANDS. */
+static int size_entries(const point_t *p, size_t n, cs_bench_cand_t *cands,
+                        cs_bench_entry_t *entries, int *k) {
+    int rc = CS_OK;
+    int native = -1, m = 0;
+    *k = 0;
+    memset(cands, 0, CS_BENCH_MAX_CANDS * sizeof(*cands));
+    for (size_t i = 0; i < n && m < CS_BENCH_MAX_CANDS; i++, m++) {
+        cands[m].applicable = 1;
+        cands[m].samples = p[i].samples;
+        cands[m].nsamples = p[i].n;
+        if (is_native_key(p[i].algorithm)) {
+            native = m;
+        }
+    }
+    if (native < 0) { /* no baseline at this size (a point cut short): no rule */
+        goto out;
+    }
+    /* cs_bench_summarise wants native first. */
+    cs_bench_cand_t tmp = cands[0];
+    cands[0] = cands[native];
+    cands[native] = tmp;
+    CS_CHECK(cs_bench_summarise(cands, m));
+    for (int i = 0; i < m; i++) {
+        const point_t *src = &p[i == 0 ? native : (i == native ? 0 : i)];
+        entries[i].algorithm = src->algorithm;
+        entries[i].params = src->params;
+        entries[i].median_us = cands[i].summary.median;
+        entries[i].p_value = cands[i].p_value;
+        entries[i].native = i == 0;
+    }
+    *k = m;
+out:
+    return rc;
+}
+
+/* The rules of one key from its points p[0..n-1] (ordered by bytes) into out[0..n-1], with
+ * the key, machine_id and run_id set; *nout rows. No database access. */
+static int key_rules(const point_t *p, size_t n, int64_t machine_id, int64_t run_id, cs_rule_t *out,
+                     int *nout) {
+    int rc = CS_OK;
+    cs_bench_entry_t *entries = calloc(n, sizeof(*entries));
+    cs_bench_size_t *sizes = calloc(n, sizeof(*sizes));
+    cs_bench_cand_t *cands = calloc(CS_BENCH_MAX_CANDS, sizeof(*cands));
+    int nsizes = 0;
+    CS_REQUIRE(entries && sizes && cands, CS_ERR_NOMEM);
+    for (size_t s = 0; s < n;) {
+        size_t e = s;
+        int k = 0;
+        while (e < n && p[e].bytes == p[s].bytes) {
+            e++;
+        }
+        CS_CHECK(size_entries(&p[s], e - s, cands, &entries[s], &k));
+        if (k > 0) {
+            sizes[nsizes].bytes = p[s].bytes;
+            sizes[nsizes].entries = &entries[s];
+            sizes[nsizes].n = k;
+            nsizes++;
+        }
+        s = e;
+    }
+    CS_CHECK(cs_bench_rules(sizes, nsizes, out, (int)n, nout));
+    for (int i = 0; i < *nout; i++) {
+        out[i].machine_id = machine_id;
+        out[i].run_id = run_id;
+        out[i].coll = p[0].coll;
+        out[i].comm_size = p[0].comm_size;
+        out[i].ppn = p[0].ppn;
+    }
+out:
+    free(entries);
+    free(sizes);
+    free(cands);
+    return rc;
+}
+
+int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id, int *nrules) {
+    int rc = CS_OK;
+    points_t ps = {NULL, 0, 0};
+    cs_rule_t *rules = NULL;
+    int open = 0;
+    *nrules = 0;
+    CS_CHECK(cs_db_foreach_measurement(db, run_id, collect, &ps));
+    CS_CHECK(cs_db_begin(db));
+    open = 1;
+    for (size_t first = 0; first < ps.n;) {
+        size_t last = first;
+        int nout = 0;
+        while (last < ps.n && same_key(&ps.v[first], &ps.v[last])) {
+            last++;
+        }
+        rules = calloc(last - first, sizeof(*rules));
+        CS_REQUIRE(rules != NULL, CS_ERR_NOMEM);
+        CS_CHECK(key_rules(&ps.v[first], last - first, machine_id, run_id, rules, &nout));
+        CS_CHECK(cs_db_replace_rules(db, machine_id, ps.v[first].coll, ps.v[first].comm_size,
+                                     ps.v[first].ppn, rules, (size_t)nout));
+        *nrules += nout;
+        free(rules);
+        rules = NULL;
+        first = last;
+    }
+    CS_CHECK(cs_db_commit(db));
+    open = 0;
+out:
+    if (open && cs_db_rollback(db) != CS_OK) {
+        cs_log(CS_LOG_WARN, "rollback failed: %s", cs_db_errmsg(db));
+    }
+    free(rules);
+    points_free(&ps);
+    return rc;
+}

@@ -1,0 +1,118 @@
+/* The run row and storing points (see run.h). */
+#include "run.h"
+
+#include "collsel.h"
+#include "core/log.h"
+#include "registry.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int ensure_parent_dir(const char *path) {
+    char dir[4096];
+    char *slash;
+    snprintf(dir, sizeof(dir), "%s", path);
+    slash = strrchr(dir, '/');
+    if (slash == NULL || slash == dir) {
+        return 0;
+    }
+    *slash = '\0';
+    if (mkdir(dir, 0775) != 0 && errno != EEXIST) {
+        return -1;
+    }
+    return 0;
+}
+
+int cs_bench_run_open(const cs_bench_opts_t *o, const cs_machine_t *m, cs_bench_run_t *r,
+                      int *resumed) {
+    int rc = CS_OK;
+    char why[512] = "";
+    bool was_resumed = false;
+    cs_db_machine_t dm = {m->host, m->topology, m->mpi_library};
+    cs_db_run_t dr = {0};
+    if (o->db_path != NULL) {
+        snprintf(r->path, sizeof(r->path), "%s", o->db_path);
+    } else {
+        snprintf(r->path, sizeof(r->path), "results/%s.db", m->host);
+        if (ensure_parent_dir(r->path) != 0) {
+            fprintf(stderr, "collsel-bench: cannot create directory for %s: %s\n", r->path,
+                    strerror(errno));
+            return CS_ERR_DB;
+        }
+    }
+    rc = cs_db_open(r->path, CS_DB_READ_WRITE, &r->db, why, sizeof(why));
+    if (rc != CS_OK) {
+        fprintf(stderr, "collsel-bench: %s\n", why[0] ? why : cs_status_str(rc));
+        return rc;
+    }
+    CS_CHECK(cs_db_find_or_insert_machine(r->db, &dm, &r->machine_id));
+    dr.machine_id = r->machine_id;
+    dr.kind = o->validate ? CS_DB_RUN_VALIDATE : CS_DB_RUN_TUNE;
+    dr.nprocs = m->nprocs;
+    dr.nnodes = m->nnodes;
+    dr.ppn = m->ppn;
+    dr.oversubscribed = m->cores > 0 && m->ppn > m->cores;
+    dr.args = o->args;
+    dr.version = CS_VERSION;
+    CS_CHECK(cs_db_start_run(r->db, &dr, o->resume != 0, &r->run_id, &was_resumed));
+    *resumed = was_resumed;
+out:
+    if (rc != CS_OK && r->db != NULL) {
+        fprintf(stderr, "collsel-bench: %s: %s\n", r->path, cs_db_errmsg(r->db));
+    }
+    return rc;
+}
+
+int cs_bench_run_has_point(cs_bench_run_t *r, cs_coll_t coll, int comm_size, int ppn,
+                           uint64_t bytes, bool *exists) {
+    cs_db_point_t pt = {
+        cs_coll_name(coll), cs_registry_native(coll)->name, "", comm_size, ppn, bytes};
+    return cs_db_measurement_exists(r->db, r->run_id, &pt, exists);
+}
+
+int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, int ncand,
+                             cs_coll_t coll, int comm_size, int ppn, uint64_t bytes) {
+    int rc = CS_OK;
+    int open = 0;
+    CS_CHECK(cs_db_begin(r->db));
+    open = 1;
+    for (int i = 0; i < ncand; i++) {
+        const cs_bench_cand_t *c = &cands[i];
+        cs_db_point_t pt = {cs_coll_name(coll), c->v.algo->name, c->params, comm_size, ppn, bytes};
+        if (!c->applicable) {
+            continue;
+        }
+        if (c->failed) {
+            cs_db_failure_t f = {r->run_id, pt, c->failure};
+            CS_CHECK(cs_db_insert_failure(r->db, &f));
+            continue;
+        }
+        cs_db_measurement_t m = {r->run_id,
+                                 pt,
+                                 (int)c->nraw,
+                                 (int)c->outliers,
+                                 c->summary.min,
+                                 c->summary.q1,
+                                 c->summary.median,
+                                 c->summary.q3,
+                                 c->summary.max,
+                                 c->v.algo->run == NULL, /* native is the reference */
+                                 c->raw,
+                                 c->nraw};
+        CS_CHECK(cs_db_insert_measurement(r->db, &m));
+    }
+    CS_CHECK(cs_db_commit(r->db));
+    open = 0;
+out:
+    if (open && cs_db_rollback(r->db) != CS_OK) {
+        cs_log(CS_LOG_WARN, "rollback failed: %s", cs_db_errmsg(r->db));
+    }
+    return rc;
+}
+
+void cs_bench_run_close(cs_bench_run_t *r) {
+    cs_db_close(r->db);
+    r->db = NULL;
+}

@@ -1,0 +1,43 @@
+/* The run row of a tuning (or validation) run and what it stores, on rank 0.
+ *
+ * cs_bench_run_open() opens the database (default results/<host>.db, its directory created),
+ * records the machine and starts a 'running' run, or with --resume continues the newest
+ * unfinished one with the same plan. cs_bench_run_store_point() stores one measured point in one
+ * transaction, so a killed run loses at most the point in progress; cs_bench_run_has_point()
+ * tells a resumed run which points it already has. Only rank 0 holds a cs_bench_run_t. */
+#ifndef CS_BENCH_RUN_H
+#define CS_BENCH_RUN_H
+
+#include "core/machine.h"
+#include "db.h"
+#include "measure.h"
+#include "options.h"
+
+#include <stdint.h>
+
+typedef struct cs_bench_run {
+    cs_db_t *db;
+    int64_t machine_id, run_id;
+    char path[4096]; /* the database file */
+} cs_bench_run_t;
+
+/* Opens the database and starts (or resumes, *resumed = 1) the run of machine `m` with the
+ * options `o`. r must be zeroed. On failure says why on stderr; r->db may be open (close it
+ * with cs_bench_run_close). */
+int cs_bench_run_open(const cs_bench_opts_t *o, const cs_machine_t *m, cs_bench_run_t *r,
+                      int *resumed) CS_MUST_CHECK;
+
+/* Sets *exists to whether the run already stored point (coll, comm_size, ppn, bytes): its
+ * native candidate, which every measured point has, is there. */
+int cs_bench_run_has_point(cs_bench_run_t *r, cs_coll_t coll, int comm_size, int ppn,
+                           uint64_t bytes, bool *exists) CS_MUST_CHECK;
+
+/* Stores a measured point (a measurement for each applicable candidate, a failure for each one
+ * that failed verification) in one transaction; on failure nothing of it is stored. */
+int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, int ncand,
+                             cs_coll_t coll, int comm_size, int ppn, uint64_t bytes) CS_MUST_CHECK;
+
+/* Closes the database (NULL is ignored). */
+void cs_bench_run_close(cs_bench_run_t *r);
+
+#endif

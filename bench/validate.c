@@ -1,0 +1,256 @@
+/* collsel-bench --validate (see validate.h). */
+#include "validate.h"
+
+#include "collsel.h"
+#include "core/log.h"
+#include "core/rule.h"
+#include "plan.h"
+#include "registry.h"
+#include "select.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The oracle as rank 0 broadcasts it: a registered algorithm and its parameters. */
+typedef struct oracle {
+    int index; /* into cs_registry; -1: none (no best, native, or no longer registered) */
+    cs_params_t params;
+} oracle_t;
+
+/* The selector's dispatch through the public API, as a candidate to time. */
+static const cs_coll_fns_t collsel_fns = {collsel_bcast,     collsel_gather,    collsel_scatter,
+                                          collsel_reduce,    collsel_allreduce, collsel_allgather,
+                                          collsel_allgatherv};
+
+static int run_selected(const cs_call_t *call) {
+    return cs_call_invoke(call, &collsel_fns) == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
+}
+
+static cs_algo_t selected_algo[CS_COLL_COUNT];
+static char selected_name[CS_COLL_COUNT][48];
+
+static const cs_algo_t *selected_of(cs_coll_t coll) {
+    cs_algo_t *a = &selected_algo[coll];
+    snprintf(selected_name[coll], sizeof(selected_name[coll]), "%s/selected", cs_coll_name(coll));
+    a->name = selected_name[coll];
+    a->coll = coll;
+    a->desc = "collsel's dispatch (collsel.h)";
+    a->run = run_selected;
+    return a;
+}
+
+static int collect_best(const cs_db_measurement_t *m, void *ctx) {
+    cs_bench_validation_t *v = ctx;
+    cs_bench_best_t *b = NULL;
+    for (size_t i = 0; i < v->nbest && b == NULL; i++) {
+        if (strcmp(v->best[i].coll, m->point.coll) == 0 &&
+            v->best[i].comm_size == m->point.comm_size && v->best[i].bytes == m->point.bytes) {
+            b = &v->best[i];
+        }
+    }
+    if (b == NULL) {
+        if (v->nbest == v->best_cap) {
+            size_t cap = v->best_cap ? 2 * v->best_cap : 128;
+            cs_bench_best_t *nv = realloc(v->best, cap * sizeof(*nv));
+            if (nv == NULL) {
+                return CS_ERR_NOMEM;
+            }
+            v->best = nv;
+            v->best_cap = cap;
+        }
+        b = &v->best[v->nbest++];
+        snprintf(b->coll, sizeof(b->coll), "%s", m->point.coll);
+        b->comm_size = m->point.comm_size;
+        b->bytes = m->point.bytes;
+        b->median_us = INFINITY;
+    }
+    if (m->median_us < b->median_us) {
+        b->median_us = m->median_us;
+        snprintf(b->algorithm, sizeof(b->algorithm), "%s", m->point.algorithm);
+        snprintf(b->params, sizeof(b->params), "%s", m->point.params ? m->point.params : "");
+    }
+    return CS_OK;
+}
+
+typedef struct run_ids {
+    int64_t v[64];
+    int n;
+} run_ids_t;
+
+static int collect_run_id(const cs_rule_t *rule, void *ctx) {
+    run_ids_t *ids = ctx;
+    for (int i = 0; i < ids->n; i++) {
+        if (ids->v[i] == rule->run_id) {
+            return CS_OK;
+        }
+    }
+    if (ids->n < 64 && rule->run_id > 0) {
+        ids->v[ids->n++] = rule->run_id;
+    }
+    return CS_OK;
+}
+
+/* Rank 0: the best candidate of every point measured by the runs that made the rules. */
+static int load_best(cs_bench_validation_t *v, const cs_bench_run_t *r) {
+    int rc = CS_OK;
+    run_ids_t ids = {{0}, 0};
+    CS_CHECK(cs_db_foreach_rule(r->db, r->machine_id, collect_run_id, &ids));
+    for (int i = 0; i < ids.n; i++) {
+        CS_CHECK(cs_db_foreach_measurement(r->db, ids.v[i], collect_best, v));
+    }
+out:
+    return rc;
+}
+
+int cs_bench_validate_start(cs_bench_validation_t *v, const cs_bench_run_t *r, int npoints,
+                            int rank, MPI_Comm world) {
+    int rc = CS_OK, status = 0;
+    char path[4096];
+    if (rank == 0) {
+        v->ratio_native = calloc((size_t)npoints + 1, sizeof(double));
+        v->ratio_best = calloc((size_t)npoints + 1, sizeof(double));
+        status = v->ratio_native == NULL || v->ratio_best == NULL || load_best(v, r) != CS_OK;
+        if (!status && v->nbest == 0) {
+            cs_bench_say(rank,
+                         "--validate: %s has no rules for this machine yet: run a tuning run "
+                         "first",
+                         r->path);
+            status = 1;
+        }
+    }
+    CS_MPI_CHECK(PMPI_Bcast(&status, 1, MPI_INT, 0, world));
+    CS_REQUIRE(status == 0, CS_ERR_DB);
+    /* The selector reads the database just validated; rank 0 chose its path. */
+    snprintf(path, sizeof(path), "%s", r->path);
+    CS_MPI_CHECK(PMPI_Bcast(path, (int)sizeof(path), MPI_CHAR, 0, world));
+    collsel_init(path);
+out:
+    return rc;
+}
+
+/* Rank 0: the oracle at the point of `call`: the best candidate measured there, unless there is
+ * none, it is native, or it is not a registered algorithm with parameters it takes. */
+static oracle_t oracle_for(const cs_bench_validation_t *v, const cs_call_t *call) {
+    oracle_t o = {-1, {0}};
+    char why[256];
+    for (size_t i = 0; i < v->nbest; i++) {
+        const cs_bench_best_t *b = &v->best[i];
+        if (strcmp(b->coll, cs_coll_name(call->coll)) != 0 || b->comm_size != call->nprocs ||
+            b->bytes != call->bytes) {
+            continue;
+        }
+        const cs_algo_t *a = cs_registry_find(b->algorithm);
+        if (a == NULL || cs_algo_is_native(a) ||
+            cs_params_parse(a->params, a->nparams, b->params, &o.params, why, sizeof(why)) !=
+                CS_OK) {
+            break;
+        }
+        for (int k = 0; k < cs_registry_count; k++) {
+            if (cs_registry[k] == a) {
+                o.index = k;
+            }
+        }
+        break;
+    }
+    return o;
+}
+
+int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, cs_bench_run_t *r,
+                            const cs_call_t *call, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync,
+                            unsigned seed, int ppn, MPI_Comm sub, cs_bench_progress_t *progress) {
+    int rc = CS_OK;
+    cs_bench_cand_t cands[3];
+    char choice[256], sel_params[CS_RULE_PARAMS];
+    cs_sel_choice_t ch;
+    oracle_t best = {-1, {0}};
+    int ncand = 2;
+    memset(cands, 0, sizeof(cands));
+    if (call->rank == 0) {
+        best = oracle_for(v, call);
+    }
+    CS_MPI_CHECK(PMPI_Bcast(&best, (int)sizeof(best), MPI_BYTE, 0, sub));
+    CS_CHECK(cs_sel_choose(call->coll, call->bytes, sub, &ch));
+    cs_variant_name(&ch.variant, choice, sizeof(choice));
+    cs_params_format(&ch.variant.params, sel_params, sizeof(sel_params));
+    cs_bench_cand_set(&cands[0], cs_registry_native(call->coll), NULL);
+    cs_bench_cand_set(&cands[1], selected_of(call->coll), NULL);
+    if (best.index >= 0 && best.index < cs_registry_count) {
+        cs_bench_cand_set(&cands[ncand++], cs_registry[best.index], &best.params);
+    }
+    CS_CHECK(cs_bench_measure(cands, ncand, call, bufs, CS_BENCH_POINT_BUDGET_S, o->reps_max, seed,
+                              sync, sub, call->rank == 0 ? progress : NULL));
+    if (call->rank == 0) {
+        cs_db_validation_t row;
+        double native = cands[0].summary.median, sel = cands[1].summary.median;
+        double oracle = ncand == 3 ? cands[2].summary.median : native;
+        memset(&row, 0, sizeof(row));
+        row.run_id = r->run_id;
+        row.coll = cs_coll_name(call->coll);
+        row.comm_size = call->nprocs;
+        row.ppn = ppn;
+        row.bytes = call->bytes;
+        row.native_us = native;
+        row.selected_us = sel;
+        row.oracle_us = oracle;
+        row.selected_algorithm = ch.variant.algo->name;
+        row.selected_params = sel_params;
+        row.oracle_algorithm = cands[ncand - 1].v.algo->name;
+        row.oracle_params = cands[ncand - 1].params;
+        if (ncand < 3) {
+            row.oracle_algorithm = cands[0].v.algo->name;
+            row.oracle_params = "";
+        }
+        if (cands[1].failed) {
+            fprintf(stderr, "collsel-bench: FAILED: the selector's %s of %zu bytes: %s\n",
+                    cs_coll_name(call->coll), call->bytes, cands[1].failure);
+        }
+        if (!cands[1].failed) { /* a wrong dispatch has no time to store; it is reported */
+            CS_CHECK(cs_db_insert_validation(r->db, &row));
+        }
+        if (!cands[1].failed && native > 0 && oracle > 0) {
+            v->ratio_native[v->nratios] = sel / native;
+            v->ratio_best[v->nratios] = sel / oracle;
+            v->nratios++;
+        }
+        if (!o->quiet) {
+            cs_bench_progress_end(progress);
+            printf("  %-10s np=%-3d %8zu B  native %9.2f us  selected %9.2f us (%s)  best %9.2f "
+                   "us (%s)  sel/native %.2f  sel/best %.2f\n",
+                   cs_coll_name(call->coll), call->nprocs, call->bytes, native, sel, choice, oracle,
+                   row.oracle_algorithm, sel / native, sel / oracle);
+        }
+    }
+    cs_bench_cands_free(cands, ncand);
+out:
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median and worst of v[0..n-1] (sorts v). */
+static void median_worst(double *v, int n, double *median, double *worst) {
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    *median = n == 0 ? NAN : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    *worst = n == 0 ? NAN : v[n - 1];
+}
+
+void cs_bench_validate_summary(cs_bench_validation_t *v, int oversubscribed) {
+    double mn, wn, mb, wb;
+    median_worst(v->ratio_native, v->nratios, &mn, &wn);
+    median_worst(v->ratio_best, v->nratios, &mb, &wb);
+    printf("validation over %d points%s: selected/native median %.3f worst %.3f; "
+           "selected/best median %.3f worst %.3f\n",
+           v->nratios, oversubscribed ? " (oversubscribed)" : "", mn, wn, mb, wb);
+}
+
+void cs_bench_validate_free(cs_bench_validation_t *v) {
+    free(v->best);
+    free(v->ratio_native);
+    free(v->ratio_best);
+    memset(v, 0, sizeof(*v));
+}

@@ -1,0 +1,61 @@
+/* collsel-bench --validate: how well the selector chooses, re-measured.
+ *
+ * At every point of the plan three candidates are measured interleaved on the same
+ * communicator: the native collective, the selector's dispatch through the public API
+ * (`<coll>/selected`, what collsel_<coll>() runs) and the best candidate the tuning runs that
+ * made the machine's rules measured there (the oracle; skipped when it is native or no longer
+ * registered). Rank 0 stores a validation row per point (db.h) with what the selector chose
+ * (cs_sel_choose, select.h) and the oracle, prints a line per point unless --quiet, and at the
+ * end the median and worst ratios selected/native and selected/best. The oracle travels from
+ * rank 0 to the other ranks as data (a registry index and its parameters), never as text. */
+#ifndef CS_BENCH_VALIDATE_H
+#define CS_BENCH_VALIDATE_H
+
+#include "core/call.h"
+#include "measure.h"
+#include "options.h"
+#include "progress.h"
+#include "run.h"
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* The best candidate a tuning run measured at one point (rank 0). */
+typedef struct cs_bench_best {
+    char coll[32], algorithm[128], params[128];
+    int comm_size;
+    uint64_t bytes;
+    double median_us;
+} cs_bench_best_t;
+
+/* The state of a validation run; zero it before cs_bench_validate_start. */
+typedef struct cs_bench_validation {
+    cs_bench_best_t *best; /* rank 0: the tuned runs' best candidates */
+    size_t nbest, best_cap;
+    double *ratio_native, *ratio_best; /* rank 0: selected/native, selected/best per point */
+    int nratios;
+} cs_bench_validation_t;
+
+/* Collective over `world`. Rank 0 loads the best candidate of every point measured by the runs
+ * that made the rules of run r's machine (room for `npoints` ratios); none: says that a tuning
+ * run must come first. Then every rank points the selector at r's database (rank 0's path).
+ * CS_ERR_DB on every rank when rank 0 failed. */
+int cs_bench_validate_start(cs_bench_validation_t *v, const cs_bench_run_t *r, int npoints,
+                            int rank, MPI_Comm world) CS_MUST_CHECK;
+
+/* One validation point (collective over `sub`): native, the selector's choice and the tuned
+ * best for `call`, measured interleaved; rank 0 stores and prints the result. A wrong result
+ * of the selector's dispatch is reported on stderr and not stored. */
+int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, cs_bench_run_t *r,
+                            const cs_call_t *call, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync,
+                            unsigned seed, int ppn, MPI_Comm sub,
+                            cs_bench_progress_t *progress) CS_MUST_CHECK;
+
+/* Rank 0: prints the summary line (median and worst ratios over the points stored).
+ * `oversubscribed` says so in the line. Sorts the ratios. */
+void cs_bench_validate_summary(cs_bench_validation_t *v, int oversubscribed);
+
+/* Frees what the validation holds. */
+void cs_bench_validate_free(cs_bench_validation_t *v);
+
+#endif
