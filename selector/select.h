@@ -1,6 +1,6 @@
 /* The selector: rules from a tuning database, pruned per communicator, looked up per call.
  *
- * Process-wide state (select.c):
+ * Process-wide state (state.c, rules.c; select_int.h lists the selector's files):
  *   - the environment, parsed once (env.c): COLLSEL_DB, COLLSEL_DISABLE, COLLSEL_FORCE,
  *     COLLSEL_FALLBACK, COLLSEL_VERBOSE;
  *   - the rule table: every rule of the machine this process runs on (same hwloc topology and
@@ -68,6 +68,32 @@ typedef struct cs_sel_key {
     int send_in_place, recv_in_place; /* the raw buffer was MPI_IN_PLACE */
 } cs_sel_key_t;
 
+/* The key of a call from its raw MPI arguments. */
+static inline cs_sel_key_t cs_sel_make_key(cs_coll_t coll, const void *sendbuf, int sendcount,
+                                           MPI_Datatype sendtype, const void *recvbuf,
+                                           int recvcount, MPI_Datatype recvtype, MPI_Op op,
+                                           int root) {
+    cs_sel_key_t k;
+    k.coll = (int)coll;
+    k.sendcount = sendcount;
+    k.recvcount = recvcount;
+    k.root = root;
+    k.sendtype = sendtype;
+    k.recvtype = recvtype;
+    k.op = op;
+    k.send_in_place = sendbuf == MPI_IN_PLACE;
+    k.recv_in_place = recvbuf == MPI_IN_PLACE;
+    return k;
+}
+
+/* 1 when two keys are equal. */
+static inline int cs_sel_same_key(const cs_sel_key_t *a, const cs_sel_key_t *b) {
+    return a->coll == b->coll && a->sendcount == b->sendcount && a->recvcount == b->recvcount &&
+           a->root == b->root && a->sendtype == b->sendtype && a->recvtype == b->recvtype &&
+           a->op == b->op && a->send_in_place == b->send_in_place &&
+           a->recv_in_place == b->recv_in_place;
+}
+
 /* Where a normalised buffer comes from: the raw send or receive buffer plus an offset, or
  * nowhere (insignificant). */
 enum { CS_SEL_FROM_SEND, CS_SEL_FROM_RECV, CS_SEL_FROM_NONE };
@@ -84,8 +110,8 @@ typedef struct cs_sel_hit {
 typedef struct cs_sel_comm {
     cs_sel_hit_t hits[CS_SEL_HITS];
     int nhits, next_hit;
-    int native_only;        /* intercommunicator or no usable rules */
-    unsigned rules_version; /* of the rules it was set up from (collsel_finalize bumps it) */
+    int native_only;     /* intercommunicator or no usable rules */
+    unsigned long epoch; /* when it was set up (select_int.h: older than the rules: again) */
     int ppn;
     int tuned_size[CS_COLL_COUNT], tuned_ppn[CS_COLL_COUNT]; /* 0: no rules */
     cs_sel_interval_t *iv[CS_COLL_COUNT];
