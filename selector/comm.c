@@ -37,7 +37,7 @@ static void describe_comm(const cs_sel_comm_t *sc, int nprocs) {
             const cs_sel_interval_t *iv = &sc->iv[c][i];
             char name[256], hi[32] = "inf";
             cs_variant_name(&iv->cand[0], name, sizeof(name));
-            if (iv->hi != UINT64_MAX) {
+            if (iv->hi != CS_RULE_UNBOUNDED) {
                 snprintf(hi, sizeof(hi), "%llu", (unsigned long long)iv->hi);
             }
             used += (size_t)snprintf(line + used, sizeof(line) - used, " [%llu, %s) %s",

@@ -32,7 +32,7 @@ static int is_predefined_op(MPI_Op op) {
 
 /* 1 when calls with `key` may be remembered (the call cache, the native memo): predefined
  * types and ops only, as a freed derived handle may come back as another type. */
-static int is_cacheable(const cs_sel_key_t *key) {
+static int is_cacheable(const cs_call_key_t *key) {
     return is_predefined_type(key->sendtype) && is_predefined_type(key->recvtype) &&
            is_predefined_op(key->op);
 }
@@ -56,7 +56,7 @@ static void origin(const void *b, int in_place, const void *own_raw, int own_fro
 }
 
 /* Remembers that `key` on this communicator runs `entry`, after a successful run. */
-static void remember(cs_sel_comm_t *sc, const cs_sel_key_t *key, cs_comm_sched_t *entry,
+static void remember(cs_sel_comm_t *sc, const cs_call_key_t *key, cs_comm_sched_t *entry,
                      const cs_call_t *call, const void *raw_send, const void *raw_recv) {
     cs_sel_hit_t *h;
     if (key == NULL || !is_cacheable(key)) {
@@ -85,45 +85,21 @@ static void *resolve(int from, ptrdiff_t off, const void *raw_send, const void *
 }
 
 /* The cached call of `sc` with `key` whose schedule is still the one it remembered, or NULL. */
-static const cs_sel_hit_t *find_hit(const cs_sel_comm_t *sc, const cs_sel_key_t *key) {
+static const cs_sel_hit_t *find_hit(const cs_sel_comm_t *sc, const cs_call_key_t *key) {
     for (int i = 0; i < sc->nhits; i++) {
         const cs_sel_hit_t *h = &sc->hits[i];
-        if (h->valid && cs_sel_same_key(&h->key, key) && h->entry->version == h->version) {
+        if (h->valid && cs_call_same_key(&h->key, key) && h->entry->version == h->version) {
             return h;
         }
     }
     return NULL;
 }
 
-static uint64_t type_bytes(int count, MPI_Datatype type) {
-    int size = 0;
-    if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) {
-        return 0;
-    }
-    return (uint64_t)count * (uint64_t)size;
-}
-
-/* The selection key of a call, equal on every rank: bytes per process (a root's MPI_IN_PLACE
- * side does not count). */
-static uint64_t key_bytes(const cs_sel_key_t *key) {
-    switch (key->coll) {
-    case CS_COLL_GATHER:
-        return key->send_in_place ? type_bytes(key->recvcount, key->recvtype)
-                                  : type_bytes(key->sendcount, key->sendtype);
-    case CS_COLL_SCATTER:
-    case CS_COLL_ALLGATHER:
-        return key->recv_in_place ? type_bytes(key->sendcount, key->sendtype)
-                                  : type_bytes(key->recvcount, key->recvtype);
-    default:
-        return type_bytes(key->sendcount, key->sendtype);
-    }
-}
-
 /* --- the native-repeat memo (select_int.h) ------------------------------------------------- */
 
 /* Remembers that `key`, on the communicator cs_sel_enter() just recorded in cs_sel_last, goes
  * native by the rules. */
-static void remember_native(const cs_sel_key_t *key) {
+static void remember_native(const cs_call_key_t *key) {
     if (!is_cacheable(key)) {
         return;
     }
@@ -151,7 +127,7 @@ void cs_sel_log_native(cs_coll_t coll, uint64_t bytes) {
 
 /* Runs variant `v` for `call`; a schedule that ran is remembered for calls with the same key. */
 static int run_variant(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_variant_t *v,
-                       const cs_call_t *call, const cs_sel_key_t *key, const void *raw_send,
+                       const cs_call_t *call, const cs_call_key_t *key, const void *raw_send,
                        const void *raw_recv) {
     int rc = CS_OK;
     cs_comm_sched_t *entry = NULL;
@@ -173,7 +149,7 @@ out:
     return rc;
 }
 
-int cs_sel_dispatch(const cs_sel_at_t *at, const cs_call_t *call, const cs_sel_key_t *key,
+int cs_sel_dispatch(const cs_sel_at_t *at, const cs_call_t *call, const cs_call_key_t *key,
                     const void *raw_send, const void *raw_recv) {
     const cs_variant_t *forced = &cs_sel_env.force[call->coll];
     const cs_sel_interval_t *iv = at->iv;
@@ -212,7 +188,7 @@ int cs_sel_dispatch(const cs_sel_at_t *at, const cs_call_t *call, const cs_sel_k
     return run_variant(at->ctx, at->sc, &native, call, key, raw_send, raw_recv);
 }
 
-cs_sel_route_t cs_sel_start_slow(int repeat, MPI_Comm comm, const cs_sel_key_t *key,
+cs_sel_route_t cs_sel_start_slow(int repeat, MPI_Comm comm, const cs_call_key_t *key,
                                  cs_sel_at_t *at, const void *raw_send, const void *raw_recv,
                                  int *rc) {
     if (!repeat) {
@@ -227,13 +203,31 @@ cs_sel_route_t cs_sel_start_slow(int repeat, MPI_Comm comm, const cs_sel_key_t *
                                resolve(h->recv_from, h->recv_off, raw_send, raw_recv));
             return CS_SEL_RAN;
         }
-        if (!cs_sel_goes_native(at->sc, (cs_coll_t)key->coll, key_bytes(key), &at->iv)) {
+        if (!cs_sel_goes_native(at->sc, (cs_coll_t)key->coll, cs_call_key_bytes(key, NULL, 0),
+                                &at->iv)) {
             return CS_SEL_TO_DISPATCH;
         }
         remember_native(key);
     }
     if (cs_sel_hot.log_calls) {
-        cs_sel_log_native((cs_coll_t)key->coll, key_bytes(key));
+        cs_sel_log_native((cs_coll_t)key->coll, cs_call_key_bytes(key, NULL, 0));
+    }
+    return CS_SEL_TO_PMPI;
+}
+
+cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key, const int *counts,
+                                     cs_sel_at_t *at, int *rc) {
+    uint64_t bytes;
+    *rc = CS_OK; /* never CS_SEL_RAN: nothing is cached */
+    if (cs_sel_enter(comm, &at->ctx, &at->sc) != CS_OK || at->sc->native_only) {
+        return CS_SEL_TO_PMPI;
+    }
+    bytes = cs_call_key_bytes(key, counts, at->ctx->nprocs);
+    if (!cs_sel_goes_native(at->sc, (cs_coll_t)key->coll, bytes, &at->iv)) {
+        return CS_SEL_TO_DISPATCH;
+    }
+    if (cs_sel_hot.log_calls) {
+        cs_sel_log_native((cs_coll_t)key->coll, bytes);
     }
     return CS_SEL_TO_PMPI;
 }

@@ -92,7 +92,7 @@ int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *bu
         const cs_sel_interval_t *iv = ch.iv;
         char hi[32];
         size_t used;
-        if (iv->hi == UINT64_MAX) {
+        if (iv->hi == CS_RULE_UNBOUNDED) {
             snprintf(hi, sizeof(hi), "inf");
         } else {
             snprintf(hi, sizeof(hi), "%llu", (unsigned long long)iv->hi);

@@ -13,43 +13,58 @@ enum { TABLE_NONE, TABLE_OK, TABLE_UNUSABLE };
 
 /* All guarded by cs_sel_lock. */
 static int table_state = TABLE_NONE;
-static cs_sel_rule_t *table;
+static cs_rule_t *table;
 static int ntable;
 static char table_why[16384]; /* how many rules from where, or why there are none */
 
 typedef struct loader {
-    cs_sel_rule_t *v;
+    cs_rule_t *v;
     int n, cap;
+    int warned; /* a rule was skipped for a name that does not fit */
 } loader_t;
+
+/* The database's rule as a cs_rule_t. CS_ERR_ARG when its algorithm or parameters do not fit
+ * (never truncated). Goes when db hands cs_rule_t itself. */
+static int from_db(const cs_db_rule_t *r, cs_coll_t coll, cs_rule_t *out) {
+    memset(out, 0, sizeof(*out));
+    out->machine_id = r->machine_id;
+    out->run_id = r->run_id;
+    out->coll = coll;
+    out->comm_size = r->comm_size;
+    out->ppn = r->ppn;
+    out->rank = r->rank;
+    out->lo_bytes = r->lo_bytes;
+    out->hi_bytes = r->hi_bytes;
+    out->median_us = r->median_us;
+    out->native_us = r->native_us;
+    out->p_value = r->p_value;
+    return cs_rule_set_variant(out, r->algorithm, r->params);
+}
 
 static int add_rule(const cs_db_rule_t *r, void *ctx) {
     loader_t *l = ctx;
     cs_coll_t coll;
-    cs_sel_rule_t *x;
     if (cs_coll_from_name(r->coll, &coll) != CS_OK) {
         return CS_OK; /* a collective this collsel does not know: skip */
     }
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 64;
-        cs_sel_rule_t *v = realloc(l->v, (size_t)cap * sizeof(*v));
+        cs_rule_t *v = realloc(l->v, (size_t)cap * sizeof(*v));
         if (v == NULL) {
             return CS_ERR_NOMEM;
         }
         l->v = v;
         l->cap = cap;
     }
-    x = &l->v[l->n++];
-    memset(x, 0, sizeof(*x));
-    x->coll = (int32_t)coll;
-    x->comm_size = r->comm_size;
-    x->ppn = r->ppn;
-    x->rank = r->rank;
-    x->lo_bytes = r->lo_bytes;
-    x->hi_bytes = r->hi_bytes;
-    x->median_us = r->median_us;
-    x->native_us = r->native_us;
-    snprintf(x->algorithm, sizeof(x->algorithm), "%s", r->algorithm);
-    snprintf(x->params, sizeof(x->params), "%s", r->params ? r->params : "");
+    if (from_db(r, coll, &l->v[l->n]) != CS_OK) {
+        if (!l->warned) {
+            l->warned = 1;
+            cs_log(CS_LOG_WARN, "rule %s(%s) skipped: the name is too long for a rule",
+                   r->algorithm, r->params != NULL ? r->params : "");
+        }
+        return CS_OK;
+    }
+    l->n++;
     return CS_OK;
 }
 
@@ -62,7 +77,7 @@ static void load_table(void) {
     cs_machine_t m;
     cs_db_machine_t want;
     int64_t machine_id = 0;
-    loader_t l = {NULL, 0, 0};
+    loader_t l = {NULL, 0, 0, 0};
     int rc;
     table_state = TABLE_UNUSABLE;
     if (path[0] == '\0') {
@@ -136,7 +151,7 @@ int cs_sel_rules_share(MPI_Comm comm, int rank) {
         n = head[1];
     }
     if (state == TABLE_OK && n > 0) {
-        cs_sel_rule_t *copy = rank == 0 ? table : malloc((size_t)n * sizeof(*copy));
+        cs_rule_t *copy = rank == 0 ? table : malloc((size_t)n * sizeof(*copy));
         int ok = copy != NULL;
         CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm));
         if (!ok) {

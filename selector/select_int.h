@@ -72,7 +72,7 @@ cs_sel_last_t cs_sel_last;
 typedef struct cs_sel_memo {
     MPI_Comm comm;
     unsigned long epoch;
-    cs_sel_key_t key;
+    cs_call_key_t key;
 } cs_sel_memo_t;
 extern _Thread_local CS_SEL_INTERNAL __attribute__((tls_model("initial-exec"), aligned(64)))
 cs_sel_memo_t cs_sel_memo[CS_COLL_COUNT];
@@ -117,25 +117,25 @@ typedef enum cs_sel_route {
 
 /* 1 when `key` on `comm` is this thread's last call of its collective that went native on the
  * rules still in force: it goes native again. */
-static inline int cs_sel_native_again(MPI_Comm comm, const cs_sel_key_t *key) {
+static inline int cs_sel_native_again(MPI_Comm comm, const cs_call_key_t *key) {
     const cs_sel_memo_t *m = &cs_sel_memo[key->coll];
     return m->comm == comm &&
            m->epoch == atomic_load_explicit(&cs_sel_hot.epoch, memory_order_relaxed) &&
-           cs_sel_same_key(&m->key, key);
+           cs_call_same_key(&m->key, key);
 }
 
 /* cs_sel_start() past the native repeat (`repeat`: cs_sel_native_again() held, and the call is
  * logged): enter, the call cache, the rule lookup. Returns the route; *rc is the status of a
  * call run from the cache. */
-CS_SEL_INTERNAL cs_sel_route_t cs_sel_start_slow(int repeat, MPI_Comm comm, const cs_sel_key_t *key,
-                                                 cs_sel_at_t *at, const void *raw_send,
-                                                 const void *raw_recv, int *rc)
-    __attribute__((noinline, cold));
+CS_SEL_INTERNAL cs_sel_route_t cs_sel_start_slow(int repeat, MPI_Comm comm,
+                                                 const cs_call_key_t *key, cs_sel_at_t *at,
+                                                 const void *raw_send, const void *raw_recv,
+                                                 int *rc) __attribute__((noinline, cold));
 
 /* The common start of the entry points of cached collectives: the native repeat (inline: the
  * whole path of a repeated native call is its entry point, this test and the PMPI call), then
  * cs_sel_start_slow(). Returns the route; *rc is the status of a call run from the cache. */
-static inline cs_sel_route_t cs_sel_start(MPI_Comm comm, const cs_sel_key_t *key, cs_sel_at_t *at,
+static inline cs_sel_route_t cs_sel_start(MPI_Comm comm, const cs_call_key_t *key, cs_sel_at_t *at,
                                           const void *raw_send, const void *raw_recv, int *rc) {
     int repeat = cs_sel_native_again(comm, key);
     if (repeat && !cs_sel_hot.log_calls) {
@@ -143,6 +143,12 @@ static inline cs_sel_route_t cs_sel_start(MPI_Comm comm, const cs_sel_key_t *key
     }
     return cs_sel_start_slow(repeat, comm, key, at, raw_send, raw_recv, rc);
 }
+
+/* The start of the entry points of collectives that are not cached (coll.def's CACHED 0):
+ * enter, then the rules by cs_call_key_bytes(key, counts). Returns the route, never
+ * CS_SEL_RAN (*rc is CS_OK), so that both starts have one shape. */
+CS_SEL_INTERNAL cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
+                                                     const int *counts, cs_sel_at_t *at, int *rc);
 
 /* The interval for a call of `coll` of `bytes` on `sc` into *iv (NULL when there is none or
  * the collective is forced); 1 when the call goes native by the rules (the fast path: no call
@@ -158,7 +164,7 @@ CS_SEL_INTERNAL void cs_sel_log_native(cs_coll_t coll, uint64_t bytes);
  * (NULL: not cached). raw_send and raw_recv are the caller's buffers. CS_OK, or the failure
  * (COLLSEL_FALLBACK=error: CS_ERR_NOT_APPLICABLE after raising MPI_ERR_OTHER). */
 CS_SEL_INTERNAL int cs_sel_dispatch(const cs_sel_at_t *at, const cs_call_t *call,
-                                    const cs_sel_key_t *key, const void *raw_send,
+                                    const cs_call_key_t *key, const void *raw_send,
                                     const void *raw_recv) CS_MUST_CHECK;
 
 /* The MPI error code an entry point returns for status `rc`. */
