@@ -39,6 +39,9 @@
 extern "C" {
 #endif
 
+/** @brief Marks what libcollsel exports; everything else in it is hidden. */
+#define COLLSEL_API __attribute__((visibility("default")))
+
 /**
  * @brief Sets the tuning database and reads the environment. Optional.
  *
@@ -46,7 +49,7 @@ extern "C" {
  * @return MPI_SUCCESS. The first call wins; later calls (from any thread) do nothing. Opening
  *         the database happens on first use of a communicator, collectively.
  */
-int collsel_init(const char *db_path);
+COLLSEL_API int collsel_init(const char *db_path);
 
 /**
  * @brief Forgets the rules. Collectives called afterwards are native until collsel_init.
@@ -54,29 +57,35 @@ int collsel_init(const char *db_path);
  *        predefined ones).
  * @return MPI_SUCCESS.
  */
-int collsel_finalize(void);
+COLLSEL_API int collsel_finalize(void);
 
+/* The entry points below are defined from one table, algorithms/core/coll.def
+ * (selector/entry.c); the compiler checks them against these prototypes. */
 /** @brief MPI_Bcast, dispatched to the tuned algorithm. */
-int collsel_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+COLLSEL_API int collsel_bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                              MPI_Comm comm);
 /** @brief MPI_Gather, dispatched to the tuned algorithm. */
-int collsel_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+COLLSEL_API int collsel_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                               MPI_Comm comm);
 /** @brief MPI_Scatter, dispatched to the tuned algorithm. */
-int collsel_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+COLLSEL_API int collsel_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                MPI_Comm comm);
 /** @brief MPI_Reduce, dispatched to the tuned algorithm. */
-int collsel_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   int root, MPI_Comm comm);
+COLLSEL_API int collsel_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, int root, MPI_Comm comm);
 /** @brief MPI_Allreduce, dispatched to the tuned algorithm. */
-int collsel_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op, MPI_Comm comm);
+COLLSEL_API int collsel_allreduce(const void *sendbuf, void *recvbuf, int count,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 /** @brief MPI_Allgather, dispatched to the tuned algorithm. */
-int collsel_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+COLLSEL_API int collsel_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm);
 /** @brief MPI_Allgatherv, dispatched to the tuned algorithm. */
-int collsel_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                       MPI_Comm comm);
+COLLSEL_API int collsel_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, const int recvcounts[], const int displs[],
+                                   MPI_Datatype recvtype, MPI_Comm comm);
 
 /**
  * @brief Says which algorithm a call would run, and why.
@@ -91,7 +100,8 @@ int collsel_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
  *
  * Assumes a call that every ranked candidate can run (commutative op, any root).
  */
-int collsel_explain(const char *coll, size_t bytes, MPI_Comm comm, char *buf, size_t len);
+COLLSEL_API int collsel_explain(const char *coll, size_t bytes, MPI_Comm comm, char *buf,
+                                size_t len);
 
 #ifdef __cplusplus
 }

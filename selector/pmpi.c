@@ -3,41 +3,18 @@
  * Link it (-lcollsel_pmpi) or preload it (LD_PRELOAD=libcollsel_pmpi.so) and an unmodified MPI
  * program's collectives go through collsel_*(), which calls the PMPI_* entry points for native
  * dispatch, so there is no recursion and profilers see the application's calls. Every other
- * MPI function stays the MPI library's. */
+ * MPI function stays the MPI library's.
+ *
+ * Generated from algorithms/core/coll.def, one wrapper per collective:
+ *   MPI_Bcast MPI_Gather MPI_Scatter MPI_Reduce MPI_Allreduce MPI_Allgather MPI_Allgatherv
+ * each `return collsel_<name>(<its arguments>);`. */
 #include "collsel.h"
 
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-    return collsel_bcast(buffer, count, datatype, root, comm);
-}
+#include "core/call.h"
 
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    return collsel_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    return collsel_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm) {
-    return collsel_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  MPI_Comm comm) {
-    return collsel_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    return collsel_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                   MPI_Comm comm) {
-    return collsel_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                              comm);
-}
+#define CS_COLL(ID, name, rooted, reduction, Mpi, PARAMS, ARGS, ...)                               \
+    COLLSEL_API int MPI_##Mpi PARAMS {                                                             \
+        return collsel_##name ARGS;                                                                \
+    }
+#include "core/coll.def"
+#undef CS_COLL

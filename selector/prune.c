@@ -35,13 +35,13 @@ void cs_sel_comm_clear(cs_sel_comm_t *sc) {
 
 /* Distance of a tuned key from the communicator: communicator size first (by ratio), then
  * processes per node. */
-static double distance(const cs_sel_rule_t *r, int nprocs, int ppn) {
+static double distance(const cs_rule_t *r, int nprocs, int ppn) {
     double size = fabs(log((double)r->comm_size / (double)nprocs));
     double node = fabs(log((double)r->ppn / (double)(ppn > 0 ? ppn : 1)));
     return size * 1000.0 + node;
 }
 
-static int build_coll(const cs_sel_rule_t *rules, int n, cs_coll_t coll, int nprocs, int ppn,
+static int build_coll(const cs_rule_t *rules, int n, cs_coll_t coll, int nprocs, int ppn,
                       cs_sel_comm_t *sc) {
     int best = -1, count = 0;
     double best_d = 0;
@@ -49,7 +49,7 @@ static int build_coll(const cs_sel_rule_t *rules, int n, cs_coll_t coll, int npr
     cs_sel_interval_t *iv;
     for (int i = 0; i < n; i++) {
         double d;
-        if (rules[i].coll != (int32_t)coll || rules[i].comm_size < 1) {
+        if (rules[i].coll != coll || rules[i].comm_size < 1) {
             continue;
         }
         d = distance(&rules[i], nprocs, ppn);
@@ -64,7 +64,7 @@ static int build_coll(const cs_sel_rule_t *rules, int n, cs_coll_t coll, int npr
     sc->tuned_size[coll] = rules[best].comm_size;
     sc->tuned_ppn[coll] = rules[best].ppn;
     for (int i = 0; i < n; i++) {
-        if (rules[i].coll == (int32_t)coll && rules[i].comm_size == rules[best].comm_size &&
+        if (rules[i].coll == coll && rules[i].comm_size == rules[best].comm_size &&
             rules[i].ppn == rules[best].ppn && rules[i].rank == 1) {
             count++;
         }
@@ -76,11 +76,10 @@ static int build_coll(const cs_sel_rule_t *rules, int n, cs_coll_t coll, int npr
     count = 0;
     /* Rules arrive ordered by lo_bytes, then rank (cs_db_foreach_rule). */
     for (int i = 0; i < n; i++) {
-        const cs_sel_rule_t *r = &rules[i];
+        const cs_rule_t *r = &rules[i];
         const cs_algo_t *a;
         cs_sel_interval_t *cur;
-        if (r->coll != (int32_t)coll || r->comm_size != rules[best].comm_size ||
-            r->ppn != rules[best].ppn) {
+        if (r->coll != coll || r->comm_size != rules[best].comm_size || r->ppn != rules[best].ppn) {
             continue;
         }
         if (r->rank == 1) {
@@ -118,7 +117,7 @@ static int build_coll(const cs_sel_rule_t *rules, int n, cs_coll_t coll, int npr
     return CS_OK;
 }
 
-int cs_sel_prune(const cs_sel_rule_t *rules, int n, int nprocs, int ppn, cs_sel_comm_t *sc) {
+int cs_sel_prune(const cs_rule_t *rules, int n, int nprocs, int ppn, cs_sel_comm_t *sc) {
     int rc = CS_OK;
     cs_sel_comm_clear(sc);
     sc->ppn = ppn;

@@ -1,14 +1,14 @@
 /* The selector: rules from a tuning database, pruned per communicator, looked up per call.
  *
- * Process-wide state (select.c):
+ * Process-wide state (state.c, rules.c; select_int.h lists the selector's files):
  *   - the environment, parsed once (env.c): COLLSEL_DB, COLLSEL_DISABLE, COLLSEL_FORCE,
  *     COLLSEL_FALLBACK, COLLSEL_VERBOSE;
  *   - the rule table: every rule of the machine this process runs on (same hwloc topology and
  *     MPI library as the tuning run; the host name may differ, as on a cluster's other nodes).
  *     It is loaded once per process group: when a communicator is first used and any of its
  *     ranks has no table yet, its rank 0 opens the database read-only, packs the rules into a
- *     flat array and broadcasts it (with the outcome), so thousands of ranks never open one
- *     SQLite file.
+ *     flat array of cs_rule_t (core/rule.h) and broadcasts it (with the outcome), so thousands of
+ * ranks never open one SQLite file.
  *
  * Per communicator (cs_sel_comm_t, cached in the communicator context on first use): for each
  * collective, the intervals of the rules tuned for this communicator size and processes per
@@ -30,21 +30,12 @@
 
 #include "core/algo.h"
 #include "core/comm.h"
+#include "core/rule.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 #define CS_SEL_MAX_CANDS 8
-#define CS_SEL_NAME      64
-
-/* A rule as packed for the broadcast (fixed size, no pointers). */
-typedef struct cs_sel_rule {
-    int32_t coll, comm_size, ppn, rank;
-    uint64_t lo_bytes, hi_bytes; /* hi_bytes UINT64_MAX: unbounded */
-    double median_us, native_us;
-    char algorithm[CS_SEL_NAME];
-    char params[CS_SEL_NAME];
-} cs_sel_rule_t;
 
 /* One size interval of a communicator's rules. */
 typedef struct cs_sel_interval {
@@ -59,14 +50,7 @@ typedef struct cs_sel_interval {
  * schedule prepared for it without normalising or looking anything up again. Only calls on
  * predefined datatypes and ops are cached (a freed derived type's handle may return with
  * another layout); allgatherv (count arrays) never is. */
-#define CS_SEL_HITS 4
-
-typedef struct cs_sel_key {
-    int coll, sendcount, recvcount, root;
-    MPI_Datatype sendtype, recvtype;
-    MPI_Op op;
-    int send_in_place, recv_in_place; /* the raw buffer was MPI_IN_PLACE */
-} cs_sel_key_t;
+#define CS_SEL_HITS 4 /* calls remembered per communicator, by cs_call_key_t (core/call.h) */
 
 /* Where a normalised buffer comes from: the raw send or receive buffer plus an offset, or
  * nowhere (insignificant). */
@@ -74,7 +58,7 @@ enum { CS_SEL_FROM_SEND, CS_SEL_FROM_RECV, CS_SEL_FROM_NONE };
 
 typedef struct cs_sel_hit {
     int valid;
-    cs_sel_key_t key;
+    cs_call_key_t key;
     struct cs_comm_sched *entry;
     unsigned version;
     int send_from, recv_from;
@@ -84,8 +68,8 @@ typedef struct cs_sel_hit {
 typedef struct cs_sel_comm {
     cs_sel_hit_t hits[CS_SEL_HITS];
     int nhits, next_hit;
-    int native_only;        /* intercommunicator or no usable rules */
-    unsigned rules_version; /* of the rules it was set up from (collsel_finalize bumps it) */
+    int native_only;     /* intercommunicator or no usable rules */
+    unsigned long epoch; /* when it was set up (select_int.h: older than the rules: again) */
     int ppn;
     int tuned_size[CS_COLL_COUNT], tuned_ppn[CS_COLL_COUNT]; /* 0: no rules */
     cs_sel_interval_t *iv[CS_COLL_COUNT];
@@ -143,7 +127,7 @@ const cs_sel_interval_t *cs_sel_lookup(const cs_sel_comm_t *sc, cs_coll_t coll, 
 
 /* Builds the per-communicator rules of a communicator of `nprocs` processes, `ppn` per node,
  * from rules[0..n-1] into `sc` (allocates the intervals). */
-int cs_sel_prune(const cs_sel_rule_t *rules, int n, int nprocs, int ppn,
+int cs_sel_prune(const cs_rule_t *rules, int n, int nprocs, int ppn,
                  cs_sel_comm_t *sc) CS_MUST_CHECK;
 
 /* The selector's choice for a call of `coll` whose selection key is `bytes` on `comm`
@@ -151,6 +135,10 @@ int cs_sel_prune(const cs_sel_rule_t *rules, int n, int nprocs, int ppn,
  * invalid collective or a NULL `out`. */
 int cs_sel_choose(cs_coll_t coll, uint64_t bytes, MPI_Comm comm,
                   cs_sel_choice_t *out) CS_MUST_CHECK;
+
+/* The public entry points (collsel_bcast ...) as a cs_coll_fns_t, generated from coll.def
+ * (selector/entry.c): what calls "through collsel" take, as bench/tune.c's do. */
+extern const cs_coll_fns_t cs_sel_fns;
 
 /* Frees what cs_sel_prune allocated. */
 void cs_sel_comm_clear(cs_sel_comm_t *sc);

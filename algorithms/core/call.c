@@ -8,7 +8,7 @@ static const struct {
     const char *name;
     int rooted, reduction;
 } colls[CS_COLL_COUNT] = {
-#define CS_COLL(id, name, rooted, reduction) [CS_COLL_##id] = {name, rooted, reduction},
+#define CS_COLL(ID, name, rooted, reduction, ...) [CS_COLL_##ID] = {#name, rooted, reduction},
 #include "coll.def"
 #undef CS_COLL
 };
@@ -36,6 +36,42 @@ int cs_coll_is_rooted(cs_coll_t coll) {
 
 int cs_coll_is_reduction(cs_coll_t coll) {
     return (unsigned)coll < CS_COLL_COUNT && colls[coll].reduction;
+}
+
+static uint64_t type_bytes(int count, MPI_Datatype type) {
+    int size = 0;
+    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+        size < 0) {
+        return 0;
+    }
+    return (uint64_t)count * (uint64_t)size;
+}
+
+uint64_t cs_call_key_bytes(const cs_call_key_t *key, const int *recvcounts, int nprocs) {
+    switch (key->coll) {
+    case CS_COLL_GATHER:
+        return key->send_in_place ? type_bytes(key->recvcount, key->recvtype)
+                                  : type_bytes(key->sendcount, key->sendtype);
+    case CS_COLL_SCATTER:
+    case CS_COLL_ALLGATHER:
+        return key->recv_in_place ? type_bytes(key->sendcount, key->sendtype)
+                                  : type_bytes(key->recvcount, key->recvtype);
+    case CS_COLL_ALLGATHERV: {
+        uint64_t total = 0;
+        if (recvcounts == NULL || nprocs < 1) {
+            return 0;
+        }
+        for (int i = 0; i < nprocs; i++) {
+            if (recvcounts[i] < 0) {
+                return 0;
+            }
+            total += (uint64_t)recvcounts[i];
+        }
+        return total * type_bytes(1, key->recvtype) / (uint64_t)nprocs;
+    }
+    default: /* bcast, reduce, allreduce: one count and type, on both sides */
+        return type_bytes(key->sendcount, key->sendtype);
+    }
 }
 
 /* Facts of predefined datatypes, which never change or go away, cached per thread in a small
@@ -92,47 +128,56 @@ static void raw(cs_call_t *call, cs_coll_t coll, const void *sendbuf, int sendco
     call->op = MPI_OP_NULL;
 }
 
-void cs_call_fill_bcast(cs_call_t *call, void *buf, int count, MPI_Datatype type, int root) {
+void cs_call_fill_bcast(cs_call_t *call, void *buf, int count, MPI_Datatype type, int root,
+                        MPI_Comm comm) {
     raw(call, CS_COLL_BCAST, buf, count, type, buf, count, type);
+    call->comm = comm;
     call->root = root;
 }
 
 void cs_call_fill_gather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                         MPI_Comm comm) {
     raw(call, CS_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    call->comm = comm;
     call->root = root;
 }
 
 void cs_call_fill_scatter(cs_call_t *call, const void *sendbuf, int sendcount,
                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          MPI_Datatype recvtype, int root) {
+                          MPI_Datatype recvtype, int root, MPI_Comm comm) {
     raw(call, CS_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    call->comm = comm;
     call->root = root;
 }
 
 void cs_call_fill_reduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
-                         MPI_Datatype type, MPI_Op op, int root) {
+                         MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
     raw(call, CS_COLL_REDUCE, sendbuf, count, type, recvbuf, count, type);
+    call->comm = comm;
     call->op = op;
     call->root = root;
 }
 
 void cs_call_fill_allreduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
-                            MPI_Datatype type, MPI_Op op) {
+                            MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
     raw(call, CS_COLL_ALLREDUCE, sendbuf, count, type, recvbuf, count, type);
+    call->comm = comm;
     call->op = op;
 }
 
 void cs_call_fill_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
                             MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype) {
+                            MPI_Datatype recvtype, MPI_Comm comm) {
     raw(call, CS_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    call->comm = comm;
 }
 
 void cs_call_fill_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount,
                              MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
-                             const int *displs, MPI_Datatype recvtype) {
+                             const int *displs, MPI_Datatype recvtype, MPI_Comm comm) {
     raw(call, CS_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype);
+    call->comm = comm;
     call->recvcounts = recvcounts;
     call->displs = displs;
 }
@@ -158,37 +203,39 @@ out:
 
 int cs_call_bcast(cs_call_t *call, void *buf, int count, MPI_Datatype type, int root,
                   MPI_Comm comm) {
-    cs_call_fill_bcast(call, buf, count, type, root);
+    cs_call_fill_bcast(call, buf, count, type, root, comm);
     return finish(call, comm);
 }
 
 int cs_call_gather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    cs_call_fill_gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+    cs_call_fill_gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm);
     return finish(call, comm);
 }
 
 int cs_call_scatter(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    cs_call_fill_scatter(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+    cs_call_fill_scatter(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                         comm);
     return finish(call, comm);
 }
 
 int cs_call_reduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
-    cs_call_fill_reduce(call, sendbuf, recvbuf, count, type, op, root);
+    cs_call_fill_reduce(call, sendbuf, recvbuf, count, type, op, root, comm);
     return finish(call, comm);
 }
 
 int cs_call_allreduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-    cs_call_fill_allreduce(call, sendbuf, recvbuf, count, type, op);
+    cs_call_fill_allreduce(call, sendbuf, recvbuf, count, type, op, comm);
     return finish(call, comm);
 }
 
 int cs_call_allgather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    cs_call_fill_allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    cs_call_fill_allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return finish(call, comm);
 }
 
@@ -196,7 +243,7 @@ int cs_call_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount, MPI_
                        void *recvbuf, const int *recvcounts, const int *displs,
                        MPI_Datatype recvtype, MPI_Comm comm) {
     cs_call_fill_allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                            recvtype);
+                            recvtype, comm);
     return finish(call, comm);
 }
 
@@ -217,7 +264,6 @@ static int normalize_single(cs_call_t *c) {
             c->sendbuf = c->recvbuf;
         }
     }
-    c->bytes = (size_t)c->recvcount * (size_t)c->recv.size;
 out:
     return rc;
 }
@@ -243,7 +289,6 @@ static int normalize_gather(cs_call_t *c) {
         c->recvcount = c->sendcount;
         c->recvbuf = NULL;
     }
-    c->bytes = (size_t)c->sendcount * (size_t)c->send.size;
 out:
     return rc;
 }
@@ -269,7 +314,6 @@ static int normalize_scatter(cs_call_t *c) {
         c->sendcount = c->recvcount;
         c->sendbuf = NULL;
     }
-    c->bytes = (size_t)c->recvcount * (size_t)c->recv.size;
 out:
     return rc;
 }
@@ -287,18 +331,15 @@ static int normalize_allgather(cs_call_t *c) {
         CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
         CS_CHECK(cs_type_init(&c->send, c->send.type));
     }
-    c->bytes = (size_t)c->recvcount * (size_t)c->recv.size;
 out:
     return rc;
 }
 
 static int normalize_allgatherv(cs_call_t *c) {
     int rc = CS_OK;
-    size_t total = 0;
     CS_REQUIRE(c->recvcounts != NULL && c->displs != NULL, CS_ERR_ARG);
     for (int i = 0; i < c->nprocs; i++) {
         CS_REQUIRE(c->recvcounts[i] >= 0, CS_ERR_ARG);
-        total += (size_t)c->recvcounts[i];
     }
     CS_CHECK(cs_type_init(&c->recv, c->recv.type));
     if (c->sendbuf == MPI_IN_PLACE) {
@@ -310,7 +351,6 @@ static int normalize_allgatherv(cs_call_t *c) {
         CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
         CS_CHECK(cs_type_init(&c->send, c->send.type));
     }
-    c->bytes = total * (size_t)c->recv.size / (size_t)c->nprocs;
 out:
     return rc;
 }
@@ -334,6 +374,8 @@ static int misplaced_in_place(const cs_call_t *c) {
 
 int cs_call_normalize(cs_call_t *c) {
     int rc = CS_OK;
+    const cs_call_key_t key = cs_call_key(c->coll, c->sendbuf, c->sendcount, c->send.type,
+                                          c->recvbuf, c->recvcount, c->recv.type, c->op, c->root);
     CS_REQUIRE(c->nprocs >= 1 && c->rank >= 0 && c->rank < c->nprocs, CS_ERR_ARG);
     CS_REQUIRE(!misplaced_in_place(c), CS_ERR_ARG);
     CS_REQUIRE(!cs_coll_is_rooted(c->coll) || (c->root >= 0 && c->root < c->nprocs), CS_ERR_ARG);
@@ -361,6 +403,7 @@ int cs_call_normalize(cs_call_t *c) {
         rc = CS_ERR_ARG;
         break;
     }
+    c->bytes = (size_t)cs_call_key_bytes(&key, c->recvcounts, c->nprocs);
 out:
     return rc;
 }

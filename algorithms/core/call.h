@@ -15,7 +15,8 @@
  *   - Lower bound, extent, true lower bound, true extent and size of both types are queried
  *     (cs_type_t) so builders can address blocks and size scratch buffers.
  *   - `bytes` is the selection key, equal on every rank: bytes per process for rooted and
- *     symmetric collectives, mean bytes per block for allgatherv.
+ *     symmetric collectives, mean bytes per block for allgatherv. It is cs_call_key_bytes() of
+ *     the raw arguments, the function the selector's fast path uses before any normalisation.
  *   - `commutative` records whether the reduction op commutes.
  *   - MPI_IN_PLACE where MPI does not allow it (bcast, a non-root of gather, scatter, reduce)
  *     is CS_ERR_ARG, so no algorithm ever receives it.
@@ -29,9 +30,10 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum cs_coll {
-#define CS_COLL(id, name, rooted, reduction) CS_COLL_##id,
+#define CS_COLL(ID, ...) CS_COLL_##ID,
 #include "coll.def"
 #undef CS_COLL
     CS_COLL_COUNT,
@@ -64,6 +66,49 @@ typedef struct cs_call {
     int commutative;
     size_t bytes;
 } cs_call_t;
+
+/* The selection key of a call: the MPI arguments that decide which algorithm runs (all but the
+ * buffers' addresses, count arrays and the communicator), as the caller gave them. The
+ * selector caches decisions by it; cs_call_key_bytes() makes the size that rules are looked up
+ * by from it. */
+typedef struct cs_call_key {
+    int coll, sendcount, recvcount, root;
+    MPI_Datatype sendtype, recvtype;
+    MPI_Op op;
+    int send_in_place, recv_in_place; /* the raw buffer was MPI_IN_PLACE */
+} cs_call_key_t;
+
+/* The key of a call from its raw MPI arguments (insignificant ones as given). */
+static inline cs_call_key_t cs_call_key(cs_coll_t coll, const void *sendbuf, int sendcount,
+                                        MPI_Datatype sendtype, const void *recvbuf, int recvcount,
+                                        MPI_Datatype recvtype, MPI_Op op, int root) {
+    cs_call_key_t k;
+    k.coll = (int)coll;
+    k.sendcount = sendcount;
+    k.recvcount = recvcount;
+    k.root = root;
+    k.sendtype = sendtype;
+    k.recvtype = recvtype;
+    k.op = op;
+    k.send_in_place = sendbuf == MPI_IN_PLACE;
+    k.recv_in_place = recvbuf == MPI_IN_PLACE;
+    return k;
+}
+
+/* 1 when two keys are equal. */
+static inline int cs_call_same_key(const cs_call_key_t *a, const cs_call_key_t *b) {
+    return a->coll == b->coll && a->sendcount == b->sendcount && a->recvcount == b->recvcount &&
+           a->root == b->root && a->sendtype == b->sendtype && a->recvtype == b->recvtype &&
+           a->op == b->op && a->send_in_place == b->send_in_place &&
+           a->recv_in_place == b->recv_in_place;
+}
+
+/* The selection key's size, equal on every rank of a correct call: bytes per process (the
+ * significant side; a root's MPI_IN_PLACE side does not count), for allgatherv the mean bytes
+ * per block of recvcounts[0..nprocs-1] (NULL for every other collective). Asks MPI the type
+ * sizes only (PMPI_Type_size), normalises nothing. 0 for what no correct call has (negative
+ * counts, a null type or counts array, a type MPI does not know). */
+uint64_t cs_call_key_bytes(const cs_call_key_t *key, const int *recvcounts, int nprocs);
 
 /* Name of a collective ("allreduce"; "barrier" for CS_COLL_BARRIER), or NULL for an invalid
  * value. */
@@ -101,37 +146,38 @@ int cs_call_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount, MPI_
                        MPI_Datatype recvtype, MPI_Comm comm) CS_MUST_CHECK;
 
 /* The constructors in two steps, for callers that know rank and size already (the selector):
- * cs_call_fill_<coll>() stores the MPI arguments (no MPI call, cannot fail), then
- * cs_call_finish() records communicator, rank and size and normalises. */
-void cs_call_fill_bcast(cs_call_t *call, void *buf, int count, MPI_Datatype type, int root);
+ * cs_call_fill_<coll>() stores the MPI arguments, all of them as MPI takes them (coll.def's
+ * FILL; no MPI call, cannot fail), then cs_call_finish() records communicator, rank and size
+ * and normalises. */
+void cs_call_fill_bcast(cs_call_t *call, void *buf, int count, MPI_Datatype type, int root,
+                        MPI_Comm comm);
 void cs_call_fill_gather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root);
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                         MPI_Comm comm);
 void cs_call_fill_scatter(cs_call_t *call, const void *sendbuf, int sendcount,
                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          MPI_Datatype recvtype, int root);
+                          MPI_Datatype recvtype, int root, MPI_Comm comm);
 void cs_call_fill_reduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
-                         MPI_Datatype type, MPI_Op op, int root);
+                         MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm);
 void cs_call_fill_allreduce(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
-                            MPI_Datatype type, MPI_Op op);
+                            MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 void cs_call_fill_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
                             MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype);
+                            MPI_Datatype recvtype, MPI_Comm comm);
 void cs_call_fill_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount,
                              MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
-                             const int *displs, MPI_Datatype recvtype);
+                             const int *displs, MPI_Datatype recvtype, MPI_Comm comm);
 int cs_call_finish(cs_call_t *call, MPI_Comm comm, int rank, int nprocs) CS_MUST_CHECK;
 
 /* A set of functions with MPI's collective signatures: the MPI library's (PMPI_*), or
  * collsel's public ones. */
+/* Parentheses off a list: CS_UNPAREN (a, b) is a, b (for coll.def's lists). */
+#define CS_UNPAREN(...) __VA_ARGS__
+
 typedef struct cs_coll_fns {
-    int (*bcast)(void *, int, MPI_Datatype, int, MPI_Comm);
-    int (*gather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
-    int (*scatter)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
-    int (*reduce)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
-    int (*allreduce)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
-    int (*allgather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
-    int (*allgatherv)(const void *, int, MPI_Datatype, void *, const int *, const int *,
-                      MPI_Datatype, MPI_Comm);
+#define CS_COLL(ID, name, rooted, reduction, Mpi, PARAMS, ...) int(*name) PARAMS;
+#include "coll.def"
+#undef CS_COLL
 } cs_coll_fns_t;
 
 /* Calls the function of `fns` for call->coll with the call's MPI arguments, MPI_IN_PLACE

@@ -92,11 +92,12 @@ headers=$(cd "$PREFIX/include" && echo *)
 [[ $headers == collsel.h ]] || fail "include/ holds more than collsel.h: $headers"
 grep -qx "prefix=$PREFIX" "$LIB/pkgconfig/collsel.pc" ||
     fail "collsel.pc does not name the prefix $PREFIX: $(head -n 1 "$LIB/pkgconfig/collsel.pc")"
-for obj in "$PREFIX/bin/collsel-bench" "$LIB/libcollsel_pmpi.so"; do
-    where=$(resolved "$obj" libcollsel.so.0)
-    [[ $where == "$(readlink -f "$LIB/libcollsel.so.0")" ]] ||
-        fail "$obj finds libcollsel.so.0 at '$where', not in $LIB (RPATH)"
-done
+where=$(resolved "$LIB/libcollsel_pmpi.so" libcollsel.so.0)
+[[ $where == "$(readlink -f "$LIB/libcollsel.so.0")" ]] ||
+    fail "libcollsel_pmpi.so finds libcollsel.so.0 at '$where', not in $LIB (RPATH)"
+# collsel-bench carries the internals (collsel_static): one copy of the selector, none shared.
+! ldd "$PREFIX/bin/collsel-bench" | grep -q libcollsel.so ||
+    fail "collsel-bench links libcollsel.so (it must carry collsel_static alone)"
 logged install-destdir env DESTDIR="$WORK/stage" "$CMAKE" --install "$BUILD" --prefix /opt/cs
 grep -qx "prefix=/opt/cs" "$WORK/stage/opt/cs/$LIBDIR/pkgconfig/collsel.pc" ||
     fail "with DESTDIR, collsel.pc does not name the prefix /opt/cs"

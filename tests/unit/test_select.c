@@ -1,7 +1,9 @@
 /* Unit tests of the selector's MPI-free parts (selector/select.h): COLLSEL_FORCE parsing, the
  * environment, pruning the rule table to one communicator (exact and nearest tuned size and
  * processes per node, unknown and parameterised candidates skipped, native last) and the
- * per-call interval lookup. Links libcollsel; no MPI is called. */
+ * per-call interval lookup, and the selection key: the size the selector's fast path computes
+ * from a call's raw arguments equals the `bytes` of the normalised call, for every collective.
+ * MPI runs as a singleton (type sizes); nothing is communicated. */
 #include "registry.h"
 #include "select.h"
 
@@ -11,13 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#define INF UINT64_MAX
+#define INF CS_RULE_UNBOUNDED
 
-static cs_sel_rule_t rule(cs_coll_t coll, int size, int ppn, uint64_t lo, uint64_t hi, int rank,
-                          const char *algorithm, const char *params) {
-    cs_sel_rule_t r;
+static cs_rule_t rule(cs_coll_t coll, int size, int ppn, uint64_t lo, uint64_t hi, int rank,
+                      const char *algorithm, const char *params) {
+    cs_rule_t r;
     memset(&r, 0, sizeof(r));
-    r.coll = (int32_t)coll;
+    r.coll = coll;
     r.comm_size = size;
     r.ppn = ppn;
     r.rank = rank;
@@ -25,8 +27,7 @@ static cs_sel_rule_t rule(cs_coll_t coll, int size, int ppn, uint64_t lo, uint64
     r.hi_bytes = hi;
     r.median_us = 10.0 * rank;
     r.native_us = 100.0;
-    snprintf(r.algorithm, sizeof(r.algorithm), "%s", algorithm);
-    snprintf(r.params, sizeof(r.params), "%s", params);
+    ck_assert_int_eq(cs_rule_set_variant(&r, algorithm, params), CS_OK);
     return r;
 }
 
@@ -103,7 +104,7 @@ START_TEST(test_force_and_prune_every_variant) {
         ck_assert_int_ge(n, 1);
         for (int k = 0; k < n; k++) {
             cs_variant_t force[CS_COLL_COUNT];
-            cs_sel_rule_t r;
+            cs_rule_t r;
             cs_sel_comm_t sc;
             char name[256], params[128], err[256] = "";
             memset(force, 0, sizeof(force));
@@ -298,7 +299,7 @@ END_TEST
 /* --- pruning ------------------------------------------------------------------------------- */
 
 /* allreduce rules at sizes 2, 4 and 8 (ppn = size), each with its own winner. */
-static int sized_rules(cs_sel_rule_t *r) {
+static int sized_rules(cs_rule_t *r) {
     int n = 0;
     const char *winner[3] = {"allreduce/reduce_bcast", "allreduce/recursive_doubling",
                              "allreduce/native"};
@@ -310,7 +311,7 @@ static int sized_rules(cs_sel_rule_t *r) {
     return n;
 }
 
-static void expect_tuned(const cs_sel_rule_t *r, int n, int nprocs, int ppn, int want_size,
+static void expect_tuned(const cs_rule_t *r, int n, int nprocs, int ppn, int want_size,
                          const char *want_winner) {
     cs_sel_comm_t sc;
     memset(&sc, 0, sizeof(sc));
@@ -325,7 +326,7 @@ static void expect_tuned(const cs_sel_rule_t *r, int n, int nprocs, int ppn, int
 }
 
 START_TEST(test_prune_exact_and_nearest) {
-    cs_sel_rule_t r[16];
+    cs_rule_t r[16];
     int n = sized_rules(r);
     expect_tuned(r, n, 2, 2, 2, "allreduce/reduce_bcast");
     expect_tuned(r, n, 4, 4, 4, "allreduce/recursive_doubling");
@@ -342,7 +343,7 @@ END_TEST
 
 /* The same size tuned at several ppn: the nearest ppn wins. */
 START_TEST(test_prune_nearest_ppn) {
-    cs_sel_rule_t r[8];
+    cs_rule_t r[8];
     cs_sel_comm_t sc;
     int n = 0;
     memset(&sc, 0, sizeof(sc));
@@ -365,7 +366,7 @@ END_TEST
 
 /* Each collective picks its own nearest size; a collective without rules has none. */
 START_TEST(test_prune_per_collective) {
-    cs_sel_rule_t r[8];
+    cs_rule_t r[8];
     cs_sel_comm_t sc;
     int n = 0;
     memset(&sc, 0, sizeof(sc));
@@ -397,7 +398,7 @@ END_TEST
 /* Ranked lists: unknown algorithms, variants with parameters and other collectives' algorithms
  * are skipped; native ends every list, once. */
 START_TEST(test_prune_candidates) {
-    cs_sel_rule_t r[32];
+    cs_rule_t r[32];
     cs_sel_comm_t sc;
     char names[512];
     int n = 0;
@@ -430,7 +431,7 @@ END_TEST
 
 /* Candidates without their interval's winner (rank 1) are ignored. */
 START_TEST(test_prune_orphans) {
-    cs_sel_rule_t r[8];
+    cs_rule_t r[8];
     cs_sel_comm_t sc;
     int n = 0;
     memset(&sc, 0, sizeof(sc));
@@ -448,7 +449,7 @@ END_TEST
 
 /* More candidates than fit: the list is cut, native still last. */
 START_TEST(test_prune_many_candidates) {
-    cs_sel_rule_t r[32];
+    cs_rule_t r[32];
     cs_sel_comm_t sc;
     const char *algs[2] = {"bcast/binomial", "bcast/linear"};
     int n = 0;
@@ -467,7 +468,7 @@ END_TEST
 /* --- lookup -------------------------------------------------------------------------------- */
 
 START_TEST(test_lookup_boundaries) {
-    cs_sel_rule_t r[8];
+    cs_rule_t r[8];
     cs_sel_comm_t sc;
     int n = 0;
     const cs_sel_interval_t *iv;
@@ -491,7 +492,7 @@ END_TEST
 
 /* Gaps hold no rule; many intervals are all found (the binary search). */
 START_TEST(test_lookup_gaps_and_many) {
-    cs_sel_rule_t r[300];
+    cs_rule_t r[300];
     cs_sel_comm_t sc;
     int n = 0;
     memset(&sc, 0, sizeof(sc));
@@ -515,12 +516,70 @@ START_TEST(test_lookup_gaps_and_many) {
 }
 END_TEST
 
+/* --- the selection key --------------------------------------------------------------------- */
+
+/* Per collective of core/coll.def, from MPI arguments as a call on `rank` of `nprocs` would pass
+ * them: the key's size as the selector's entry point makes it (KEY, COUNTS) and the `bytes` of
+ * the normalised call (FILL, cs_call_finish), which must be equal. Returns the size. */
+#define CS_COLL(ID, name, rooted, reduction, Mpi, PARAMS, ARGS, FILL, KEY, COUNTS, CACHED)         \
+    static uint64_t key_##name(int rank, int nprocs, CS_UNPAREN PARAMS) {                          \
+        const cs_call_key_t key = cs_call_key(CS_COLL_##ID, CS_UNPAREN KEY);                       \
+        uint64_t fast = cs_call_key_bytes(&key, COUNTS, nprocs);                                   \
+        cs_call_t call;                                                                            \
+        FILL(&call, CS_UNPAREN ARGS);                                                              \
+        ck_assert_int_eq(cs_call_finish(&call, comm, rank, nprocs), CS_OK);                        \
+        ck_assert_msg(fast == call.bytes, "%s on rank %d: key %llu, call %zu bytes", #name, rank,  \
+                      (unsigned long long)fast, call.bytes);                                       \
+        return fast;                                                                               \
+    }
+#include "core/coll.def"
+#undef CS_COLL
+
+/* Every collective, every rank kind (root, non-root) and MPI_IN_PLACE on either side where MPI
+ * allows it, insignificant arguments garbage: the same size, 6 ints per process. */
+START_TEST(test_key_bytes) {
+    static char buf[4096];
+    char *send = buf, *recv = buf + 2048, *in_place = MPI_IN_PLACE;
+    const MPI_Datatype I = MPI_INT, NUL = MPI_DATATYPE_NULL;
+    const MPI_Comm c = MPI_COMM_SELF;
+    const int p = 4, root = 1, want = 6 * (int)sizeof(int);
+    const int counts[4] = {6, 6, 6, 6}, uneven[4] = {1, 2, 3, 18}, displs[4] = {0, 6, 12, 18};
+    /* root, non-root */
+    ck_assert_int_eq(key_bcast(root, p, send, 6, I, root, c), want);
+    ck_assert_int_eq(key_bcast(0, p, send, 6, I, root, c), want);
+    /* root, root in place, non-root (receive side insignificant) */
+    ck_assert_int_eq(key_gather(root, p, send, 6, I, recv, 6, I, root, c), want);
+    ck_assert_int_eq(key_gather(root, p, in_place, -1, NUL, recv, 6, I, root, c), want);
+    ck_assert_int_eq(key_gather(0, p, send, 6, I, NULL, -1, NUL, root, c), want);
+    /* root, root in place (receive side), non-root (send side insignificant) */
+    ck_assert_int_eq(key_scatter(root, p, send, 6, I, recv, 6, I, root, c), want);
+    ck_assert_int_eq(key_scatter(root, p, send, 6, I, in_place, -1, NUL, root, c), want);
+    ck_assert_int_eq(key_scatter(0, p, NULL, -1, NUL, recv, 6, I, root, c), want);
+    /* root, root in place, non-root */
+    ck_assert_int_eq(key_reduce(root, p, send, recv, 6, I, MPI_SUM, root, c), want);
+    ck_assert_int_eq(key_reduce(root, p, in_place, recv, 6, I, MPI_SUM, root, c), want);
+    ck_assert_int_eq(key_reduce(0, p, send, NULL, 6, I, MPI_SUM, root, c), want);
+    /* every rank alike, in place or not */
+    ck_assert_int_eq(key_allreduce(0, p, send, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_allreduce(2, p, in_place, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_allgather(0, p, send, 6, I, recv, 6, I, c), want);
+    ck_assert_int_eq(key_allgather(2, p, in_place, -1, NUL, recv, 6, I, c), want);
+    ck_assert_int_eq(key_allgatherv(0, p, send, 6, I, recv, counts, displs, I, c), want);
+    ck_assert_int_eq(key_allgatherv(2, p, in_place, -1, NUL, recv, counts, displs, I, c), want);
+    /* allgatherv: the mean block, from the counts (24 ints over 4 processes) */
+    ck_assert_int_eq(key_allgatherv(3, p, send, 18, I, recv, uneven, displs, I, c), want);
+}
+END_TEST
+
 static Suite *select_suite(void) {
     Suite *s = suite_create("select");
     TCase *force = tcase_create("force");
     TCase *env = tcase_create("env");
     TCase *prune = tcase_create("prune");
     TCase *lookup = tcase_create("lookup");
+    TCase *key = tcase_create("key");
+    tcase_add_test(key, test_key_bytes);
+    suite_add_tcase(s, key);
     tcase_add_test(force, test_force_one);
     tcase_add_test(force, test_force_many);
     tcase_add_test(force, test_force_every_algorithm);
@@ -546,11 +605,14 @@ static Suite *select_suite(void) {
     return s;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     SRunner *sr = srunner_create(select_suite());
     int failed;
+    MPI_Init(&argc, &argv);
+    srunner_set_fork_status(sr, CK_NOFORK); /* MPI is initialised once, in this process */
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    MPI_Finalize();
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

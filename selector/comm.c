@@ -1,0 +1,136 @@
+/* Per-communicator set-up: the rules shared and pruned for the communicator, cached in its
+ * context (select.h), and cs_sel_enter, which finds them for a call. */
+#include "core/log.h"
+#include "core/machine.h"
+#include "select_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void sel_free(void *p) {
+    cs_sel_comm_t *sc = p;
+    atomic_fetch_add(&cs_sel_hot.epoch, 1);
+    if (sc != NULL) {
+        cs_sel_comm_clear(sc);
+        free(sc);
+    }
+}
+
+static void describe_comm(const cs_sel_comm_t *sc, int nprocs) {
+    char line[2048];
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        size_t used = 0;
+        if (cs_sel_env.force[c].algo != NULL) {
+            char name[256];
+            cs_variant_name(&cs_sel_env.force[c], name, sizeof(name));
+            cs_log(CS_LOG_INFO, "%d processes: %s: forced %s (COLLSEL_FORCE)", nprocs,
+                   cs_coll_name((cs_coll_t)c), name);
+            continue;
+        }
+        if (sc->niv[c] == 0) {
+            cs_log(CS_LOG_INFO, "%d processes: %s: no rules, native", nprocs,
+                   cs_coll_name((cs_coll_t)c));
+            continue;
+        }
+        line[0] = '\0';
+        for (int i = 0; i < sc->niv[c] && used < sizeof(line); i++) {
+            const cs_sel_interval_t *iv = &sc->iv[c][i];
+            char name[256], hi[32] = "inf";
+            cs_variant_name(&iv->cand[0], name, sizeof(name));
+            if (iv->hi != CS_RULE_UNBOUNDED) {
+                snprintf(hi, sizeof(hi), "%llu", (unsigned long long)iv->hi);
+            }
+            used += (size_t)snprintf(line + used, sizeof(line) - used, " [%llu, %s) %s",
+                                     (unsigned long long)iv->lo, hi, name);
+        }
+        cs_log(CS_LOG_INFO, "%d processes (%d per node): %s: tuned at %d processes, %d per node:%s",
+               nprocs, sc->ppn, cs_coll_name((cs_coll_t)c), sc->tuned_size[c], sc->tuned_ppn[c],
+               line);
+    }
+}
+
+/* 1 when COLLSEL_FORCE names any collective. */
+static int is_any_forced(void) {
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        if (cs_sel_env.force[c].algo != NULL) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Collective over ctx->comm: shares the rules and prunes them for this communicator. Every
+ * rank ends with the same verdict (native only when any rank failed). */
+static int setup(cs_comm_t *ctx, MPI_Comm user) {
+    int rc = CS_OK;
+    int inter = 0, ppn = 1, ok;
+    cs_sel_comm_t *sc = calloc(1, sizeof(*sc));
+    if (sc != NULL) {
+        sc->epoch = atomic_load(&cs_sel_hot.epoch);
+    }
+    CS_MPI_CHECK(PMPI_Comm_test_inter(user, &inter));
+    if (inter) { /* not handled: native, and nothing collective to agree on */
+        CS_REQUIRE(sc != NULL, CS_ERR_NOMEM);
+        sc->native_only = 1;
+        goto done;
+    }
+    CS_CHECK(cs_sel_rules_share(ctx->comm, ctx->rank));
+    CS_CHECK(cs_machine_node_size(ctx->comm, &ppn));
+    ok = sc != NULL;
+    if (ok) {
+        int usable = 0;
+        ok = cs_sel_rules_prune(ctx->nprocs, ppn, sc, &usable) == CS_OK;
+        /* Without usable rules only COLLSEL_FORCE can make a call go anywhere but native. */
+        sc->native_only = !usable && !is_any_forced();
+    }
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm));
+    CS_REQUIRE(ok, CS_ERR_NOMEM);
+    if (ctx->rank == 0 && cs_log_level() >= CS_LOG_INFO && !sc->native_only) {
+        describe_comm(sc, ctx->nprocs);
+    }
+done:
+    ctx->selector = sc;
+    ctx->selector_free = sel_free;
+    sc = NULL;
+out:
+    if (sc != NULL) {
+        cs_sel_comm_clear(sc);
+        free(sc);
+    }
+    return rc;
+}
+
+int cs_sel_enter(MPI_Comm comm, cs_comm_t **ctx_out, cs_sel_comm_t **sc_out) {
+    int rc = CS_OK;
+    cs_comm_t *ctx;
+    if (!atomic_load_explicit(&cs_sel_hot.active, memory_order_relaxed)) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    if (cs_sel_last.comm == comm &&
+        cs_sel_last.epoch == atomic_load_explicit(&cs_sel_hot.epoch, memory_order_relaxed)) {
+        ctx = cs_sel_last.ctx;
+    } else {
+        cs_sel_env_once();
+        if (!atomic_load(&cs_sel_hot.active) || comm == MPI_COMM_NULL) {
+            return CS_ERR_NOT_APPLICABLE;
+        }
+        CS_CHECK(cs_comm_get(comm, &ctx));
+        if (ctx->selector != NULL &&
+            ((cs_sel_comm_t *)ctx->selector)->epoch < atomic_load(&cs_sel_rules_epoch)) {
+            /* collsel_finalize ran since: set up again (collective, like the first time) */
+            ctx->selector_free(ctx->selector);
+            ctx->selector = NULL;
+            ctx->selector_free = NULL;
+        }
+        if (ctx->selector == NULL) {
+            CS_CHECK(setup(ctx, comm));
+        }
+        cs_sel_last.comm = comm;
+        cs_sel_last.ctx = ctx;
+        cs_sel_last.epoch = atomic_load(&cs_sel_hot.epoch);
+    }
+    *ctx_out = ctx;
+    *sc_out = ctx->selector;
+out:
+    return rc;
+}

@@ -1,0 +1,233 @@
+/* Dispatch: the call cache, the native-repeat memo, running the chosen variant and the
+ * fallback of a forced one (select.h, select_int.h). */
+#include "core/log.h"
+#include "registry.h"
+#include "select_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static atomic_int forced_warned[CS_COLL_COUNT];
+
+/* 1 when `t` is MPI_DATATYPE_NULL or a predefined datatype. */
+static int is_predefined_type(MPI_Datatype t) {
+    int ni, na, nt, combiner;
+    return t == MPI_DATATYPE_NULL ||
+           (PMPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) == MPI_SUCCESS &&
+            combiner == MPI_COMBINER_NAMED);
+}
+
+/* 1 when `op` is MPI_OP_NULL or a predefined op. */
+static int is_predefined_op(MPI_Op op) {
+    static const MPI_Op ops[] = {MPI_OP_NULL, MPI_MAX,    MPI_MIN,    MPI_SUM,    MPI_PROD,
+                                 MPI_LAND,    MPI_BAND,   MPI_LOR,    MPI_BOR,    MPI_LXOR,
+                                 MPI_BXOR,    MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE};
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        if (ops[i] == op) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* 1 when calls with `key` may be remembered (the call cache, the native memo): predefined
+ * types and ops only, as a freed derived handle may come back as another type. */
+static int is_cacheable(const cs_call_key_t *key) {
+    return is_predefined_type(key->sendtype) && is_predefined_type(key->recvtype) &&
+           is_predefined_op(key->op);
+}
+
+/* --- the call cache (select.h) ------------------------------------------------------------ */
+
+/* Where a normalised buffer `b` comes from: the other raw buffer when the caller passed
+ * MPI_IN_PLACE on this side, nowhere when normalisation dropped it, else this raw buffer. */
+static void origin(const void *b, int in_place, const void *own_raw, int own_from,
+                   const void *other_raw, int other_from, int *from, ptrdiff_t *off) {
+    if (in_place) {
+        *from = other_from;
+        *off = (const char *)b - (const char *)other_raw;
+    } else if (b == NULL) {
+        *from = CS_SEL_FROM_NONE;
+        *off = 0;
+    } else {
+        *from = own_from;
+        *off = (const char *)b - (const char *)own_raw;
+    }
+}
+
+/* Remembers that `key` on this communicator runs `entry`, after a successful run. */
+static void remember(cs_sel_comm_t *sc, const cs_call_key_t *key, cs_comm_sched_t *entry,
+                     const cs_call_t *call, const void *raw_send, const void *raw_recv) {
+    cs_sel_hit_t *h;
+    if (key == NULL || !is_cacheable(key)) {
+        return;
+    }
+    h = &sc->hits[sc->next_hit];
+    sc->next_hit = (sc->next_hit + 1) % CS_SEL_HITS;
+    if (sc->nhits < CS_SEL_HITS) {
+        sc->nhits++;
+    }
+    h->valid = 1;
+    h->key = *key;
+    h->entry = entry;
+    h->version = entry->version;
+    origin(call->sendbuf, key->send_in_place, raw_send, CS_SEL_FROM_SEND, raw_recv,
+           CS_SEL_FROM_RECV, &h->send_from, &h->send_off);
+    origin(call->recvbuf, key->recv_in_place, raw_recv, CS_SEL_FROM_RECV, raw_send,
+           CS_SEL_FROM_SEND, &h->recv_from, &h->recv_off);
+}
+
+static void *resolve(int from, ptrdiff_t off, const void *raw_send, const void *raw_recv) {
+    if (from == CS_SEL_FROM_NONE) {
+        return NULL;
+    }
+    return (char *)(uintptr_t)(from == CS_SEL_FROM_SEND ? raw_send : raw_recv) + off;
+}
+
+/* The cached call of `sc` with `key` whose schedule is still the one it remembered, or NULL. */
+static const cs_sel_hit_t *find_hit(const cs_sel_comm_t *sc, const cs_call_key_t *key) {
+    for (int i = 0; i < sc->nhits; i++) {
+        const cs_sel_hit_t *h = &sc->hits[i];
+        if (h->valid && cs_call_same_key(&h->key, key) && h->entry->version == h->version) {
+            return h;
+        }
+    }
+    return NULL;
+}
+
+/* --- the native-repeat memo (select_int.h) ------------------------------------------------- */
+
+/* Remembers that `key`, on the communicator cs_sel_enter() just recorded in cs_sel_last, goes
+ * native by the rules. */
+static void remember_native(const cs_call_key_t *key) {
+    if (!is_cacheable(key)) {
+        return;
+    }
+    cs_sel_memo[key->coll].comm = cs_sel_last.comm;
+    cs_sel_memo[key->coll].epoch = cs_sel_last.epoch;
+    cs_sel_memo[key->coll].key = *key;
+}
+
+/* --- choosing and running ------------------------------------------------------------------- */
+
+int cs_sel_goes_native(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes,
+                       const cs_sel_interval_t **iv) {
+    if (cs_sel_env.force[coll].algo != NULL) {
+        *iv = NULL;
+        return 0;
+    }
+    *iv = cs_sel_lookup(sc, coll, bytes);
+    return *iv == NULL || cs_algo_is_native((*iv)->cand[0].algo);
+}
+
+void cs_sel_log_native(cs_coll_t coll, uint64_t bytes) {
+    cs_log(CS_LOG_DEBUG, "%s %llu bytes: %s/native", cs_coll_name(coll), (unsigned long long)bytes,
+           cs_coll_name(coll));
+}
+
+/* Runs variant `v` for `call`; a schedule that ran is remembered for calls with the same key. */
+static int run_variant(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_variant_t *v,
+                       const cs_call_t *call, const cs_call_key_t *key, const void *raw_send,
+                       const void *raw_recv) {
+    int rc = CS_OK;
+    cs_comm_sched_t *entry = NULL;
+    CS_CHECK(cs_algo_applicable(v->algo, call));
+    if (cs_algo_is_native(v->algo)) {
+        CS_CHECK(v->algo->run(call));
+        goto out;
+    }
+    CS_CHECK(cs_algo_prepare(v->algo, &v->params, call, ctx, &entry));
+    CS_CHECK(cs_algo_exec(ctx, &entry->sched, call->sendbuf, call->recvbuf));
+    remember(sc, key, entry, call, raw_send, raw_recv);
+out:
+    if (rc != CS_ERR_NOT_APPLICABLE && cs_sel_env.verbose >= CS_LOG_DEBUG) {
+        char name[256];
+        cs_variant_name(v, name, sizeof(name));
+        cs_log(CS_LOG_DEBUG, "%s %zu bytes: %s%s", cs_coll_name(call->coll), call->bytes, name,
+               v == &cs_sel_env.force[call->coll] ? " (forced)" : "");
+    }
+    return rc;
+}
+
+int cs_sel_dispatch(const cs_sel_at_t *at, const cs_call_t *call, const cs_call_key_t *key,
+                    const void *raw_send, const void *raw_recv) {
+    const cs_variant_t *forced = &cs_sel_env.force[call->coll];
+    const cs_sel_interval_t *iv = at->iv;
+    cs_variant_t native;
+    int rc;
+    if (forced->algo != NULL) {
+        rc = run_variant(at->ctx, at->sc, forced, call, key, raw_send, raw_recv);
+        if (rc != CS_ERR_NOT_APPLICABLE) {
+            return rc;
+        }
+        if (cs_sel_env.fallback != CS_FALLBACK_SILENT && call->rank == 0 &&
+            atomic_exchange(&forced_warned[call->coll], 1) == 0) {
+            char name[256];
+            cs_variant_name(forced, name, sizeof(name));
+            fprintf(stderr, "collsel: %s: forced %s cannot run a %s of %zu bytes%s\n",
+                    cs_sel_env.fallback == CS_FALLBACK_ERROR ? "error" : "warning", name,
+                    cs_coll_name(call->coll), call->bytes,
+                    cs_sel_env.fallback == CS_FALLBACK_ERROR ? " (COLLSEL_FALLBACK=error)"
+                                                             : "; native");
+        }
+        if (cs_sel_env.fallback == CS_FALLBACK_ERROR) {
+            /* An MPI error like any other: the communicator's error handler decides (the
+             * default, MPI_ERRORS_ARE_FATAL, ends the job; MPI_ERRORS_RETURN returns it). */
+            PMPI_Comm_call_errhandler(call->comm, MPI_ERR_OTHER);
+            return CS_ERR_NOT_APPLICABLE;
+        }
+    }
+    for (int i = 0; forced->algo == NULL && iv != NULL && i < iv->ncand; i++) {
+        rc = run_variant(at->ctx, at->sc, &iv->cand[i], call, key, raw_send, raw_recv);
+        if (rc != CS_ERR_NOT_APPLICABLE) {
+            return rc;
+        }
+    }
+    native.algo = cs_registry_native(call->coll);
+    cs_params_defaults(NULL, 0, &native.params);
+    return run_variant(at->ctx, at->sc, &native, call, key, raw_send, raw_recv);
+}
+
+cs_sel_route_t cs_sel_start_slow(int repeat, MPI_Comm comm, const cs_call_key_t *key,
+                                 cs_sel_at_t *at, const void *raw_send, const void *raw_recv,
+                                 int *rc) {
+    if (!repeat) {
+        const cs_sel_hit_t *h;
+        if (cs_sel_enter(comm, &at->ctx, &at->sc) != CS_OK || at->sc->native_only) {
+            return CS_SEL_TO_PMPI;
+        }
+        h = find_hit(at->sc, key);
+        if (h != NULL) {
+            *rc = cs_algo_exec(at->ctx, &h->entry->sched,
+                               resolve(h->send_from, h->send_off, raw_send, raw_recv),
+                               resolve(h->recv_from, h->recv_off, raw_send, raw_recv));
+            return CS_SEL_RAN;
+        }
+        if (!cs_sel_goes_native(at->sc, (cs_coll_t)key->coll, cs_call_key_bytes(key, NULL, 0),
+                                &at->iv)) {
+            return CS_SEL_TO_DISPATCH;
+        }
+        remember_native(key);
+    }
+    if (cs_sel_hot.log_calls) {
+        cs_sel_log_native((cs_coll_t)key->coll, cs_call_key_bytes(key, NULL, 0));
+    }
+    return CS_SEL_TO_PMPI;
+}
+
+cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key, const int *counts,
+                                     cs_sel_at_t *at, int *rc) {
+    uint64_t bytes;
+    *rc = CS_OK; /* never CS_SEL_RAN: nothing is cached */
+    if (cs_sel_enter(comm, &at->ctx, &at->sc) != CS_OK || at->sc->native_only) {
+        return CS_SEL_TO_PMPI;
+    }
+    bytes = cs_call_key_bytes(key, counts, at->ctx->nprocs);
+    if (!cs_sel_goes_native(at->sc, (cs_coll_t)key->coll, bytes, &at->iv)) {
+        return CS_SEL_TO_DISPATCH;
+    }
+    if (cs_sel_hot.log_calls) {
+        cs_sel_log_native((cs_coll_t)key->coll, bytes);
+    }
+    return CS_SEL_TO_PMPI;
+}

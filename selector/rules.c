@@ -1,0 +1,189 @@
+/* The rule table: every rule of the machine this process runs on, loaded once per process
+ * group by rank 0 of the first communicator used and broadcast to the others (select.h). */
+#include "core/log.h"
+#include "core/machine.h"
+#include "db.h"
+#include "select_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TABLE_NONE, TABLE_OK, TABLE_UNUSABLE };
+
+/* All guarded by cs_sel_lock. */
+static int table_state = TABLE_NONE;
+static cs_rule_t *table;
+static int ntable;
+static char table_why[16384]; /* how many rules from where, or why there are none */
+
+typedef struct loader {
+    cs_rule_t *v;
+    int n, cap;
+} loader_t;
+
+/* Appends a rule as the database hands it (db/ has skipped collectives this collsel does not
+ * know and names that do not fit a cs_rule_t). */
+static int add_rule(const cs_rule_t *r, void *ctx) {
+    loader_t *l = ctx;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 64;
+        cs_rule_t *v = realloc(l->v, (size_t)cap * sizeof(*v));
+        if (v == NULL) {
+            return CS_ERR_NOMEM;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *r;
+    return CS_OK;
+}
+
+/* Opens the database and reads this machine's rules into table (lock held). Sets table_state
+ * and table_why; prints the one warning when a database was named but cannot be used. */
+static void load_table(void) {
+    const char *path = cs_sel_db_path();
+    char why[4608] = "";
+    cs_db_t *db = NULL;
+    cs_machine_t m;
+    cs_db_machine_t want;
+    int64_t machine_id = 0;
+    loader_t l = {NULL, 0, 0};
+    int rc;
+    table_state = TABLE_UNUSABLE;
+    if (path[0] == '\0') {
+        snprintf(table_why, sizeof(table_why), "no tuning database (set COLLSEL_DB)");
+        cs_log(CS_LOG_WARN, "%s: every collective is native", table_why);
+        return;
+    }
+    rc = cs_db_open(path, CS_DB_READ_ONLY, &db, why, sizeof(why));
+    if (rc != CS_OK) {
+        snprintf(table_why, sizeof(table_why), "%s", why[0] ? why : cs_status_str(rc));
+        goto warn;
+    }
+    cs_machine_fingerprint(&m);
+    want.host = NULL; /* other nodes of a cluster have other names but the same hardware */
+    want.topology = m.topology;
+    want.mpi_library = m.mpi_library;
+    rc = cs_db_find_machine(db, &want, &machine_id);
+    if (rc == CS_ERR_NOT_FOUND) {
+        snprintf(table_why, sizeof(table_why),
+                 "%s has no rules for this machine (%s; %s): tune it here with collsel-bench", path,
+                 m.topology, m.mpi_library);
+        goto warn;
+    }
+    if (rc == CS_OK) {
+        rc = cs_db_foreach_rule(db, machine_id, add_rule, &l);
+    }
+    if (rc != CS_OK) {
+        snprintf(table_why, sizeof(table_why), "%s: cannot read rules: %s", path,
+                 rc == CS_ERR_DB ? cs_db_errmsg(db) : cs_status_str(rc));
+        goto warn;
+    }
+    cs_db_close(db);
+    table = l.v;
+    ntable = l.n;
+    table_state = TABLE_OK;
+    snprintf(table_why, sizeof(table_why), "%d rules from %s", ntable, path);
+    cs_log(CS_LOG_WARN, "%s (machine %s)", table_why, m.topology);
+    return;
+warn:
+    cs_db_close(db);
+    free(l.v);
+    /* The database was named and cannot be used: said once, whatever COLLSEL_VERBOSE is. */
+    if (cs_log_world_root()) { /* once per job, even when several groups load the rules */
+        fprintf(stderr, "collsel: warning: %s; every collective is native\n", table_why);
+    }
+}
+
+int cs_sel_rules_share(MPI_Comm comm, int rank) {
+    int rc = CS_OK;
+    int need, state = 0, n = 0;
+    pthread_mutex_lock(&cs_sel_lock);
+    need = table_state == TABLE_NONE;
+    pthread_mutex_unlock(&cs_sel_lock);
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_INT, MPI_MAX, comm));
+    if (!need) {
+        return CS_OK;
+    }
+    pthread_mutex_lock(&cs_sel_lock);
+    if (rank == 0) {
+        if (table_state == TABLE_NONE) {
+            load_table();
+        }
+        state = table_state;
+        n = ntable;
+    }
+    pthread_mutex_unlock(&cs_sel_lock);
+    {
+        int head[2] = {state, n};
+        CS_MPI_CHECK(PMPI_Bcast(head, 2, MPI_INT, 0, comm));
+        state = head[0];
+        n = head[1];
+    }
+    if (state == TABLE_OK && n > 0) {
+        cs_rule_t *copy = rank == 0 ? table : malloc((size_t)n * sizeof(*copy));
+        int ok = copy != NULL;
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm));
+        if (!ok) {
+            if (rank != 0) {
+                free(copy);
+            }
+            state = TABLE_UNUSABLE;
+            n = 0;
+        } else {
+            CS_MPI_CHECK(PMPI_Bcast(copy, (int)((size_t)n * sizeof(*copy)), MPI_BYTE, 0, comm));
+            if (rank != 0) {
+                pthread_mutex_lock(&cs_sel_lock);
+                if (table_state == TABLE_NONE) {
+                    table = copy;
+                    ntable = n;
+                    table_state = TABLE_OK;
+                    snprintf(table_why, sizeof(table_why), "%d rules (from rank 0)", n);
+                } else {
+                    free(copy);
+                }
+                pthread_mutex_unlock(&cs_sel_lock);
+            }
+        }
+    }
+    if (rank != 0 && (state != TABLE_OK || n == 0)) {
+        pthread_mutex_lock(&cs_sel_lock);
+        if (table_state == TABLE_NONE) {
+            table_state = state;
+            snprintf(table_why, sizeof(table_why), "%s",
+                     state == TABLE_OK ? "0 rules (from rank 0)"
+                                       : "the tuning database is not usable");
+        }
+        pthread_mutex_unlock(&cs_sel_lock);
+    }
+out:
+    return rc;
+}
+
+int cs_sel_rules_prune(int nprocs, int ppn, cs_sel_comm_t *sc, int *usable) {
+    int rc = CS_OK;
+    pthread_mutex_lock(&cs_sel_lock);
+    *usable = table_state == TABLE_OK;
+    if (*usable) {
+        rc = cs_sel_prune(table, ntable, nprocs, ppn, sc);
+    }
+    pthread_mutex_unlock(&cs_sel_lock);
+    return rc;
+}
+
+int cs_sel_rules_are_usable(char *why, size_t len) {
+    int usable;
+    pthread_mutex_lock(&cs_sel_lock);
+    usable = table_state == TABLE_OK;
+    snprintf(why, len, "%.*s", (int)len - 1, table_why);
+    pthread_mutex_unlock(&cs_sel_lock);
+    return usable;
+}
+
+void cs_sel_rules_forget(void) {
+    free(table);
+    table = NULL;
+    ntable = 0;
+    table_state = TABLE_NONE;
+}

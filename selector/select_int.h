@@ -1,0 +1,175 @@
+/* What the selector's own files share (select.h is what the bench and the tests use).
+ *
+ * One job per file:
+ *   state.c     process-wide and thread-local state, the environment, collsel_init/finalize
+ *   rules.c     the rule table: loaded from the database by rank 0, broadcast to the others
+ *   comm.c      per-communicator set-up (cs_sel_enter)
+ *   dispatch.c  the call cache, the native-repeat memo, dispatch and fallback
+ *   entry.c     the public entry points (collsel_bcast ...), generated from core/coll.def
+ *   explain.c   cs_sel_choose and collsel_explain
+ *   env.c       parsing the environment; prune.c: the rules of one communicator, the lookup
+ *
+ * Validity of what is cached, in one place. One counter, cs_sel_hot.epoch (never 0, so a
+ * zeroed cache entry is never valid), is bumped whenever something a cache may point at goes
+ * away or changes meaning: a communicator context is freed (comm.c), collsel_finalize runs
+ * (state.c). Thread-local caches (cs_sel_last, cs_sel_memo) are valid while the epoch they
+ * recorded is the current one. collsel_finalize also records the epoch it ends in as
+ * cs_sel_rules_epoch; a communicator's selector state set up before it (sc->epoch <
+ * cs_sel_rules_epoch) is set up again at its next call, collectively like the first time.
+ * Two caches keep their own marks, for reasons outside the selector: a cached schedule entry
+ * of core/comm.h has `version`, bumped when core rebuilds that entry for another call (entries
+ * are recycled round robin below the selector), which the call cache compares; the datatype
+ * cache of core/call.c holds predefined types only, which never change, so it needs none. */
+#ifndef CS_SELECT_INT_H
+#define CS_SELECT_INT_H
+
+#include "select.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* Shared between the selector's files, never exported (the library is also built with hidden
+ * visibility; this keeps references to it direct in every build). */
+#define CS_SEL_INTERNAL __attribute__((visibility("hidden")))
+
+/* --- state.c -------------------------------------------------------------------------------- */
+
+/* What every call reads, in one cache line. */
+typedef struct cs_sel_hot {
+    atomic_int active;  /* 0: disabled or finalized: every call native */
+    atomic_ulong epoch; /* see above; starts at 1 */
+    int log_calls;      /* COLLSEL_VERBOSE=3: every call's decision is logged */
+} cs_sel_hot_t;
+
+extern CS_SEL_INTERNAL cs_sel_hot_t cs_sel_hot;
+/* The epoch collsel_finalize last ended in (0: never). */
+extern CS_SEL_INTERNAL atomic_ulong cs_sel_rules_epoch;
+/* Guards the rule table (rules.c) and collsel_init's database path. */
+extern CS_SEL_INTERNAL pthread_mutex_t cs_sel_lock;
+/* The environment, parsed once (cs_sel_env_once). */
+extern CS_SEL_INTERNAL cs_sel_env_t cs_sel_env;
+
+/* Parses the environment into cs_sel_env unless done already (any thread, any time). */
+CS_SEL_INTERNAL void cs_sel_env_once(void);
+/* The database collsel_init named, else COLLSEL_DB ("" for none). cs_sel_lock held. */
+CS_SEL_INTERNAL const char *cs_sel_db_path(void);
+
+/* This thread's last communicator, so that a steady stream of calls skips the attribute lookup.
+ * Valid while `epoch` equals cs_sel_hot.epoch. Initial-exec TLS: no __tls_get_addr call per
+ * access (the library is linked or preloaded; a dlopen takes it from the static TLS reserve). */
+typedef struct cs_sel_last {
+    MPI_Comm comm;
+    cs_comm_t *ctx;
+    unsigned long epoch;
+} cs_sel_last_t;
+extern _Thread_local CS_SEL_INTERNAL __attribute__((tls_model("initial-exec")))
+cs_sel_last_t cs_sel_last;
+
+/* Per collective, this thread's last call that went native by the rules, one cache line each:
+ * repeating it goes to PMPI after comparing it with this copy (cs_sel_native_again()), with no
+ * type query, rule lookup or selector state touched. Valid while `epoch` equals
+ * cs_sel_hot.epoch. */
+typedef struct cs_sel_memo {
+    MPI_Comm comm;
+    unsigned long epoch;
+    cs_call_key_t key;
+} cs_sel_memo_t;
+extern _Thread_local CS_SEL_INTERNAL __attribute__((tls_model("initial-exec"), aligned(64)))
+cs_sel_memo_t cs_sel_memo[CS_COLL_COUNT];
+
+/* --- rules.c -------------------------------------------------------------------------------- */
+
+/* Makes sure every rank of `comm` (`rank` in it) has the rule table, loading it on rank 0 if
+ * any rank has none (collective). CS_OK, or CS_ERR_MPI. */
+CS_SEL_INTERNAL int cs_sel_rules_share(MPI_Comm comm, int rank) CS_MUST_CHECK;
+/* Prunes the rule table for a communicator of `nprocs` processes, `ppn` per node, into `sc`
+ * when the table is usable; *usable says whether it is. CS_OK or CS_ERR_NOMEM. */
+CS_SEL_INTERNAL int cs_sel_rules_prune(int nprocs, int ppn, cs_sel_comm_t *sc,
+                                       int *usable) CS_MUST_CHECK;
+/* 1 when the rule table was loaded and is usable; copies why there are (no) rules into `why`. */
+CS_SEL_INTERNAL int cs_sel_rules_are_usable(char *why, size_t len);
+/* Forgets the rule table (collsel_finalize; cs_sel_lock held). */
+CS_SEL_INTERNAL void cs_sel_rules_forget(void);
+
+/* --- comm.c --------------------------------------------------------------------------------- */
+
+/* The context of `comm` with its selector state (set up collectively on first use, or again
+ * after collsel_finalize), recorded in cs_sel_last. CS_OK with both set (calls still go native
+ * when (*sc)->native_only); CS_ERR_NOT_APPLICABLE when collsel is disabled or finalized or
+ * `comm` is MPI_COMM_NULL; the failure of the set-up otherwise. Every failure means native. */
+CS_SEL_INTERNAL int cs_sel_enter(MPI_Comm comm, cs_comm_t **ctx, cs_sel_comm_t **sc) CS_MUST_CHECK;
+
+/* --- dispatch.c ----------------------------------------------------------------------------- */
+
+/* Where a call is going, as far as the selector has got with it. */
+typedef struct cs_sel_at {
+    cs_comm_t *ctx;
+    cs_sel_comm_t *sc;
+    const cs_sel_interval_t *iv; /* the rule interval of the call, or NULL */
+} cs_sel_at_t;
+
+/* What an entry point does next (cs_sel_start). */
+typedef enum cs_sel_route {
+    CS_SEL_TO_PMPI,     /* call the MPI library's collective */
+    CS_SEL_RAN,         /* the call ran from the call cache; its status is in *rc */
+    CS_SEL_TO_DISPATCH, /* normalise the call and hand it to cs_sel_dispatch (*at set) */
+} cs_sel_route_t;
+
+/* 1 when `key` on `comm` is this thread's last call of its collective that went native on the
+ * rules still in force: it goes native again. */
+static inline int cs_sel_native_again(MPI_Comm comm, const cs_call_key_t *key) {
+    const cs_sel_memo_t *m = &cs_sel_memo[key->coll];
+    return m->comm == comm &&
+           m->epoch == atomic_load_explicit(&cs_sel_hot.epoch, memory_order_relaxed) &&
+           cs_call_same_key(&m->key, key);
+}
+
+/* cs_sel_start() past the native repeat (`repeat`: cs_sel_native_again() held, and the call is
+ * logged): enter, the call cache, the rule lookup. Returns the route; *rc is the status of a
+ * call run from the cache. */
+CS_SEL_INTERNAL cs_sel_route_t cs_sel_start_slow(int repeat, MPI_Comm comm,
+                                                 const cs_call_key_t *key, cs_sel_at_t *at,
+                                                 const void *raw_send, const void *raw_recv,
+                                                 int *rc) __attribute__((noinline, cold));
+
+/* The common start of the entry points of cached collectives: the native repeat (inline: the
+ * whole path of a repeated native call is its entry point, this test and the PMPI call), then
+ * cs_sel_start_slow(). Returns the route; *rc is the status of a call run from the cache. */
+static inline cs_sel_route_t cs_sel_start(MPI_Comm comm, const cs_call_key_t *key, cs_sel_at_t *at,
+                                          const void *raw_send, const void *raw_recv, int *rc) {
+    int repeat = cs_sel_native_again(comm, key);
+    if (repeat && !cs_sel_hot.log_calls) {
+        return CS_SEL_TO_PMPI;
+    }
+    return cs_sel_start_slow(repeat, comm, key, at, raw_send, raw_recv, rc);
+}
+
+/* The start of the entry points of collectives that are not cached (coll.def's CACHED 0):
+ * enter, then the rules by cs_call_key_bytes(key, counts). Returns the route, never
+ * CS_SEL_RAN (*rc is CS_OK), so that both starts have one shape. */
+CS_SEL_INTERNAL cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
+                                                     const int *counts, cs_sel_at_t *at, int *rc);
+
+/* The interval for a call of `coll` of `bytes` on `sc` into *iv (NULL when there is none or
+ * the collective is forced); 1 when the call goes native by the rules (the fast path: no call
+ * normalisation). */
+CS_SEL_INTERNAL int cs_sel_goes_native(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes,
+                                       const cs_sel_interval_t **iv);
+
+/* COLLSEL_VERBOSE=3: says that a call goes native by the rules. */
+CS_SEL_INTERNAL void cs_sel_log_native(cs_coll_t coll, uint64_t bytes);
+
+/* Runs the normalised `call` with the forced variant, or the first ranked candidate of at->iv
+ * that applies, else native; a schedule that ran is remembered for calls with the same `key`
+ * (NULL: not cached). raw_send and raw_recv are the caller's buffers. CS_OK, or the failure
+ * (COLLSEL_FALLBACK=error: CS_ERR_NOT_APPLICABLE after raising MPI_ERR_OTHER). */
+CS_SEL_INTERNAL int cs_sel_dispatch(const cs_sel_at_t *at, const cs_call_t *call,
+                                    const cs_call_key_t *key, const void *raw_send,
+                                    const void *raw_recv) CS_MUST_CHECK;
+
+/* The MPI error code an entry point returns for status `rc`. */
+static inline int cs_sel_mpi_status(int rc) {
+    return rc == CS_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+#endif
