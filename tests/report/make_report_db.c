@@ -193,7 +193,10 @@ static void full(void) {
                                 "allreduce/dpml",
                                 "leaders=1",
                                 "allreduce/dpml",
-                                "leaders=1"};
+                                "leaders=1",
+                                NAN,
+                                NAN,
+                                NAN};
         check(cs_db_insert_validation(db, &v), "validation");
         cs_db_validation_t w = {r4,
                                 "bcast",
@@ -206,7 +209,10 @@ static void full(void) {
                                 "bcast/linear",
                                 "",
                                 "bcast/binomial",
-                                ""};
+                                "",
+                                NAN,
+                                NAN,
+                                NAN};
         check(cs_db_insert_validation(db, &w), "validation");
     }
     check(cs_db_finish_run(db, r4, CS_DB_RUN_DONE), "finish");

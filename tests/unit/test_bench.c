@@ -341,10 +341,14 @@ END_TEST
 
 /* --- rules --------------------------------------------------------------------------------- */
 
+/* Entries measured under the synchronised metric only (no loop data), as before issue 19. */
 #define NATIVE(us)                                                                                 \
-    { "allreduce/native", "", (us), 1.0, 1 }
+    {                                                                                              \
+        .algorithm = "allreduce/native", .params = "", .median_us = (us), .p_value = 1.0,          \
+        .native = 1                                                                                \
+    }
 #define CAND(name, us, p)                                                                          \
-    { (name), "", (us), (p), 0 }
+    { .algorithm = (name), .params = "", .median_us = (us), .p_value = (p), .native = 0 }
 
 /* Checks that rows[0..n-1] are well formed: rank-1 intervals contiguous from 0 to unbounded,
  * every interval's ranks 1..k consecutive with native last. Returns the number of intervals. */
@@ -379,7 +383,7 @@ START_TEST(rank_native_only_wins) {
     const cs_bench_entry_t e[] = {CAND("allreduce/slow", 20.0, 0.001), NATIVE(10.0),
                                   CAND("allreduce/lucky", 5.0, 0.05),
                                   CAND("allreduce/marginal", 9.8, 1e-6)};
-    cs_bench_size_t s = {64, e, NELEMS(e)};
+    cs_bench_size_t s = {.bytes = 64, .entries = e, .n = NELEMS(e)};
     int order[CS_BENCH_MAX_RANKED], n = -1;
     ck_assert_int_eq(cs_bench_rank(&s, order, &n), CS_OK);
     ck_assert_int_eq(n, 1);
@@ -392,7 +396,7 @@ START_TEST(rank_order) {
     const cs_bench_entry_t e[] = {NATIVE(10.0), CAND("allreduce/b", 8.0, 0.001),
                                   CAND("allreduce/loser", 12.0, 0.5),
                                   CAND("allreduce/a", 6.0, 0.009)};
-    cs_bench_size_t s = {64, e, NELEMS(e)};
+    cs_bench_size_t s = {.bytes = 64, .entries = e, .n = NELEMS(e)};
     int order[CS_BENCH_MAX_RANKED], n = -1;
     ck_assert_int_eq(cs_bench_rank(&s, order, &n), CS_OK);
     ck_assert_int_eq(n, 3);
@@ -404,7 +408,7 @@ END_TEST
 
 START_TEST(rank_errors) {
     const cs_bench_entry_t no_native[] = {CAND("allreduce/a", 6.0, 0.001)};
-    cs_bench_size_t s = {64, no_native, 1};
+    cs_bench_size_t s = {.bytes = 64, .entries = no_native, .n = 1};
     cs_bench_entry_t many[CS_BENCH_MAX_RANKED + 1];
     int order[CS_BENCH_MAX_RANKED + 1], n = -1;
     ck_assert_int_eq(cs_bench_rank(&s, order, &n), CS_ERR_ARG);
@@ -426,7 +430,9 @@ START_TEST(rules_native_everywhere) {
     const cs_bench_entry_t e4[] = {NATIVE(2.0), CAND("allreduce/a", 3.0, 0.9)};
     const cs_bench_entry_t e64[] = {NATIVE(4.0), CAND("allreduce/a", 3.0, 0.05)};
     const cs_bench_entry_t e1k[] = {NATIVE(9.0), CAND("allreduce/a", 8.9, 0.0001)};
-    const cs_bench_size_t sizes[] = {{4, e4, 2}, {64, e64, 2}, {1024, e1k, 2}};
+    const cs_bench_size_t sizes[] = {{.bytes = 4, .entries = e4, .n = 2},
+                                     {.bytes = 64, .entries = e64, .n = 2},
+                                     {.bytes = 1024, .entries = e1k, .n = 2}};
     cs_rule_t rows[16];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
@@ -449,7 +455,10 @@ START_TEST(rules_winner_in_the_middle) {
     const cs_bench_entry_t e16[] = {NATIVE(4.0), CAND("allreduce/mid", 2.0, 0.001)};
     const cs_bench_entry_t e64[] = {NATIVE(5.0), CAND("allreduce/mid", 4.0, 0.002)};
     const cs_bench_entry_t e256[] = {NATIVE(9.0), CAND("allreduce/mid", 9.5, 0.7)};
-    const cs_bench_size_t sizes[] = {{4, e4, 2}, {16, e16, 2}, {64, e64, 2}, {256, e256, 2}};
+    const cs_bench_size_t sizes[] = {{.bytes = 4, .entries = e4, .n = 2},
+                                     {.bytes = 16, .entries = e16, .n = 2},
+                                     {.bytes = 64, .entries = e64, .n = 2},
+                                     {.bytes = 256, .entries = e256, .n = 2}};
     cs_rule_t rows[16];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
@@ -485,8 +494,10 @@ START_TEST(rules_ranking_change_splits) {
                                       CAND("allreduce/b", 4.5, 0.001)};
     const cs_bench_entry_t e4096[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001),
                                       CAND("allreduce/b", 9.9, 0.001)};
-    const cs_bench_size_t sizes[] = {
-        {8, e8, 3}, {1000, e1000, 3}, {1024, e1024, 3}, {4096, e4096, 3}};
+    const cs_bench_size_t sizes[] = {{.bytes = 8, .entries = e8, .n = 3},
+                                     {.bytes = 1000, .entries = e1000, .n = 3},
+                                     {.bytes = 1024, .entries = e1024, .n = 3},
+                                     {.bytes = 4096, .entries = e4096, .n = 3}};
     cs_rule_t rows[16];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
@@ -508,9 +519,14 @@ END_TEST
 
 START_TEST(rules_params_distinguish) {
     /* The same algorithm with other parameters is another candidate. */
-    const cs_bench_entry_t e4[] = {NATIVE(10.0), {"allreduce/g", "dims=2x2", 5.0, 0.001, 0}};
-    const cs_bench_entry_t e8[] = {NATIVE(10.0), {"allreduce/g", "dims=4x1", 5.0, 0.001, 0}};
-    const cs_bench_size_t sizes[] = {{4, e4, 2}, {8, e8, 2}};
+    const cs_bench_entry_t e4[] = {
+        NATIVE(10.0),
+        {.algorithm = "allreduce/g", .params = "dims=2x2", .median_us = 5.0, .p_value = 0.001}};
+    const cs_bench_entry_t e8[] = {
+        NATIVE(10.0),
+        {.algorithm = "allreduce/g", .params = "dims=4x1", .median_us = 5.0, .p_value = 0.001}};
+    const cs_bench_size_t sizes[] = {{.bytes = 4, .entries = e4, .n = 2},
+                                     {.bytes = 8, .entries = e8, .n = 2}};
     cs_rule_t rows[8];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
@@ -525,7 +541,8 @@ START_TEST(rules_adjacent_sizes) {
     /* Neighbours 4 and 5 (geometric mean rounds to 4): the boundary still lies above 4. */
     const cs_bench_entry_t a[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001)};
     const cs_bench_entry_t b[] = {NATIVE(10.0)};
-    const cs_bench_size_t sizes[] = {{4, a, 2}, {5, b, 1}};
+    const cs_bench_size_t sizes[] = {{.bytes = 4, .entries = a, .n = 2},
+                                     {.bytes = 5, .entries = b, .n = 1}};
     cs_rule_t rows[8];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
@@ -537,10 +554,13 @@ END_TEST
 START_TEST(rules_errors) {
     const cs_bench_entry_t ok[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001)};
     const cs_bench_entry_t no_native[] = {CAND("allreduce/a", 5.0, 0.001)};
-    const cs_bench_size_t missing[] = {{4, ok, 2}, {16, no_native, 1}};
-    const cs_bench_size_t unsorted[] = {{16, ok, 2}, {4, ok, 2}};
-    const cs_bench_size_t repeated[] = {{16, ok, 2}, {16, ok, 2}};
-    const cs_bench_size_t one[] = {{16, ok, 2}};
+    const cs_bench_size_t missing[] = {{.bytes = 4, .entries = ok, .n = 2},
+                                       {.bytes = 16, .entries = no_native, .n = 1}};
+    const cs_bench_size_t unsorted[] = {{.bytes = 16, .entries = ok, .n = 2},
+                                        {.bytes = 4, .entries = ok, .n = 2}};
+    const cs_bench_size_t repeated[] = {{.bytes = 16, .entries = ok, .n = 2},
+                                        {.bytes = 16, .entries = ok, .n = 2}};
+    const cs_bench_size_t one[] = {{.bytes = 16, .entries = ok, .n = 2}};
     cs_rule_t rows[8];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(missing, 2, rows, NELEMS(rows), &n), CS_ERR_ARG);
@@ -562,7 +582,7 @@ START_TEST(rules_names_never_truncate) {
     memcpy(name, "allreduce/", 10);
     name[sizeof(name) - 1] = '\0';
     const cs_bench_entry_t e[] = {NATIVE(10.0), CAND(name, 5.0, 0.001)};
-    const cs_bench_size_t sizes[] = {{4, e, 2}};
+    const cs_bench_size_t sizes[] = {{.bytes = 4, .entries = e, .n = 2}};
     cs_rule_t rows[8];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, 1, rows, NELEMS(rows), &n), CS_ERR_ARG);

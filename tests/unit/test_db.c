@@ -852,10 +852,14 @@ START_TEST(validation_round_trip) {
                             "allreduce/recursive_doubling",
                             "",
                             "allreduce/reduce_bcast",
-                            "segments=2"};
+                            "segments=2",
+                            31.0,
+                            21.0,
+                            20.5};
     ck_assert_int_eq(cs_db_insert_validation(db, &v), CS_OK);
     ck_assert_int_eq(cs_db_insert_validation(db, &v), CS_OK); /* kept once */
-    cs_db_validation_t w = {id, "bcast", 4, 4, 8, 3.0, 3.0, 3.0, NULL, NULL, NULL, NULL};
+    cs_db_validation_t w = {id,   "bcast", 4,    4,    8,   3.0, 3.0, 3.0,
+                            NULL, NULL,    NULL, NULL, NAN, NAN, NAN};
     ck_assert_int_eq(cs_db_insert_validation(db, &w), CS_OK);
     w.oracle_us = NAN;
     ck_assert_int_eq(cs_db_insert_validation(db, &w), CS_ERR_ARG);
