@@ -66,7 +66,9 @@ START_TEST(parse_defaults) {
     ck_assert_int_eq(o.list, 0);
     ck_assert_int_eq(o.quiet, 0);
     ck_assert_int_eq(o.help, 0);
+    ck_assert_int_eq(o.metric, CS_DB_METRIC_BOTH);
     ck_assert_str_ne(o.args, "");
+    ck_assert_ptr_nonnull(strstr(o.args, " metric=both"));
 }
 END_TEST
 
@@ -105,6 +107,21 @@ START_TEST(parse_size_list) {
     for (int i = 0; i < NELEMS(want); i++) {
         ck_assert_uint_eq(o.sizes[i], want[i]);
     }
+}
+END_TEST
+
+START_TEST(parse_metric) {
+    const char *sync[] = {"--metric", "sync", NULL};
+    const char *loop[] = {"--metric", "loop", NULL};
+    const char *both[] = {"--metric", "loop", "--metric", "both", NULL};
+    cs_bench_opts_t o = parse_ok(sync);
+    ck_assert_int_eq(o.metric, CS_DB_METRIC_SYNC);
+    ck_assert_ptr_nonnull(strstr(o.args, " metric=sync"));
+    o = parse_ok(loop);
+    ck_assert_int_eq(o.metric, CS_DB_METRIC_LOOP);
+    ck_assert_ptr_nonnull(strstr(o.args, " metric=loop"));
+    o = parse_ok(both); /* the last one counts */
+    ck_assert_int_eq(o.metric, CS_DB_METRIC_BOTH);
 }
 END_TEST
 
@@ -154,6 +171,12 @@ START_TEST(parse_errors) {
     const char *reps0[] = {"--reps-max", "0", NULL};
     const char *reps_bad[] = {"--reps-max", "12x", NULL};
     const char *db_empty[] = {"--db", "", NULL};
+    const char *metric_bad[] = {"--metric", "mean", NULL};
+    const char *metric_case[] = {"--metric", "Both", NULL};
+    const char *metric_missing[] = {"--metric", NULL};
+    parse_bad(metric_bad, "--metric: unknown policy 'mean' (use sync, loop or both)");
+    parse_bad(metric_case, "'Both'");
+    parse_bad(metric_missing, "--metric needs a value");
     parse_bad(unknown, "'--bogus'");
     parse_bad(missing, "--colls needs a value");
     parse_bad(missing_db, "--db needs a value");
@@ -310,6 +333,7 @@ START_TEST(canonical_args) {
         {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--reps-max", "1000", NULL},
         {"--colls", "gather", "--sizes", "4", "--colls", "allreduce,bcast", "--sizes", "8,1K",
          NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--metric", "both", NULL},
     };
     const char *differ[][16] = {
         {"--colls", "allreduce", "--sizes", "8,1K", NULL},
@@ -319,6 +343,8 @@ START_TEST(canonical_args) {
         {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--budget", "10m", NULL},
         {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--comm-sizes", "2", NULL},
         {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--algorithms", "allreduce/*", NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--metric", "sync", NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--metric", "loop", NULL},
     };
     args_of(base, a, sizeof(a));
     for (int i = 0; i < NELEMS(same); i++) {
@@ -403,6 +429,94 @@ START_TEST(rank_order) {
     ck_assert_int_eq(order[0], 3);
     ck_assert_int_eq(order[1], 1);
     ck_assert_int_eq(order[2], 0);
+}
+END_TEST
+
+/* An entry with both metrics: sync median and p, loop median and p. */
+#define CAND2(name, us, p, loop_us, loop_p)                                                        \
+    {                                                                                              \
+        .algorithm = (name), .params = "", .median_us = (us), .p_value = (p), .has_loop = 1,       \
+        .loop_median_us = (loop_us), .loop_p_value = (loop_p)                                      \
+    }
+#define NATIVE2(us, loop_us)                                                                       \
+    {                                                                                              \
+        .algorithm = "allreduce/native", .params = "", .median_us = (us), .p_value = 1.0,          \
+        .native = 1, .has_loop = 1, .loop_median_us = (loop_us), .loop_p_value = 1.0               \
+    }
+
+/* The winner of `s` under `metric` (its rank-1 entry's algorithm). */
+static const char *winner_under(cs_bench_size_t s, cs_db_metric_t metric, int *n) {
+    int order[CS_BENCH_MAX_RANKED];
+    s.metric = metric;
+    ck_assert_int_eq(cs_bench_rank(&s, order, n), CS_OK);
+    return s.entries[order[0]].algorithm;
+}
+
+START_TEST(rank_metric_policy) {
+    /* sync_only wins only under the synchronised metric (its loop time is native's), and
+     * loop_only only under the loop metric (significant but 2 % faster when synchronised):
+     * under 'both' neither replaces native; each does under its own metric alone. */
+    const cs_bench_entry_t sync_only[] = {NATIVE2(10.0, 12.0),
+                                          CAND2("allreduce/sync_only", 6.0, 0.001, 12.5, 0.6)};
+    const cs_bench_entry_t loop_only[] = {NATIVE2(10.0, 12.0),
+                                          CAND2("allreduce/loop_only", 9.8, 0.001, 6.0, 0.001)};
+    const cs_bench_entry_t loop_noise[] = {NATIVE2(10.0, 12.0),
+                                           CAND2("allreduce/noise", 6.0, 0.001, 6.0, 0.02)};
+    cs_bench_size_t s = {.bytes = 64, .entries = sync_only, .n = 2};
+    int n = -1;
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_BOTH, &n), "allreduce/native");
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_SYNC, &n), "allreduce/sync_only");
+    ck_assert_int_eq(n, 2);
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allreduce/native");
+    s.entries = loop_only;
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_BOTH, &n), "allreduce/native");
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_SYNC, &n), "allreduce/native");
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allreduce/loop_only");
+    /* Faster under the loop metric but not significantly (p 0.02 >= 0.01). */
+    s.entries = loop_noise;
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_BOTH, &n), "allreduce/native");
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_SYNC, &n), "allreduce/noise");
+}
+END_TEST
+
+START_TEST(rank_metric_both_orders_and_stores_primary) {
+    /* Under 'both' the winners of both metrics are ranked by the synchronised median; under
+     * 'loop' by the loop median, and the rules then carry the loop metric's medians and
+     * p-value. */
+    const cs_bench_entry_t e[] = {NATIVE2(10.0, 20.0),
+                                  CAND2("allreduce/a", 5.0, 0.001, 15.0, 0.002),
+                                  CAND2("allreduce/b", 6.0, 0.001, 10.0, 0.003)};
+    cs_bench_size_t sizes[] = {{.bytes = 64, .entries = e, .n = 3, .metric = CS_DB_METRIC_BOTH}};
+    cs_rule_t rows[8];
+    int n = -1;
+    ck_assert_int_eq(cs_bench_rules(sizes, 1, rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(n, 3);
+    ck_assert_str_eq(rows[0].algorithm, "allreduce/a");
+    ck_assert_double_eq(rows[0].median_us, 5.0);
+    ck_assert_double_eq(rows[0].native_us, 10.0);
+    ck_assert_double_eq(rows[0].p_value, 0.001);
+    sizes[0].metric = CS_DB_METRIC_LOOP;
+    ck_assert_int_eq(cs_bench_rules(sizes, 1, rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(n, 3);
+    ck_assert_str_eq(rows[0].algorithm, "allreduce/b");
+    ck_assert_double_eq(rows[0].median_us, 10.0);
+    ck_assert_double_eq(rows[0].native_us, 20.0);
+    ck_assert_double_eq(rows[0].p_value, 0.003);
+    ck_assert_str_eq(rows[1].algorithm, "allreduce/a");
+    ck_assert_str_eq(rows[2].algorithm, "allreduce/native");
+}
+END_TEST
+
+START_TEST(rank_metric_without_loop_data) {
+    /* Entries measured before the loop metric existed: 'both' judges them by the synchronised
+     * metric alone; 'loop' has nothing to go on and keeps native. */
+    const cs_bench_entry_t e[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001)};
+    cs_bench_size_t s = {.bytes = 64, .entries = e, .n = 2};
+    int n = -1;
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_BOTH, &n), "allreduce/a");
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_SYNC, &n), "allreduce/a");
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allreduce/native");
 }
 END_TEST
 
@@ -596,6 +710,7 @@ static Suite *bench_suite(void) {
     tcase_add_test(tc, parse_every_option);
     tcase_add_test(tc, parse_size_list);
     tcase_add_test(tc, parse_size_range);
+    tcase_add_test(tc, parse_metric);
     tcase_add_test(tc, parse_errors);
     tcase_add_test(tc, parse_error_message_is_one_line);
     tcase_add_test(tc, duration);
@@ -609,6 +724,9 @@ static Suite *bench_suite(void) {
     tcase_add_test(tc, rank_native_only_wins);
     tcase_add_test(tc, rank_order);
     tcase_add_test(tc, rank_errors);
+    tcase_add_test(tc, rank_metric_policy);
+    tcase_add_test(tc, rank_metric_both_orders_and_stores_primary);
+    tcase_add_test(tc, rank_metric_without_loop_data);
     tcase_add_test(tc, rules_native_everywhere);
     tcase_add_test(tc, rules_winner_in_the_middle);
     tcase_add_test(tc, rules_ranking_change_splits);
