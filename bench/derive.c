@@ -21,6 +21,8 @@ typedef struct point {
     uint64_t bytes;
     double *samples;
     size_t n;
+    double *loop_samples; /* NULL: no loop metric (a run made before it existed) */
+    size_t nloop;
 } point_t;
 
 /* A run's measurements in the order of cs_db_foreach_measurement: by coll, comm_size, ppn,
@@ -60,13 +62,22 @@ static int collect(const cs_db_measurement_t *m, void *ctx) {
         return CS_ERR_NOMEM;
     }
     memcpy(p->samples, m->samples_us, m->nsamples * sizeof(double));
-    ps->n++;
+    ps->n++; /* from here points_free frees what p holds */
+    if (m->loop_reps > 0 && m->loop_nsamples > 0) {
+        p->loop_samples = malloc(m->loop_nsamples * sizeof(double));
+        if (p->loop_samples == NULL) {
+            return CS_ERR_NOMEM;
+        }
+        memcpy(p->loop_samples, m->loop_samples_us, m->loop_nsamples * sizeof(double));
+        p->nloop = m->loop_nsamples;
+    }
     return CS_OK;
 }
 
 static void points_free(points_t *ps) {
     for (size_t i = 0; i < ps->n; i++) {
         free(ps->v[i].samples);
+        free(ps->v[i].loop_samples);
     }
     free(ps->v);
 }
@@ -93,6 +104,9 @@ static int size_entries(const point_t *p, size_t n, cs_bench_cand_t *cands,
         cands[m].applicable = 1;
         cands[m].samples = p[i].samples;
         cands[m].nsamples = p[i].n;
+        cands[m].loop_samples = p[i].loop_samples;
+        cands[m].nloop_samples = p[i].nloop;
+        cands[m].loop_p_value = 1.0;
         if (is_native_key(p[i].algorithm)) {
             native = m;
         }
@@ -112,6 +126,9 @@ static int size_entries(const point_t *p, size_t n, cs_bench_cand_t *cands,
         entries[i].median_us = cands[i].summary.median;
         entries[i].p_value = cands[i].p_value;
         entries[i].native = i == 0;
+        entries[i].has_loop = cands[i].nloop_samples > 0 && cands[0].nloop_samples > 0;
+        entries[i].loop_median_us = cands[i].loop_summary.median;
+        entries[i].loop_p_value = cands[i].loop_p_value;
     }
     *k = m;
 out:
@@ -120,8 +137,8 @@ out:
 
 /* The rules of one key from its points p[0..n-1] (ordered by bytes) into out[0..n-1], with
  * the key, machine_id and run_id set; *nout rows. No database access. */
-static int key_rules(const point_t *p, size_t n, int64_t machine_id, int64_t run_id, cs_rule_t *out,
-                     int *nout) {
+static int key_rules(const point_t *p, size_t n, int64_t machine_id, int64_t run_id,
+                     cs_db_metric_t metric, cs_rule_t *out, int *nout) {
     int rc = CS_OK;
     cs_bench_entry_t *entries = calloc(n, sizeof(*entries));
     cs_bench_size_t *sizes = calloc(n, sizeof(*sizes));
@@ -139,6 +156,7 @@ static int key_rules(const point_t *p, size_t n, int64_t machine_id, int64_t run
             sizes[nsizes].bytes = p[s].bytes;
             sizes[nsizes].entries = &entries[s];
             sizes[nsizes].n = k;
+            sizes[nsizes].metric = metric;
             nsizes++;
         }
         s = e;
@@ -158,12 +176,32 @@ out:
     return rc;
 }
 
+/* The metric policy of one run, found among its machine's runs. */
+typedef struct run_metric {
+    int64_t run_id;
+    cs_db_metric_t metric;
+    int found;
+} run_metric_t;
+
+static int find_metric(const cs_db_run_row_t *r, void *ctx) {
+    run_metric_t *rm = ctx;
+    if (r->id != rm->run_id) {
+        return CS_OK;
+    }
+    rm->metric = r->run.metric;
+    rm->found = 1;
+    return 1; /* stop */
+}
+
 int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id, int *nrules) {
     int rc = CS_OK;
     points_t ps = {NULL, 0, 0};
     cs_rule_t *rules = NULL;
+    run_metric_t rm = {run_id, CS_DB_METRIC_SYNC, 0};
     int open = 0;
     *nrules = 0;
+    CS_CHECK(cs_db_foreach_run(db, machine_id, find_metric, &rm));
+    CS_REQUIRE(rm.found, CS_ERR_NOT_FOUND);
     CS_CHECK(cs_db_foreach_measurement(db, run_id, collect, &ps));
     CS_CHECK(cs_db_begin(db));
     open = 1;
@@ -175,7 +213,8 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id, int *
         }
         rules = calloc(last - first, sizeof(*rules));
         CS_REQUIRE(rules != NULL, CS_ERR_NOMEM);
-        CS_CHECK(key_rules(&ps.v[first], last - first, machine_id, run_id, rules, &nout));
+        CS_CHECK(
+            key_rules(&ps.v[first], last - first, machine_id, run_id, rm.metric, rules, &nout));
         CS_CHECK(cs_db_replace_rules(db, machine_id, ps.v[first].coll, ps.v[first].comm_size,
                                      ps.v[first].ppn, rules, (size_t)nout));
         *nrules += nout;

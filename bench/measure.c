@@ -4,6 +4,7 @@
 #include "core/log.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@ void cs_bench_cand_set(cs_bench_cand_t *c, const cs_algo_t *a, const cs_params_t
     cs_params_format(&c->v.params, c->params, sizeof(c->params));
     cs_variant_name(&c->v, c->name, sizeof(c->name));
     c->p_value = 1.0;
+    c->loop_p_value = 1.0;
+    c->loop_rankmax_median = NAN;
 }
 
 void cs_bench_cands_free(cs_bench_cand_t *cands, int ncand) {
@@ -39,6 +42,15 @@ void cs_bench_cands_free(cs_bench_cand_t *cands, int ncand) {
         cands[i].outliers = 0;
         cands[i].p_value = 1.0;
         memset(&cands[i].summary, 0, sizeof(cands[i].summary));
+        free(cands[i].loop_raw);
+        free(cands[i].loop_samples);
+        free(cands[i].loop_rankmax);
+        cands[i].loop_raw = cands[i].loop_samples = cands[i].loop_rankmax = NULL;
+        cands[i].nloop_raw = cands[i].nloop_samples = 0;
+        memset(&cands[i].loop_summary, 0, sizeof(cands[i].loop_summary));
+        cands[i].loop_outliers = 0;
+        cands[i].loop_rankmax_median = NAN;
+        cands[i].loop_p_value = 1.0;
     }
 }
 
@@ -101,62 +113,125 @@ out:
     return rc;
 }
 
-/* Rank 0's stopping decision: every timed candidate stable. */
+/* Whether the median of samples[0..n-1] is stable (its 95 % interval within 5 %); `work`
+ * holds n values. */
+static int stable(const double *samples, size_t n, double *work) {
+    cs_stats_ci_t ci;
+    double median;
+    memcpy(work, samples, n * sizeof(double));
+    return cs_stats_sort(work, n) == CS_OK && cs_stats_quantile(work, n, 0.5, &median) == CS_OK &&
+           cs_stats_median_ci(work, n, CS_STATS_CONFIDENCE, &ci) == CS_OK &&
+           cs_stats_is_stable(&ci, median, CS_STATS_REL_PRECISION);
+}
+
+/* Rank 0's stopping decision: every timed candidate stable under both metrics. */
 static int all_stable(cs_bench_cand_t *cands, int ncand, size_t n, double *work) {
     for (int i = 0; i < ncand; i++) {
-        cs_stats_ci_t ci;
-        double median;
         if (!cands[i].applicable || cands[i].failed) {
             continue;
         }
-        memcpy(work, cands[i].samples, n * sizeof(double));
-        if (cs_stats_sort(work, n) != CS_OK || cs_stats_quantile(work, n, 0.5, &median) != CS_OK ||
-            cs_stats_median_ci(work, n, CS_STATS_CONFIDENCE, &ci) != CS_OK ||
-            !cs_stats_is_stable(&ci, median, CS_STATS_REL_PRECISION)) {
+        if (!stable(cands[i].samples, n, work) || !stable(cands[i].loop_samples, n, work)) {
             return 0;
         }
     }
     return 1;
 }
 
+/* The reduction of one repetition: n = (len - 1) / 3 candidates laid out as
+ * [sync 0..n-1, late, loop max 0..n-1, loop sum 0..n-1]: MPI_MAX over the first 2n + 1
+ * values, MPI_SUM over the last n. */
+static void rep_reduce(void *in, void *inout, int *len, MPI_Datatype *type) {
+    const double *a = in;
+    double *b = inout;
+    int n = (*len - 1) / 3;
+    (void)type;
+    for (int i = 0; i < 2 * n + 1; i++) {
+        b[i] = a[i] > b[i] ? a[i] : b[i];
+    }
+    for (int i = 2 * n + 1; i < *len; i++) {
+        b[i] += a[i];
+    }
+}
+
+/* One back-to-back loop of candidate c (see measure.h): this rank's mean time per call, in
+ * microseconds. */
+static int time_loop(const cs_bench_cand_t *c, const cs_call_t *call, MPI_Comm comm, double *us) {
+    int rc = CS_OK;
+    double t = 0;
+    CS_MPI_CHECK(PMPI_Barrier(comm));
+    for (int j = 0; j < CS_BENCH_LOOP_ITERS; j++) {
+        double t0 = PMPI_Wtime();
+        CS_CHECK(cs_algo_run_variant(&c->v, call));
+        t += PMPI_Wtime() - t0;
+        CS_MPI_CHECK(PMPI_Barrier(comm));
+    }
+    *us = t / CS_BENCH_LOOP_ITERS * 1e6;
+out:
+    return rc;
+}
+
 static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *call,
                            double budget_s, int reps_max, cs_bench_sync_t *sync, MPI_Comm comm) {
     int rc = CS_OK;
-    int rank;
+    int rank, nprocs;
     double start = PMPI_Wtime();
     double *rep = NULL, *work = NULL;
+    double *late, *loop_max, *loop_sum;
     int stop = 0, kept = 0;
+    MPI_Op op = MPI_OP_NULL;
     CS_MPI_CHECK(PMPI_Comm_rank(comm, &rank));
-    rep = calloc((size_t)ncand + 1, sizeof(double)); /* last slot: "someone was late" */
+    CS_MPI_CHECK(PMPI_Comm_size(comm, &nprocs));
+    CS_MPI_CHECK(PMPI_Op_create(rep_reduce, 1, &op));
+    rep = calloc(3 * (size_t)ncand + 1, sizeof(double));
     work = calloc((size_t)reps_max, sizeof(double));
     CS_REQUIRE(rep != NULL && work != NULL, CS_ERR_NOMEM);
+    late = &rep[ncand]; /* "someone was late" */
+    loop_max = &rep[ncand + 1];
+    loop_sum = &rep[2 * ncand + 1];
     for (int i = 0; i < ncand; i++) {
-        cands[i].samples = calloc((size_t)reps_max, sizeof(double));
-        cands[i].raw = calloc((size_t)reps_max, sizeof(double));
-        CS_REQUIRE(cands[i].samples != NULL && cands[i].raw != NULL, CS_ERR_NOMEM);
+        cs_bench_cand_t *c = &cands[i];
+        c->samples = calloc((size_t)reps_max, sizeof(double));
+        c->raw = calloc((size_t)reps_max, sizeof(double));
+        c->loop_samples = calloc((size_t)reps_max, sizeof(double));
+        c->loop_raw = calloc((size_t)reps_max, sizeof(double));
+        c->loop_rankmax = calloc((size_t)reps_max, sizeof(double));
+        CS_REQUIRE(c->samples != NULL && c->raw != NULL && c->loop_samples != NULL &&
+                       c->loop_raw != NULL && c->loop_rankmax != NULL,
+                   CS_ERR_NOMEM);
     }
     for (int r = 0; kept < reps_max && !stop; r++) {
-        rep[ncand] = 0;
+        *late = 0;
         for (int k = 0; k < ncand; k++) {
             int i = (r + k) % ncand;
-            int late = 0;
+            int was_late = 0;
             double t0;
-            rep[i] = 0;
+            rep[i] = loop_max[i] = loop_sum[i] = 0;
             if (!cands[i].applicable || cands[i].failed) {
                 continue;
             }
-            CS_CHECK(cs_bench_sync_start(sync, comm, &t0, &late));
+            CS_CHECK(cs_bench_sync_start(sync, comm, &t0, &was_late));
             CS_CHECK(cs_algo_run_variant(&cands[i].v, call));
             rep[i] = (cs_bench_sync_now(sync) - t0) * 1e6;
-            rep[ncand] += late;
+            *late += was_late;
         }
-        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, rep, ncand + 1, MPI_DOUBLE, MPI_MAX, comm));
-        if (rep[ncand] > 0) { /* a start time arrived too late: discard, wait longer next */
+        for (int k = 0; k < ncand; k++) {
+            int i = (r + k) % ncand;
+            if (!cands[i].applicable || cands[i].failed) {
+                continue;
+            }
+            CS_CHECK(time_loop(&cands[i], call, comm, &loop_max[i]));
+            loop_sum[i] = loop_max[i];
+        }
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, rep, 3 * ncand + 1, MPI_DOUBLE, op, comm));
+        if (*late > 0) { /* a start time arrived too late: discard, wait longer next */
             sync->lead *= 2;
         } else {
             for (int i = 0; i < ncand; i++) {
-                cands[i].samples[kept] = cands[i].raw[kept] = rep[i];
-                cands[i].nsamples = cands[i].nraw = (size_t)kept + 1;
+                cs_bench_cand_t *c = &cands[i];
+                c->samples[kept] = c->raw[kept] = rep[i];
+                c->loop_samples[kept] = c->loop_raw[kept] = loop_sum[i] / nprocs;
+                c->loop_rankmax[kept] = loop_max[i];
+                c->nsamples = c->nraw = c->nloop_samples = c->nloop_raw = (size_t)kept + 1;
             }
             kept++;
         }
@@ -169,33 +244,59 @@ static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *c
         }
     }
 out:
+    if (op != MPI_OP_NULL) {
+        PMPI_Op_free(&op);
+    }
     free(rep);
     free(work);
     return rc;
 }
 
+/* Outlier removal and summary of one metric's samples x[0..*n-1]; *n becomes the kept count. */
+static int summarise_metric(double *x, size_t *n, size_t *outliers, cs_stats_summary_t *summary) {
+    int rc = CS_OK;
+    CS_CHECK(cs_stats_remove_outliers(x, *n, CS_STATS_TUKEY_K, outliers));
+    *n -= *outliers;
+    CS_CHECK(cs_stats_summarize(x, *n, summary));
+out:
+    return rc;
+}
+
 int cs_bench_summarise(cs_bench_cand_t *cands, int ncand) {
     int rc = CS_OK;
+    cs_bench_cand_t *native = &cands[0];
     for (int i = 0; i < ncand; i++) {
         cs_bench_cand_t *c = &cands[i];
         if (!c->applicable || c->failed || c->nsamples == 0) {
             continue;
         }
-        CS_CHECK(cs_stats_remove_outliers(c->samples, c->nsamples, CS_STATS_TUKEY_K, &c->outliers));
-        c->nsamples -= c->outliers;
-        CS_CHECK(cs_stats_summarize(c->samples, c->nsamples, &c->summary));
+        CS_CHECK(summarise_metric(c->samples, &c->nsamples, &c->outliers, &c->summary));
+        if (c->nloop_samples > 0) {
+            CS_CHECK(summarise_metric(c->loop_samples, &c->nloop_samples, &c->loop_outliers,
+                                      &c->loop_summary));
+        }
+        if (c->loop_rankmax != NULL && c->nloop_raw > 0) {
+            cs_stats_summary_t rm;
+            CS_CHECK(cs_stats_summarize(c->loop_rankmax, c->nloop_raw, &rm));
+            c->loop_rankmax_median = rm.median;
+        }
     }
     for (int i = 1; i < ncand; i++) {
         cs_stats_rank_sum_t t;
         cs_bench_cand_t *c = &cands[i];
-        if (!c->applicable || c->failed || c->nsamples == 0 || cands[0].nsamples == 0) {
+        if (!c->applicable || c->failed || c->nsamples == 0 || native->nsamples == 0) {
             continue;
         }
-        CS_CHECK(
-            cs_stats_rank_sum(c->samples, c->nsamples, cands[0].samples, cands[0].nsamples, &t));
+        CS_CHECK(cs_stats_rank_sum(c->samples, c->nsamples, native->samples, native->nsamples, &t));
         c->p_value = t.p;
+        if (c->nloop_samples > 0 && native->nloop_samples > 0) {
+            CS_CHECK(cs_stats_rank_sum(c->loop_samples, c->nloop_samples, native->loop_samples,
+                                       native->nloop_samples, &t));
+            c->loop_p_value = t.p;
+        }
     }
-    cands[0].p_value = 1.0;
+    native->p_value = 1.0;
+    native->loop_p_value = 1.0;
 out:
     return rc;
 }

@@ -4,15 +4,24 @@
  *   1. verifies every candidate against the native collective on pseudo-random MPI_INT data,
  *      bit-exact, on all ranks; a candidate that differs or fails is marked `failed` with a
  *      message and never timed;
- *   2. times the rest interleaved: each repetition runs every candidate once, in an order that
- *      rotates by one each repetition, each from a start time agreed on a common clock
- *      (sync.h); a repetition's time is the maximum over ranks of end - start (MPI_MAX), and a
- *      repetition in which some rank missed the start time is discarded;
- *   3. stops when every candidate's median has a 95 % confidence interval within 5 % of it
- *      (checked every few repetitions after a minimum), when `budget_s` is spent, or after
- *      `reps_max` repetitions; rank 0 decides and broadcasts, so all ranks stop together;
- *   4. removes outliers (Tukey, 3 IQR), summarises, and tests each candidate against native
- *      (one-sided rank-sum; p_value).
+ *   2. times the rest interleaved under two metrics (docs/tuning.md "Two metrics"). Each
+ *      repetition, in an order that rotates by one each repetition:
+ *      - sync: every candidate once, each from a start time agreed on a common clock (sync.h);
+ *        the sample is the maximum over ranks of end - start;
+ *      - loop: then every candidate in the same order as a short back-to-back loop like the
+ *        standard micro-benchmark suites' (OSU, IMB): PMPI_Barrier, then
+ *        CS_BENCH_LOOP_ITERS times {t0 = PMPI_Wtime(); call; t += PMPI_Wtime() - t0;
+ *        PMPI_Barrier}; the rank's time is t / CS_BENCH_LOOP_ITERS, the sample the mean over
+ *        ranks, and the maximum over ranks is kept too (rankmax);
+ *      one reduction per repetition carries every candidate's sync, loop-sum and loop-max
+ *      values. A repetition in which some rank missed the sync start time is discarded
+ *      (both metrics);
+ *   3. stops when every candidate's median under BOTH metrics has a 95 % confidence interval
+ *      within 5 % of it (checked every few repetitions after a minimum), when `budget_s` is
+ *      spent, or after `reps_max` repetitions; rank 0 decides and broadcasts, so all ranks
+ *      stop together;
+ *   4. removes outliers (Tukey, 3 IQR) per metric, summarises, and tests each candidate
+ *      against native under each metric (one-sided rank-sum; p_value, loop_p_value).
  * Candidate 0 must be the native collective. Collective over `comm`. `progress` (may be NULL)
  * hears which algorithm is being verified, then "timing". */
 #ifndef CS_BENCH_MEASURE_H
@@ -23,6 +32,9 @@
 #include "stats.h"
 #include "sync.h"
 #include "workload.h"
+
+/* Calls per back-to-back loop of the loop metric (see above and docs/tuning.md). */
+#define CS_BENCH_LOOP_ITERS 4
 
 typedef struct cs_bench_cand {
     cs_variant_t v;
@@ -38,6 +50,14 @@ typedef struct cs_bench_cand {
     cs_stats_summary_t summary; /* after outlier removal */
     size_t outliers;
     double p_value; /* candidate faster than native; 1 for native itself */
+    /* The loop metric, as the sync metric above: raw per repetition (mean over ranks), then
+     * sorted and without outliers; rankmax per repetition the slowest rank's mean. */
+    double *loop_raw, *loop_samples, *loop_rankmax;
+    size_t nloop_raw, nloop_samples;
+    cs_stats_summary_t loop_summary;
+    size_t loop_outliers;
+    double loop_rankmax_median; /* median of loop_rankmax; NaN when none */
+    double loop_p_value;        /* candidate faster than native under the loop metric */
 } cs_bench_cand_t;
 
 /* Sets candidate `c` to variant (a, params); params NULL: the defaults. Clears its results. */
@@ -52,8 +72,9 @@ int cs_bench_measure(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, c
                      MPI_Comm comm, cs_bench_progress_t *progress) CS_MUST_CHECK;
 
 /* Removes outliers (Tukey, 3 IQR) from each timed candidate's samples, summarises them and
- * tests each against cands[0] (native) with the one-sided rank-sum test. Reads `samples`,
- * which it sorts and compacts; `raw` stays as timed. */
+ * tests each against cands[0] (native) with the one-sided rank-sum test; the same for the
+ * loop metric where loop samples exist (nloop_samples > 0; loop_rankmax may be NULL). Reads
+ * `samples` and `loop_samples`, which it sorts and compacts; the raw arrays stay as timed. */
 int cs_bench_summarise(cs_bench_cand_t *cands, int ncand) CS_MUST_CHECK;
 
 /* Frees the samples of the candidates and resets their results. */

@@ -30,6 +30,10 @@ const char cs_bench_usage[] =
     "  --comm-sizes LIST     communicator sizes to tune inside the job (default: the job size)\n"
     "  --budget DURATION     time for the whole run, e.g. 90s, 10m, 1h (default: 2 s per point)\n"
     "  --reps-max N          repetitions per candidate and size at most (default 1000)\n"
+    "  --metric POLICY       under which metric a candidate must beat native to replace it:\n"
+    "                        sync (one call from a synchronised start, slowest rank), loop\n"
+    "                        (back-to-back loop, mean over ranks, like OSU/IMB) or both\n"
+    "                        (default); both metrics are measured and stored either way\n"
     "  --resume              continue the last unfinished run with the same options\n"
     "  --list                print the plan (every algorithm variant, size, estimate) and exit\n"
     "  --validate            after a tuning run: measure, interleaved, native vs the selector's\n"
@@ -324,6 +328,7 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
     memset(o, 0, sizeof(*o));
     o->colls = (1u << CS_COLL_COUNT) - 1;
     o->reps_max = 1000;
+    o->metric = CS_DB_METRIC_BOTH;
     err[0] = '\0';
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -347,7 +352,7 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
         } else if (v == NULL && (strcmp(a, "--db") == 0 || strcmp(a, "--colls") == 0 ||
                                  strcmp(a, "--algorithms") == 0 || strcmp(a, "--sizes") == 0 ||
                                  strcmp(a, "--comm-sizes") == 0 || strcmp(a, "--budget") == 0 ||
-                                 strcmp(a, "--reps-max") == 0)) {
+                                 strcmp(a, "--reps-max") == 0 || strcmp(a, "--metric") == 0)) {
             return fail(err, errlen, "%s needs a value (see --help)", a);
         } else if (strcmp(a, "--db") == 0) {
             if (v[0] == '\0') {
@@ -366,6 +371,11 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
         } else if (strcmp(a, "--budget") == 0) {
             if (cs_bench_parse_duration(v, &o->budget_s) != CS_OK || o->budget_s <= 0) {
                 return fail(err, errlen, "--budget: '%s' is not a duration (e.g. 90s, 10m, 1h)", v);
+            }
+        } else if (strcmp(a, "--metric") == 0) {
+            if (cs_db_metric_from_name(v, &o->metric) != CS_OK) {
+                return fail(err, errlen, "--metric: unknown policy '%s' (use sync, loop or both)",
+                            v);
             }
         } else if (strcmp(a, "--reps-max") == 0) {
             char *end = NULL;
@@ -405,8 +415,13 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
                                      i ? "," : " algorithms=", o->algorithms[i]);
         }
         if (used < sizeof(o->args)) {
-            snprintf(o->args + used, sizeof(o->args) - used, " reps_max=%d budget=%g", o->reps_max,
-                     o->budget_s);
+            used += (size_t)snprintf(o->args + used, sizeof(o->args) - used,
+                                     " reps_max=%d budget=%g", o->reps_max, o->budget_s);
+        }
+        /* The metric policy decides the rules: a resumed run keeps it. */
+        if (used < sizeof(o->args)) {
+            snprintf(o->args + used, sizeof(o->args) - used, " metric=%s",
+                     cs_db_metric_name(o->metric));
         }
     }
 out:

@@ -8,6 +8,7 @@
 #define CS_BENCH_OPTIONS_H
 
 #include "core/call.h"
+#include "db.h"
 
 #include <stddef.h>
 
@@ -25,7 +26,8 @@ typedef struct cs_bench_opts {
     double budget_s; /* whole run; 0: no limit (per-point default applies) */
     int reps_max;    /* repetitions per candidate and size at most */
     int resume, list, quiet, help, validate;
-    char args[1024]; /* canonical form of the plan-defining options (for --resume) */
+    cs_db_metric_t metric; /* --metric: the policy rules are decided under (default both) */
+    char args[1024];       /* canonical form of the plan-defining options (for --resume) */
 } cs_bench_opts_t;
 
 /* Parses argv[1..argc-1]. On a bad option writes one line to `err` (size errlen) and returns

@@ -15,6 +15,30 @@ static const cs_bench_entry_t *native_of(const cs_bench_size_t *s) {
     return NULL;
 }
 
+/* The median of `e` under the primary metric of policy `m`. */
+static double primary_median(const cs_bench_entry_t *e, cs_db_metric_t m) {
+    return m == CS_DB_METRIC_LOOP ? e->loop_median_us : e->median_us;
+}
+
+/* Whether `e` replaces `native` under policy `m` (see rules.h). */
+static int wins(const cs_bench_entry_t *e, const cs_bench_entry_t *native, cs_db_metric_t m) {
+    int sync = cs_stats_is_winner(e->p_value, e->median_us, native->median_us, CS_STATS_ALPHA,
+                                  CS_STATS_MIN_GAIN);
+    int has_loop = e->has_loop && native->has_loop;
+    int loop =
+        has_loop && cs_stats_is_winner(e->loop_p_value, e->loop_median_us, native->loop_median_us,
+                                       CS_STATS_ALPHA, CS_STATS_MIN_GAIN);
+    switch (m) {
+    case CS_DB_METRIC_LOOP:
+        return loop;
+    case CS_DB_METRIC_BOTH:
+        return sync && (loop || !has_loop);
+    case CS_DB_METRIC_SYNC:
+    default:
+        return sync;
+    }
+}
+
 int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) {
     const cs_bench_entry_t *native = native_of(s);
     int k = 0;
@@ -23,13 +47,13 @@ int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) {
     }
     for (int i = 0; i < s->n; i++) {
         const cs_bench_entry_t *e = &s->entries[i];
-        if (e->native || !cs_stats_is_winner(e->p_value, e->median_us, native->median_us,
-                                             CS_STATS_ALPHA, CS_STATS_MIN_GAIN)) {
+        if (e->native || !wins(e, native, s->metric)) {
             continue;
         }
-        /* Insertion by median; ties keep registry order. */
+        /* Insertion by the primary metric's median; ties keep registry order. */
         int j = k++;
-        while (j > 0 && s->entries[order[j - 1]].median_us > e->median_us) {
+        while (j > 0 && primary_median(&s->entries[order[j - 1]], s->metric) >
+                            primary_median(e, s->metric)) {
             order[j] = order[j - 1];
             j--;
         }
@@ -93,9 +117,11 @@ int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_rule_t *out, int
             out[rows].hi_bytes = end == nsizes ? CS_RULE_UNBOUNDED
                                                : boundary(sizes[end - 1].bytes, sizes[end].bytes);
             out[rows].rank = r + 1;
-            out[rows].median_us = e->median_us;
-            out[rows].native_us = native->median_us;
-            out[rows].p_value = e->native ? NAN : e->p_value;
+            out[rows].median_us = primary_median(e, sizes[start].metric);
+            out[rows].native_us = primary_median(native, sizes[start].metric);
+            out[rows].p_value = e->native                                  ? NAN
+                                : sizes[start].metric == CS_DB_METRIC_LOOP ? e->loop_p_value
+                                                                           : e->p_value;
             rows++;
         }
         start = end;

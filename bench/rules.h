@@ -1,8 +1,13 @@
 /* From measurements to rules: who wins at each size, and size intervals with one ranking.
  *
  * At one size the ranking is: every candidate that beats native (cs_stats_is_winner: rank-sum
- * p < 0.01 and at least 3 % faster), fastest median first, then native, which therefore always
- * ends a ranked list and is its winner when nothing beats it. Adjacent sizes whose rankings
+ * p < 0.01 and at least 3 % faster) under the metric policy in force (cs_db_metric_t,
+ * collsel-bench --metric): under 'sync' by the synchronised metric, under 'loop' by the loop
+ * metric, under 'both' by each of them; fastest median of the policy's primary metric first
+ * (the loop metric's under 'loop', else the synchronised metric's); then native, which
+ * therefore always ends a ranked list and is its winner when nothing beats it. An entry without
+ * loop data (measured before the loop metric existed) cannot win under 'loop' and is judged
+ * by the synchronised metric alone under 'both'. Adjacent sizes whose rankings
  * name the same algorithms in the same order merge into one interval. Interval boundaries lie
  * at the geometric mean of neighbouring measured sizes; the first interval starts at 0 bytes
  * and the last is unbounded (hi = CS_RULE_UNBOUNDED), so the intervals of one
@@ -14,6 +19,7 @@
 
 #include "core/rule.h"
 #include "core/status.h"
+#include "db.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +33,9 @@ typedef struct cs_bench_entry {
     double median_us;
     double p_value; /* faster than native; ignored for native */
     int native;
+    int has_loop;          /* 1: the loop metric below was measured */
+    double loop_median_us; /* the loop metric's median and rank-sum p-value against native */
+    double loop_p_value;
 } cs_bench_entry_t;
 
 /* Everything measured at one size; exactly one entry must be native. */
@@ -34,6 +43,7 @@ typedef struct cs_bench_size {
     uint64_t bytes;
     const cs_bench_entry_t *entries;
     int n;
+    cs_db_metric_t metric; /* the policy (0: sync) */
 } cs_bench_size_t;
 
 /* Ranks the entries of `s`: order[0..*n-1] are indices into s->entries, winner first, native
@@ -41,7 +51,8 @@ typedef struct cs_bench_size {
 int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) CS_MUST_CHECK;
 
 /* Builds the rules of sizes[0..nsizes-1] (ascending bytes) into out[0..cap-1]; *nout rows.
- * Each row gets its interval, rank, variant, medians and p-value (NaN for native); the key
+ * Each row gets its interval, rank, variant, medians and p-value (NaN for native) of the
+ * policy's primary metric (loop under 'loop', else sync); the key
  * (machine_id, run_id, coll, comm_size, ppn) is left 0 for the caller to set. Medians and
  * p-values of a merged interval are those of its first size. CS_ERR_ARG on unsorted sizes, a
  * size without native, or an algorithm or params text longer than a cs_rule_t holds (never

@@ -56,6 +56,7 @@ int cs_bench_run_open(const cs_bench_opts_t *o, const cs_machine_t *m, cs_bench_
     dr.oversubscribed = m->cores > 0 && m->ppn > m->cores;
     dr.args = o->args;
     dr.version = CS_VERSION;
+    dr.metric = o->metric;
     CS_CHECK(cs_db_start_run(r->db, &dr, o->resume != 0, &r->run_id, &was_resumed));
     *resumed = was_resumed;
 out:
@@ -89,18 +90,32 @@ int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, in
             CS_CHECK(cs_db_insert_failure(r->db, &f));
             continue;
         }
-        cs_db_measurement_t m = {r->run_id,
-                                 pt,
-                                 (int)c->nraw,
-                                 (int)c->outliers,
-                                 c->summary.min,
-                                 c->summary.q1,
-                                 c->summary.median,
-                                 c->summary.q3,
-                                 c->summary.max,
-                                 c->v.algo->run == NULL, /* native is the reference */
-                                 c->raw,
-                                 c->nraw};
+        cs_db_measurement_t m = {
+            .run_id = r->run_id,
+            .point = pt,
+            .reps = (int)c->nraw,
+            .outliers = (int)c->outliers,
+            .min_us = c->summary.min,
+            .q1_us = c->summary.q1,
+            .median_us = c->summary.median,
+            .q3_us = c->summary.q3,
+            .max_us = c->summary.max,
+            .verified = c->v.algo->run == NULL, /* native is the reference */
+            .samples_us = c->raw,
+            .nsamples = c->nraw,
+        };
+        if (c->nloop_raw > 0 && c->nloop_samples > 0) {
+            m.loop_reps = (int)c->nloop_raw;
+            m.loop_outliers = (int)c->loop_outliers;
+            m.loop_min_us = c->loop_summary.min;
+            m.loop_q1_us = c->loop_summary.q1;
+            m.loop_median_us = c->loop_summary.median;
+            m.loop_q3_us = c->loop_summary.q3;
+            m.loop_max_us = c->loop_summary.max;
+            m.loop_rankmax_median_us = c->loop_rankmax_median;
+            m.loop_samples_us = c->loop_raw;
+            m.loop_nsamples = c->nloop_raw;
+        }
         CS_CHECK(cs_db_insert_measurement(r->db, &m));
     }
     CS_CHECK(cs_db_commit(r->db));

@@ -108,7 +108,10 @@ int cs_bench_validate_start(cs_bench_validation_t *v, const cs_bench_run_t *r, i
     if (rank == 0) {
         v->ratio_native = calloc((size_t)npoints + 1, sizeof(double));
         v->ratio_best = calloc((size_t)npoints + 1, sizeof(double));
-        status = v->ratio_native == NULL || v->ratio_best == NULL || load_best(v, r) != CS_OK;
+        v->loop_ratio_native = calloc((size_t)npoints + 1, sizeof(double));
+        v->loop_ratio_best = calloc((size_t)npoints + 1, sizeof(double));
+        status = v->ratio_native == NULL || v->ratio_best == NULL || v->loop_ratio_native == NULL ||
+                 v->loop_ratio_best == NULL || load_best(v, r) != CS_OK;
         if (!status && v->nbest == 0) {
             cs_bench_say(rank,
                          "--validate: %s has no rules for this machine yet: run a tuning run "
@@ -182,6 +185,10 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
         cs_db_validation_t row;
         double native = cands[0].summary.median, sel = cands[1].summary.median;
         double oracle = ncand == 3 ? cands[2].summary.median : native;
+        double lnative = cands[0].loop_summary.median, lsel = cands[1].loop_summary.median;
+        double loracle = ncand == 3 ? cands[2].loop_summary.median : lnative;
+        int has_loop = cands[0].nloop_samples > 0 && cands[1].nloop_samples > 0 &&
+                       cands[ncand - 1].nloop_samples > 0;
         memset(&row, 0, sizeof(row));
         row.run_id = r->run_id;
         row.coll = cs_coll_name(call->coll);
@@ -191,6 +198,9 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
         row.native_us = native;
         row.selected_us = sel;
         row.oracle_us = oracle;
+        row.native_loop_us = has_loop ? lnative : NAN;
+        row.selected_loop_us = has_loop ? lsel : NAN;
+        row.oracle_loop_us = has_loop ? loracle : NAN;
         row.selected_algorithm = ch.variant.algo->name;
         row.selected_params = sel_params;
         row.oracle_algorithm = cands[ncand - 1].v.algo->name;
@@ -211,12 +221,20 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
             v->ratio_best[v->nratios] = sel / oracle;
             v->nratios++;
         }
+        if (!cands[1].failed && has_loop && lnative > 0 && loracle > 0) {
+            v->loop_ratio_native[v->nloop_ratios] = lsel / lnative;
+            v->loop_ratio_best[v->nloop_ratios] = lsel / loracle;
+            v->nloop_ratios++;
+        }
         if (!o->quiet) {
             cs_bench_progress_end(progress);
-            printf("  %-10s np=%-3d %8zu B  native %9.2f us  selected %9.2f us (%s)  best %9.2f "
-                   "us (%s)  sel/native %.2f  sel/best %.2f\n",
+            printf("  %-10s np=%-3d %8zu B  sync: native %9.2f us  selected %9.2f us (%s)  best "
+                   "%9.2f us (%s)  sel/native %.2f  sel/best %.2f\n",
                    cs_coll_name(call->coll), call->nprocs, call->bytes, native, sel, choice, oracle,
                    row.oracle_algorithm, sel / native, sel / oracle);
+            printf("  %-10s %-6s %8s    loop: native %9.2f us  selected %9.2f us  best %9.2f us  "
+                   "sel/native %.2f  sel/best %.2f\n",
+                   "", "", "", lnative, lsel, loracle, lsel / lnative, lsel / loracle);
         }
     }
     cs_bench_cands_free(cands, ncand);
@@ -240,14 +258,21 @@ void cs_bench_validate_summary(cs_bench_validation_t *v, int oversubscribed) {
     double mn, wn, mb, wb;
     median_worst(v->ratio_native, v->nratios, &mn, &wn);
     median_worst(v->ratio_best, v->nratios, &mb, &wb);
-    printf("validation over %d points%s: selected/native median %.3f worst %.3f; "
+    printf("validation over %d points%s, sync metric: selected/native median %.3f worst %.3f; "
            "selected/best median %.3f worst %.3f\n",
            v->nratios, oversubscribed ? " (oversubscribed)" : "", mn, wn, mb, wb);
+    median_worst(v->loop_ratio_native, v->nloop_ratios, &mn, &wn);
+    median_worst(v->loop_ratio_best, v->nloop_ratios, &mb, &wb);
+    printf("validation over %d points%s, loop metric: selected/native median %.3f worst %.3f; "
+           "selected/best median %.3f worst %.3f\n",
+           v->nloop_ratios, oversubscribed ? " (oversubscribed)" : "", mn, wn, mb, wb);
 }
 
 void cs_bench_validate_free(cs_bench_validation_t *v) {
     free(v->best);
     free(v->ratio_native);
     free(v->ratio_best);
+    free(v->loop_ratio_native);
+    free(v->loop_ratio_best);
     memset(v, 0, sizeof(*v));
 }

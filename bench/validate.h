@@ -6,7 +6,8 @@
  * made the machine's rules measured there (the oracle; skipped when it is native or no longer
  * registered). Rank 0 stores a validation row per point (db.h) with what the selector chose
  * (cs_sel_choose, select.h) and the oracle, prints a line per point unless --quiet, and at the
- * end the median and worst ratios selected/native and selected/best. The oracle travels from
+ * end the median and worst ratios selected/native and selected/best, under each of the two
+ * metrics (measure.h: sync and loop; a row has both). The oracle travels from
  * rank 0 to the other ranks as data (a registry index and its parameters), never as text. */
 #ifndef CS_BENCH_VALIDATE_H
 #define CS_BENCH_VALIDATE_H
@@ -34,6 +35,8 @@ typedef struct cs_bench_validation {
     size_t nbest, best_cap;
     double *ratio_native, *ratio_best; /* rank 0: selected/native, selected/best per point */
     int nratios;
+    double *loop_ratio_native, *loop_ratio_best; /* the same under the loop metric */
+    int nloop_ratios;
 } cs_bench_validation_t;
 
 /* Collective over `world`. Rank 0 loads the best candidate of every point measured by the runs
@@ -51,7 +54,8 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
                             unsigned seed, int ppn, MPI_Comm sub,
                             cs_bench_progress_t *progress) CS_MUST_CHECK;
 
-/* Rank 0: prints the summary line (median and worst ratios over the points stored).
+/* Rank 0: prints the summary lines, one per metric (median and worst ratios over the points
+ * stored).
  * `oversubscribed` says so in the line. Sorts the ratios. */
 void cs_bench_validate_summary(cs_bench_validation_t *v, int oversubscribed);
 

@@ -31,13 +31,15 @@
 #define POINT_COLS "coll, algorithm, params, comm_size, ppn, bytes"
 #define MEASUREMENT_COLS                                                                           \
     POINT_COLS ", reps, outliers, min_us, q1_us, median_us, q3_us, max_us, "                       \
-               "verified, samples_us"
+               "verified, samples_us, loop_reps, loop_outliers, loop_min_us, loop_q1_us, "         \
+               "loop_median_us, loop_q3_us, loop_max_us, loop_rankmax_median_us, loop_samples_us"
 #define RULE_COLS                                                                                  \
     "coll, comm_size, ppn, lo_bytes, hi_bytes, rank, algorithm, params, median_us, native_us, "    \
     "p_value, run_id"
 #define VALIDATION_COLS                                                                            \
     "coll, comm_size, ppn, bytes, native_us, selected_us, oracle_us, selected_algorithm, "         \
-    "selected_params, oracle_algorithm, oracle_params"
+    "selected_params, oracle_algorithm, oracle_params, native_loop_us, selected_loop_us, "         \
+    "oracle_loop_us"
 #define POINT_ORDER "coll, comm_size, ppn, bytes, algorithm, params"
 
 enum stmt {
@@ -110,17 +112,18 @@ static const char *const sql[NSTMTS] = {
     [ST_RUN_RESUME] = "UPDATE run SET status = 'running', finished_at = NULL, "
                       "resumes = resumes + 1 WHERE id = ?1",
     [ST_RUN_INSERT] = "INSERT INTO run (machine_id, started_at, nprocs, nnodes, ppn, args, "
-                      "status, oversubscribed, version, kind) "
-                      "VALUES (?1, " NOW ", ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?8)",
+                      "status, oversubscribed, version, kind, metric) "
+                      "VALUES (?1, " NOW ", ?2, ?3, ?4, ?5, 'running', ?6, ?7, ?8, ?9)",
     [ST_RUN_FINISH] = "UPDATE run SET status = ?2, finished_at = " NOW " "
                       "WHERE id = ?1 AND status = 'running'",
     [ST_RUN_STATUS] = "SELECT status FROM run WHERE id = ?1",
     [ST_RUN_BY_MACHINE] = "SELECT id, machine_id, started_at, finished_at, nprocs, nnodes, ppn, "
-                          "args, status, oversubscribed, version, resumes, kind FROM run "
+                          "args, status, oversubscribed, version, resumes, kind, metric FROM run "
                           "WHERE ?1 = 0 OR machine_id = ?1 ORDER BY id",
     [ST_MEASUREMENT_INSERT] = "INSERT INTO measurement (run_id, " MEASUREMENT_COLS ") "
                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                              "?14, ?15, ?16) ON CONFLICT DO NOTHING",
+                              "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25) "
+                              "ON CONFLICT DO NOTHING",
     [ST_MEASUREMENT_EXISTS] = "SELECT 1 FROM measurement WHERE run_id = ?1 AND coll = ?2 "
                               "AND algorithm = ?3 AND params = ?4 AND comm_size = ?5 "
                               "AND ppn = ?6 AND bytes = ?7",
@@ -137,8 +140,8 @@ static const char *const sql[NSTMTS] = {
     [ST_RULE_BY_MACHINE] = "SELECT " RULE_COLS " FROM rule WHERE machine_id = ?1 "
                            "ORDER BY coll, comm_size, ppn, lo_bytes, rank",
     [ST_VALIDATION_INSERT] = "INSERT INTO validation (run_id, " VALIDATION_COLS ") "
-                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
-                             "ON CONFLICT DO NOTHING",
+                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                             "?14, ?15) ON CONFLICT DO NOTHING",
     [ST_VALIDATION_BY_RUN] = "SELECT " VALIDATION_COLS " FROM validation WHERE run_id = ?1 "
                              "ORDER BY coll, comm_size, ppn, bytes",
     [ST_COUNT_MACHINE] = "SELECT count(*) FROM machine "
@@ -163,6 +166,12 @@ static const char *const run_kind_names[] = {
     [CS_DB_RUN_VALIDATE] = "validate",
 };
 
+static const char *const metric_names[] = {
+    [CS_DB_METRIC_SYNC] = "sync",
+    [CS_DB_METRIC_LOOP] = "loop",
+    [CS_DB_METRIC_BOTH] = "both",
+};
+
 static const char *const run_status_names[] = {
     [CS_DB_RUN_RUNNING] = "running",
     [CS_DB_RUN_DONE] = "done",
@@ -176,6 +185,8 @@ struct cs_db {
     size_t blob_cap;
     double *samples; /* decoding buffer for samples_us */
     size_t samples_cap;
+    double *loop_samples; /* decoding buffer for loop_samples_us */
+    size_t loop_samples_cap;
     char errmsg[512];
 };
 
@@ -365,6 +376,29 @@ static int column_kind(cs_db_t *db, sqlite3_stmt *s, int i, cs_db_run_kind_t *ki
         column_enum(db, s, i, run_kind_names, CS_DB_RUN_VALIDATE + 1, "run.kind", "run kind", &v);
     *kind = (cs_db_run_kind_t)v;
     return rc;
+}
+
+/* Reads a metric policy from column i; CS_ERR_DB for a value the schema does not allow. */
+static int column_metric(cs_db_t *db, sqlite3_stmt *s, int i, cs_db_metric_t *metric) {
+    int v = 0;
+    int rc =
+        column_enum(db, s, i, metric_names, CS_DB_METRIC_COUNT, "run.metric", "metric policy", &v);
+    *metric = (cs_db_metric_t)v;
+    return rc;
+}
+
+const char *cs_db_metric_name(cs_db_metric_t m) {
+    return (int)m >= 0 && (int)m < CS_DB_METRIC_COUNT ? metric_names[m] : NULL;
+}
+
+int cs_db_metric_from_name(const char *name, cs_db_metric_t *m) {
+    for (int k = 0; name != NULL && k < CS_DB_METRIC_COUNT; k++) {
+        if (strcmp(name, metric_names[k]) == 0) {
+            *m = (cs_db_metric_t)k;
+            return CS_OK;
+        }
+    }
+    return CS_ERR_ARG;
 }
 
 /* Whether `algorithm` is a key of collective `coll`: "<coll>/<alg>". */
@@ -659,6 +693,7 @@ void cs_db_close(cs_db_t *db) {
     sqlite3_close_v2(db->conn);
     free(db->blob);
     free(db->samples);
+    free(db->loop_samples);
     free(db);
 }
 
@@ -850,6 +885,7 @@ static int insert_run(cs_db_t *db, const cs_db_run_t *run, int64_t *id) {
     CS_DB_CHECK(db, sqlite3_bind_int(s, 6, run->oversubscribed));
     CS_DB_CHECK(db, bind_text(s, 7, run->version));
     CS_DB_CHECK(db, bind_text(s, 8, run_kind_names[run->kind]));
+    CS_DB_CHECK(db, bind_text(s, 9, metric_names[run->metric]));
     CS_DB_CHECK(db, sqlite3_step(s));
     *id = sqlite3_last_insert_rowid(db->conn);
 out:
@@ -867,6 +903,7 @@ int cs_db_start_run(cs_db_t *db, const cs_db_run_t *run, bool resume, int64_t *r
                CS_ERR_ARG);
     CS_REQUIRE(run->oversubscribed == 0 || run->oversubscribed == 1, CS_ERR_ARG);
     CS_REQUIRE(run->kind == CS_DB_RUN_TUNE || run->kind == CS_DB_RUN_VALIDATE, CS_ERR_ARG);
+    CS_REQUIRE(cs_db_metric_name(run->metric) != NULL, CS_ERR_ARG);
     CS_CHECK(atomic_begin(db, &savepoint));
     atomic = true;
     CS_CHECK(abort_stale_runs(db, run->machine_id));
@@ -960,6 +997,7 @@ int cs_db_foreach_run(cs_db_t *db, int64_t machine_id, cs_db_run_fn fn, void *ct
         };
         CS_CHECK(column_status(db, s, 8, &r.status));
         CS_CHECK(column_kind(db, s, 12, &r.run.kind));
+        CS_CHECK(column_metric(db, s, 13, &r.run.metric));
         CS_CHECK(call_back(fn(&r, ctx), &stop));
     }
 out:
@@ -969,52 +1007,54 @@ out:
 
 /* --- measurements and failures ------------------------------------------------------------- */
 
-/* Encodes samples[0..n-1] as float64 little-endian into db->blob. */
-static int encode_samples(cs_db_t *db, const double *samples, size_t n) {
+/* Encodes samples[0..n-1] as float64 little-endian into db->blob from byte `at` on. */
+static int encode_samples(cs_db_t *db, const double *samples, size_t n, size_t at) {
     int rc = CS_OK;
-    CS_REQUIRE(n <= SIZE_MAX / 8, CS_ERR_ARG);
-    if (n * 8 > db->blob_cap) {
-        unsigned char *grown = realloc(db->blob, n * 8);
+    CS_REQUIRE(n <= (SIZE_MAX - at) / 8, CS_ERR_ARG);
+    if (at + n * 8 > db->blob_cap) {
+        unsigned char *grown = realloc(db->blob, at + n * 8);
         CS_REQUIRE(grown != NULL, CS_ERR_NOMEM);
         db->blob = grown;
-        db->blob_cap = n * 8;
+        db->blob_cap = at + n * 8;
     }
     for (size_t i = 0; i < n; i++) {
         uint64_t bits;
         memcpy(&bits, &samples[i], sizeof(bits));
         for (int b = 0; b < 8; b++) {
-            db->blob[i * 8 + (size_t)b] = (unsigned char)(bits >> (8 * b));
+            db->blob[at + i * 8 + (size_t)b] = (unsigned char)(bits >> (8 * b));
         }
     }
 out:
     return rc;
 }
 
-/* Decodes a samples_us blob of `len` bytes into db->samples; *n values. */
-static int decode_samples(cs_db_t *db, const unsigned char *blob, size_t len, size_t *n) {
+/* Decodes a blob of `len` bytes of column `column` into *buf (capacity *cap, grown as
+ * needed); *n values. */
+static int decode_samples(cs_db_t *db, const char *column, const unsigned char *blob, size_t len,
+                          double **buf, size_t *cap, size_t *n) {
     int rc = CS_OK;
     if (len % 8 != 0) {
         snprintf(db->errmsg, sizeof(db->errmsg),
-                 "measurement.samples_us: %zu bytes is not a "
+                 "measurement.%s: %zu bytes is not a "
                  "whole number of float64 values",
-                 len);
+                 column, len);
         cs_log(CS_LOG_DEBUG, "%s", db->errmsg);
         rc = CS_ERR_DB;
         goto out;
     }
     *n = len / 8;
-    if (*n > db->samples_cap) {
-        double *grown = realloc(db->samples, *n * sizeof(double));
+    if (*n > *cap) {
+        double *grown = realloc(*buf, *n * sizeof(double));
         CS_REQUIRE(grown != NULL, CS_ERR_NOMEM);
-        db->samples = grown;
-        db->samples_cap = *n;
+        *buf = grown;
+        *cap = *n;
     }
     for (size_t i = 0; i < *n; i++) {
         uint64_t bits = 0;
         for (int b = 0; b < 8; b++) {
             bits |= (uint64_t)blob[i * 8 + (size_t)b] << (8 * b);
         }
-        memcpy(&db->samples[i], &bits, sizeof(bits));
+        memcpy(&(*buf)[i], &bits, sizeof(bits));
     }
 out:
     return rc;
@@ -1030,7 +1070,18 @@ int cs_db_insert_measurement(cs_db_t *db, const cs_db_measurement_t *m) {
                CS_ERR_ARG);
     CS_REQUIRE(m->verified == 0 || m->verified == 1, CS_ERR_ARG);
     CS_REQUIRE(m->nsamples == 0 || m->samples_us != NULL, CS_ERR_ARG);
-    CS_CHECK(encode_samples(db, m->samples_us, m->nsamples));
+    CS_REQUIRE(m->loop_reps >= 0, CS_ERR_ARG);
+    if (m->loop_reps > 0) {
+        CS_REQUIRE(m->loop_outliers >= 0 && m->loop_outliers < m->loop_reps, CS_ERR_ARG);
+        CS_REQUIRE(!isnan(m->loop_min_us) && !isnan(m->loop_q1_us) && !isnan(m->loop_median_us) &&
+                       !isnan(m->loop_q3_us) && !isnan(m->loop_max_us),
+                   CS_ERR_ARG);
+        CS_REQUIRE(m->loop_nsamples == 0 || m->loop_samples_us != NULL, CS_ERR_ARG);
+    }
+    CS_CHECK(encode_samples(db, m->samples_us, m->nsamples, 0));
+    if (m->loop_reps > 0) {
+        CS_CHECK(encode_samples(db, m->loop_samples_us, m->loop_nsamples, m->nsamples * 8));
+    }
     CS_CHECK(stmt(db, ST_MEASUREMENT_INSERT, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, m->run_id));
     CS_DB_CHECK(db, bind_point(s, 2, &m->point));
@@ -1047,6 +1098,24 @@ int cs_db_insert_measurement(cs_db_t *db, const cs_db_measurement_t *m) {
                                             SQLITE_STATIC));
     } else {
         CS_DB_CHECK(db, sqlite3_bind_null(s, 16));
+    }
+    for (int i = 17; i <= 25; i++) { /* no loop metric: NULL columns */
+        CS_DB_CHECK(db, sqlite3_bind_null(s, i));
+    }
+    if (m->loop_reps > 0) {
+        CS_DB_CHECK(db, sqlite3_bind_int(s, 17, m->loop_reps));
+        CS_DB_CHECK(db, sqlite3_bind_int(s, 18, m->loop_outliers));
+        CS_DB_CHECK(db, sqlite3_bind_double(s, 19, m->loop_min_us));
+        CS_DB_CHECK(db, sqlite3_bind_double(s, 20, m->loop_q1_us));
+        CS_DB_CHECK(db, sqlite3_bind_double(s, 21, m->loop_median_us));
+        CS_DB_CHECK(db, sqlite3_bind_double(s, 22, m->loop_q3_us));
+        CS_DB_CHECK(db, sqlite3_bind_double(s, 23, m->loop_max_us));
+        CS_DB_CHECK(db, bind_real(s, 24, m->loop_rankmax_median_us));
+        if (m->loop_nsamples > 0) {
+            CS_DB_CHECK(db,
+                        sqlite3_bind_blob64(s, 25, db->blob + m->nsamples * 8,
+                                            (sqlite3_uint64)m->loop_nsamples * 8, SQLITE_STATIC));
+        }
     }
     CS_DB_CHECK(db, sqlite3_step(s));
     if (sqlite3_changes(db->conn) == 0) {
@@ -1101,8 +1170,29 @@ int cs_db_foreach_measurement(cs_db_t *db, int64_t run_id, cs_db_measurement_fn 
         const unsigned char *blob = sqlite3_column_blob(s, 14);
         size_t len = (size_t)sqlite3_column_bytes(s, 14);
         if (blob != NULL && len > 0) {
-            CS_CHECK(decode_samples(db, blob, len, &m.nsamples));
+            CS_CHECK(decode_samples(db, "samples_us", blob, len, &db->samples, &db->samples_cap,
+                                    &m.nsamples));
             m.samples_us = db->samples;
+        }
+        if (sqlite3_column_type(s, 15) != SQLITE_NULL) {
+            m.loop_reps = sqlite3_column_int(s, 15);
+            m.loop_outliers = sqlite3_column_int(s, 16);
+            m.loop_min_us = column_real(s, 17);
+            m.loop_q1_us = column_real(s, 18);
+            m.loop_median_us = column_real(s, 19);
+            m.loop_q3_us = column_real(s, 20);
+            m.loop_max_us = column_real(s, 21);
+            m.loop_rankmax_median_us = column_real(s, 22);
+            blob = sqlite3_column_blob(s, 23);
+            len = (size_t)sqlite3_column_bytes(s, 23);
+            if (blob != NULL && len > 0) {
+                CS_CHECK(decode_samples(db, "loop_samples_us", blob, len, &db->loop_samples,
+                                        &db->loop_samples_cap, &m.loop_nsamples));
+                m.loop_samples_us = db->loop_samples;
+            }
+        } else {
+            m.loop_min_us = m.loop_q1_us = m.loop_median_us = NAN;
+            m.loop_q3_us = m.loop_max_us = m.loop_rankmax_median_us = NAN;
         }
         CS_CHECK(call_back(fn(&m, ctx), &stop));
     }
@@ -1287,6 +1377,9 @@ int cs_db_insert_validation(cs_db_t *db, const cs_db_validation_t *v) {
     CS_DB_CHECK(db, bind_text(s, 10, v->selected_params));
     CS_DB_CHECK(db, bind_text(s, 11, v->oracle_algorithm));
     CS_DB_CHECK(db, bind_text(s, 12, v->oracle_params));
+    CS_DB_CHECK(db, bind_real(s, 13, v->native_loop_us));
+    CS_DB_CHECK(db, bind_real(s, 14, v->selected_loop_us));
+    CS_DB_CHECK(db, bind_real(s, 15, v->oracle_loop_us));
     CS_DB_CHECK(db, sqlite3_step(s));
 out:
     done(s);
@@ -1319,6 +1412,9 @@ int cs_db_foreach_validation(cs_db_t *db, int64_t run_id, cs_db_validation_fn fn
             .selected_params = column_text(s, 8),
             .oracle_algorithm = column_text(s, 9),
             .oracle_params = column_text(s, 10),
+            .native_loop_us = column_real(s, 11),
+            .selected_loop_us = column_real(s, 12),
+            .oracle_loop_us = column_real(s, 13),
         };
         CS_CHECK(call_back(fn(&v, ctx), &stop));
     }

@@ -59,6 +59,23 @@ typedef enum cs_db_run_kind {
     CS_DB_RUN_VALIDATE /* 'validate': collsel-bench --validate, re-measures the selector */
 } cs_db_run_kind_t;
 
+/* The metric policy of a tuning run (run.metric, collsel-bench --metric): under which of the
+ * two metrics (docs/tuning.md) a candidate must beat native to replace it. Zero is 'sync', the
+ * column's default, which runs made before the loop metric existed have. */
+typedef enum cs_db_metric {
+    CS_DB_METRIC_SYNC, /* 'sync': the synchronised maximum over ranks */
+    CS_DB_METRIC_LOOP, /* 'loop': the back-to-back loop, mean over ranks */
+    CS_DB_METRIC_BOTH  /* 'both': under each of them (collsel-bench's default) */
+} cs_db_metric_t;
+
+#define CS_DB_METRIC_COUNT 3
+
+/* The name of metric policy `m` as stored ("sync", "loop", "both"); NULL when out of range. */
+const char *cs_db_metric_name(cs_db_metric_t m);
+
+/* Sets *m to the policy named `name`; CS_ERR_ARG (and *m untouched) for any other text. */
+int cs_db_metric_from_name(const char *name, cs_db_metric_t *m) CS_MUST_CHECK;
+
 /* A machine's fingerprint (all three required when inserting). */
 typedef struct cs_db_machine {
     const char *host;        /* host name of rank 0 */
@@ -75,6 +92,7 @@ typedef struct cs_db_run {
     const char *args;        /* the options that define the plan, in a canonical form (not
                                 --db, --resume, --quiet); NULL = "" */
     const char *version;     /* collsel version; may be NULL */
+    cs_db_metric_t metric;   /* the metric policy its rules are decided under */
 } cs_db_run_t;
 
 /* A run as stored: what cs_db_start_run() was given (run.args is "" when none, run.version
@@ -100,7 +118,10 @@ typedef struct cs_db_point {
 } cs_db_point_t;
 
 /* A timed point. Statistics are over the reps - outliers repetitions kept after Tukey outlier
- * removal; samples_us[0..nsamples-1] (optional: NULL, 0) are every repetition as timed. */
+ * removal; samples_us[0..nsamples-1] (optional: NULL, 0) are every repetition as timed.
+ * The loop_* fields are the same for the back-to-back loop metric (docs/tuning.md);
+ * loop_reps = 0 means the point has no loop metric (stored as NULL columns; a measurement made
+ * before the loop metric existed reads back so). */
 typedef struct cs_db_measurement {
     int64_t run_id;
     cs_db_point_t point;
@@ -110,6 +131,12 @@ typedef struct cs_db_measurement {
     int verified; /* 1: checked against the native collective before timing */
     const double *samples_us;
     size_t nsamples;
+    int loop_reps;     /* 0: no loop metric; else >= 1 */
+    int loop_outliers; /* 0 <= loop_outliers < loop_reps */
+    double loop_min_us, loop_q1_us, loop_median_us, loop_q3_us, loop_max_us;
+    double loop_rankmax_median_us; /* median of the slowest rank's mean; NaN when unknown */
+    const double *loop_samples_us; /* optional: NULL, 0 */
+    size_t loop_nsamples;
 } cs_db_measurement_t;
 
 /* A verification failure: the point's result differed from the native collective's. */
@@ -120,15 +147,17 @@ typedef struct cs_db_failure {
 } cs_db_failure_t;
 
 /* collsel-bench --validate at one point: native vs the selector's choice vs the best
- * candidate (the oracle), re-measured interleaved. */
+ * candidate (the oracle), re-measured interleaved. The *_loop_us medians are the loop
+ * metric's; NaN (SQL NULL) when not measured, as in validations made before it existed. */
 typedef struct cs_db_validation {
     int64_t run_id;
     const char *coll;
     int comm_size, ppn;
     uint64_t bytes;
     double native_us, selected_us, oracle_us;
-    const char *selected_algorithm, *selected_params; /* may be NULL */
-    const char *oracle_algorithm, *oracle_params;     /* may be NULL */
+    const char *selected_algorithm, *selected_params;        /* may be NULL */
+    const char *oracle_algorithm, *oracle_params;            /* may be NULL */
+    double native_loop_us, selected_loop_us, oracle_loop_us; /* NaN: not measured */
 } cs_db_validation_t;
 
 /* Row callbacks of the cs_db_foreach_* functions: CS_OK continues, a positive value stops the

@@ -1,4 +1,4 @@
--- collsel database schema. schema version: 2
+-- collsel database schema. schema version: 3
 --
 -- This file is the truth: a new database is created from it, and docs/database.md describes it.
 -- Databases made by an older collsel are brought here by db/migrations/NNNN_*.sql, applied in
@@ -41,7 +41,11 @@ CREATE TABLE run (
     version        TEXT,                       -- collsel version that ran it
     resumes        INTEGER NOT NULL DEFAULT 0 CHECK (resumes >= 0), -- times --resume continued it
     kind           TEXT NOT NULL DEFAULT 'tune'   -- 'tune': measured and decided rules;
-                   CHECK (kind IN ('tune', 'validate'))   -- 'validate': collsel-bench --validate
+                   CHECK (kind IN ('tune', 'validate')),  -- 'validate': collsel-bench --validate
+    metric         TEXT NOT NULL DEFAULT 'sync'   -- the metric policy of --metric: a candidate
+                   CHECK (metric IN ('sync', 'loop', 'both'))  -- replaces native when it wins
+                                               -- under this metric (both: under each); 'sync'
+                                               -- for runs made before the loop metric existed
 );
 CREATE INDEX run_by_machine ON run (machine_id, args);
 
@@ -66,6 +70,21 @@ CREATE TABLE measurement (
     verified   INTEGER NOT NULL DEFAULT 0 CHECK (verified IN (0, 1)),
     samples_us BLOB,                           -- every repetition, float64 little-endian, in
                                                -- the order timed; NULL when not kept
+    -- The back-to-back loop metric (docs/tuning.md): one sample per repetition, the mean over
+    -- ranks of each rank's mean call time in a short loop. Statistics after Tukey outlier
+    -- removal, like the synchronised metric's above. All NULL for a measurement made before
+    -- the loop metric existed.
+    loop_reps       INTEGER CHECK (loop_reps IS NULL OR loop_reps >= 1),
+    loop_min_us     REAL,
+    loop_q1_us      REAL,
+    loop_median_us  REAL,
+    loop_q3_us      REAL,
+    loop_max_us     REAL,
+    loop_outliers   INTEGER
+                    CHECK (loop_outliers IS NULL OR (loop_outliers >= 0 AND loop_outliers < loop_reps)),
+    loop_rankmax_median_us REAL,               -- median over repetitions of the slowest rank's
+                                               -- mean (no outlier removal)
+    loop_samples_us BLOB,                      -- every repetition's sample, as samples_us
     UNIQUE (run_id, coll, algorithm, params, comm_size, ppn, bytes)
 );
 
@@ -116,5 +135,8 @@ CREATE TABLE validation (
     selected_params    TEXT,
     oracle_algorithm   TEXT,                   -- the fastest candidate
     oracle_params      TEXT,
+    native_loop_us     REAL,                   -- the same three under the loop metric; NULL
+    selected_loop_us   REAL,                   -- for a validation made before it existed
+    oracle_loop_us     REAL,
     UNIQUE (run_id, coll, comm_size, ppn, bytes)
 );

@@ -256,6 +256,12 @@ static int add_meas(const cs_db_measurement_t *in, void *ctx) {
         .max_us = in->max_us,
         .reps = in->reps,
         .outliers = in->outliers,
+        .loop_min_us = in->loop_min_us,
+        .loop_q1_us = in->loop_q1_us,
+        .loop_median_us = in->loop_median_us,
+        .loop_q3_us = in->loop_q3_us,
+        .loop_max_us = in->loop_max_us,
+        .loop_reps = in->loop_reps,
     };
     CS_REQUIRE(out->coll != NULL && out->algorithm != NULL && out->params != NULL, CS_ERR_NOMEM);
     m->nmeas++;
@@ -291,6 +297,9 @@ static int add_valid(const cs_db_validation_t *in, void *ctx) {
         .native_us = in->native_us,
         .selected_us = in->selected_us,
         .oracle_us = in->oracle_us,
+        .native_loop_us = in->native_loop_us,
+        .selected_loop_us = in->selected_loop_us,
+        .oracle_loop_us = in->oracle_loop_us,
         .selected_algorithm = keep(l->r, in->selected_algorithm),
         .selected_params = keep(l->r, in->selected_params),
         .oracle_algorithm = keep(l->r, in->oracle_algorithm),

@@ -48,6 +48,10 @@ typedef struct cs_report_meas {
     uint64_t bytes;
     double min_us, q1_us, median_us, q3_us, max_us;
     int reps, outliers;
+    /* The back-to-back loop metric (docs/tuning.md); loop_reps 0 and NaN times when the run
+     * measured none (before the loop metric existed). */
+    double loop_min_us, loop_q1_us, loop_median_us, loop_q3_us, loop_max_us;
+    int loop_reps;
 } cs_report_meas_t;
 
 /* An algorithm family: one algorithm key with its variants collapsed to the fastest at each
@@ -67,7 +71,8 @@ typedef struct cs_report_valid {
     const cs_report_run_t *run;
     uint64_t bytes;
     double native_us, selected_us, oracle_us;
-    const char *selected_algorithm, *selected_params; /* "" when unknown */
+    double native_loop_us, selected_loop_us, oracle_loop_us; /* NaN when not measured */
+    const char *selected_algorithm, *selected_params;        /* "" when unknown */
     const char *oracle_algorithm, *oracle_params;
 } cs_report_valid_t;
 
@@ -87,6 +92,7 @@ typedef struct cs_report_key {
     const cs_report_valid_t *valid; /* by bytes */
     size_t nvalid;
     cs_report_plot_t latency_plot, validation_plot; /* set by the plot writer */
+    cs_report_plot_t loop_latency_plot;             /* the same under the loop metric */
 } cs_report_key_t;
 
 typedef struct cs_report_coll {
@@ -94,6 +100,7 @@ typedef struct cs_report_coll {
     cs_report_key_t *keys; /* by comm_size, ppn */
     size_t nkeys;
     cs_report_plot_t speedup_plot, winners_plot; /* set by the plot writer */
+    cs_report_plot_t loop_speedup_plot;          /* speedup under the loop metric */
 } cs_report_coll_t;
 
 /* A verification failure of a run the report shows. */

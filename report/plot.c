@@ -314,10 +314,29 @@ static void plot_drop(plot_files_t *f) {
 
 /* --- latency per key ----------------------------------------------------------------------- */
 
+/* A measurement's statistics under the synchronised metric (loop false) or the loop metric
+ * (loop true; NaN and 0 repetitions when the run measured none). */
+static double med(const cs_report_meas_t *m, bool loop) {
+    return loop ? m->loop_median_us : m->median_us;
+}
+
+static cs_report_meas_t under(const cs_report_meas_t *m, bool loop) {
+    cs_report_meas_t v = *m;
+    if (loop) {
+        v.min_us = m->loop_min_us;
+        v.q1_us = m->loop_q1_us;
+        v.median_us = m->loop_median_us;
+        v.q3_us = m->loop_q3_us;
+        v.max_us = m->loop_max_us;
+        v.reps = m->loop_reps;
+    }
+    return v;
+}
+
 /* Whether `fam` has a point a log-log plot can show. */
-static bool plottable(const cs_report_family_t *fam) {
+static bool plottable(const cs_report_family_t *fam, bool loop) {
     for (size_t i = 0; i < fam->nbest; i++) {
-        if (fam->best[i]->bytes > 0 && fam->best[i]->median_us > 0) {
+        if (fam->best[i]->bytes > 0 && med(fam->best[i], loop) > 0) {
             return true;
         }
     }
@@ -335,22 +354,25 @@ static void family_title(FILE *f, const cs_report_family_t *fam) {
     cs_text_gp(f, text);
 }
 
-static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, const cs_outdir_t *out,
-                         const cs_plot_opts_t *o, char *why, size_t len) {
+/* The latency plot of key k under the synchronised metric, or with `loop` under the loop
+ * metric (same variants: each family's fastest under the synchronised metric). */
+static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, bool loop,
+                         const cs_outdir_t *out, const cs_plot_opts_t *o, char *why, size_t len) {
     int rc = CS_OK;
     plot_files_t f = {0};
     cs_report_plot_t p = {0};
     size_t nshown = 0;
     for (size_t i = 0; i < k->nfamilies; i++) {
-        nshown += plottable(&k->families[i]);
+        nshown += plottable(&k->families[i], loop);
     }
     if (k->run == NULL || nshown == 0) {
         goto out;
     }
-    name_plot(&p, m, k->coll, "latency", k, CS_PLOT_WIDTH, CS_PLOT_HEIGHT);
+    name_plot(&p, m, k->coll, loop ? "loop_latency" : "latency", k, CS_PLOT_WIDTH, CS_PLOT_HEIGHT);
     char what[512], first[256];
-    snprintf(first, sizeof(first), "%s: latency on %d processes (%d per node)", k->coll,
-             k->comm_size, k->ppn);
+    snprintf(first, sizeof(first), "%s: latency on %d processes (%d per node), %s", k->coll,
+             k->comm_size, k->ppn,
+             loop ? "back-to-back loop, mean over ranks" : "synchronised, slowest rank");
     snprintf(what, sizeof(what),
              "%s; median time of the fastest variant of each algorithm family, log-log", first);
 
@@ -361,7 +383,7 @@ static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, const
     int index = 0;
     for (size_t i = 0; i < k->nfamilies; i++) {
         const cs_report_family_t *fam = &k->families[i];
-        if (!plottable(fam)) {
+        if (!plottable(fam, loop)) {
             continue;
         }
         fputs(index > 0 ? "\n\n" : "", dat);
@@ -369,8 +391,9 @@ static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, const
                 fam->nvariants, fam->nvariants == 1 ? "" : "s");
         fprintf(dat, "# bytes median_us q1_us q3_us min_us max_us reps params\n");
         for (size_t j = 0; j < fam->nbest; j++) {
-            const cs_report_meas_t *b = fam->best[j];
-            if (b->bytes == 0) {
+            cs_report_meas_t view = under(fam->best[j], loop);
+            const cs_report_meas_t *b = &view;
+            if (b->bytes == 0 || !(b->median_us > 0)) {
                 continue;
             }
             fprintf(dat, "%" PRIu64, b->bytes);
@@ -391,11 +414,11 @@ static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, const
     for (size_t j = 0; j < k->nsizes; j++) {
         const cs_rule_t *w = cs_report_winner(k, k->sizes[j]);
         const cs_report_meas_t *t = cs_report_tuned_at(k, k->sizes[j]);
-        if (k->sizes[j] == 0 || w == NULL || t == NULL || !(t->median_us > 0)) {
+        if (k->sizes[j] == 0 || w == NULL || t == NULL || !(med(t, loop) > 0)) {
             continue;
         }
         fprintf(dat, "%" PRIu64, k->sizes[j]);
-        value(dat, t->median_us);
+        value(dat, med(t, loop));
         fputc(' ', dat);
         cs_text_dat(dat, w->algorithm);
         fputc(' ', dat);
@@ -428,7 +451,7 @@ static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, const
     index = 0;
     for (size_t i = 0; i < k->nfamilies; i++) {
         const cs_report_family_t *fam = &k->families[i];
-        if (!plottable(fam)) {
+        if (!plottable(fam, loop)) {
             continue;
         }
         fprintf(gp,
@@ -439,7 +462,7 @@ static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, const
     index = 0;
     for (size_t i = 0; i < k->nfamilies; i++) {
         const cs_report_family_t *fam = &k->families[i];
-        if (!plottable(fam)) {
+        if (!plottable(fam, loop)) {
             continue;
         }
         fprintf(gp,
@@ -457,7 +480,11 @@ static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, const
                 p.name, index);
     }
     CS_CHECK(plot_end(&f, why, len));
-    k->latency_plot = p;
+    if (loop) {
+        k->loop_latency_plot = p;
+    } else {
+        k->latency_plot = p;
+    }
 out:
     plot_drop(&f);
     return rc;
@@ -467,22 +494,22 @@ out:
 
 /* Whether the tuned choice and native were both measured at size index j of `k` (a size a log
  * axis can show); sets *w (the rank-1 rule), *tuned and *native. */
-static bool speedup_at(const cs_report_key_t *k, size_t j, const cs_rule_t **w,
+static bool speedup_at(const cs_report_key_t *k, size_t j, bool loop, const cs_rule_t **w,
                        const cs_report_meas_t **tuned, const cs_report_meas_t **native) {
     uint64_t b = k->sizes[j];
     *w = cs_report_winner(k, b);
     *tuned = cs_report_tuned_at(k, b);
     *native = cs_report_native_at(k, b);
-    return b > 0 && *w != NULL && *tuned != NULL && *native != NULL && (*tuned)->median_us > 0 &&
-           (*native)->median_us > 0;
+    return b > 0 && *w != NULL && *tuned != NULL && *native != NULL && med(*tuned, loop) > 0 &&
+           med(*native, loop) > 0;
 }
 
-static size_t speedup_points(const cs_report_key_t *k) {
+static size_t speedup_points(const cs_report_key_t *k, bool loop) {
     const cs_rule_t *w;
     const cs_report_meas_t *tuned, *native;
     size_t n = 0;
     for (size_t j = 0; j < k->nsizes; j++) {
-        n += speedup_at(k, j, &w, &tuned, &native);
+        n += speedup_at(k, j, loop, &w, &tuned, &native);
     }
     return n;
 }
@@ -517,8 +544,10 @@ static bool seen_before(const char **names, size_t *n, size_t max, const char *n
     return false;
 }
 
-static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, const cs_outdir_t *out,
-                         const cs_plot_opts_t *o, char *why, size_t len) {
+/* The speedup plot of collective c under the synchronised metric, or with `loop` under the
+ * loop metric. */
+static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, bool loop,
+                         const cs_outdir_t *out, const cs_plot_opts_t *o, char *why, size_t len) {
     int rc = CS_OK;
     plot_files_t f = {0};
     cs_report_plot_t p = {0};
@@ -529,8 +558,8 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, cons
     for (size_t i = 0; i < c->nkeys; i++) {
         const cs_report_key_t *k = &c->keys[i];
         for (size_t j = 0; j < k->nsizes; j++) {
-            if (speedup_at(k, j, &w, &tuned, &native)) {
-                double s = native->median_us / tuned->median_us;
+            if (speedup_at(k, j, loop, &w, &tuned, &native)) {
+                double s = med(native, loop) / med(tuned, loop);
                 double b = (double)k->sizes[j];
                 lo = npoints == 0 || b < lo ? b : lo;
                 hi = b > hi ? b : hi;
@@ -543,9 +572,11 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, cons
     if (npoints == 0) {
         goto out;
     }
-    name_plot(&p, m, c->name, "speedup", NULL, CS_PLOT_WIDTH, CS_PLOT_HEIGHT);
+    name_plot(&p, m, c->name, loop ? "loop_speedup" : "speedup", NULL, CS_PLOT_WIDTH,
+              CS_PLOT_HEIGHT);
     char first[256], what[512];
-    snprintf(first, sizeof(first), "%s: speedup of the tuned choice over native", c->name);
+    snprintf(first, sizeof(first), "%s: speedup of the tuned choice over native, %s", c->name,
+             loop ? "back-to-back loop metric" : "synchronised metric");
     snprintf(what, sizeof(what),
              "%s (native median / median of the rules' rank-1 algorithm at each measured size)",
              first);
@@ -557,7 +588,7 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, cons
     int index = 0;
     for (size_t i = 0; i < c->nkeys; i++) {
         const cs_report_key_t *k = &c->keys[i];
-        if (speedup_points(k) == 0) {
+        if (speedup_points(k, loop) == 0) {
             continue;
         }
         fprintf(dat, "%s# index %d: %d processes (%d per node), run %" PRId64 "\n",
@@ -565,19 +596,19 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, cons
                 k->run != NULL ? k->run->id : 0);
         fprintf(dat, "# bytes speedup family algorithm params tuned_us native_us\n");
         for (size_t j = 0; j < k->nsizes; j++) {
-            if (!speedup_at(k, j, &w, &tuned, &native)) {
+            if (!speedup_at(k, j, loop, &w, &tuned, &native)) {
                 continue;
             }
             fprintf(dat, "%" PRIu64, k->sizes[j]);
-            value(dat, native->median_us / tuned->median_us);
+            value(dat, med(native, loop) / med(tuned, loop));
             fputc(' ', dat);
             cs_text_dat(dat, cs_text_family_name(w->algorithm));
             fputc(' ', dat);
             cs_text_dat(dat, w->algorithm);
             fputc(' ', dat);
             cs_text_dat(dat, w->params);
-            value(dat, tuned->median_us);
-            value(dat, native->median_us);
+            value(dat, med(tuned, loop));
+            value(dat, med(native, loop));
             fputc('\n', dat);
         }
         index++;
@@ -604,13 +635,13 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, cons
     size_t nnames = 0;
     size_t nkeys = 0;
     for (size_t i = 0; i < c->nkeys; i++) {
-        nkeys += speedup_points(&c->keys[i]) > 0;
+        nkeys += speedup_points(&c->keys[i], loop) > 0;
     }
     /* First a grey line per communicator size, then the points of each winning family. */
     index = 0;
     for (size_t i = 0; i < c->nkeys; i++) {
         const cs_report_key_t *k = &c->keys[i];
-        if (speedup_points(k) == 0) {
+        if (speedup_points(k, loop) == 0) {
             continue;
         }
         char label[96];
@@ -629,14 +660,14 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, cons
     index = 0;
     for (size_t i = 0; i < c->nkeys; i++) {
         const cs_report_key_t *k = &c->keys[i];
-        if (speedup_points(k) == 0) {
+        if (speedup_points(k, loop) == 0) {
             continue;
         }
         /* One series of points per winning family, filtered by the family column. */
         const char *done[64];
         size_t ndone = 0;
         for (size_t j = 0; j < k->nsizes; j++) {
-            if (!speedup_at(k, j, &w, &tuned, &native)) {
+            if (!speedup_at(k, j, loop, &w, &tuned, &native)) {
                 continue;
             }
             const char *fam = cs_text_family_name(w->algorithm);
@@ -657,7 +688,11 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, cons
         index++;
     }
     CS_CHECK(plot_end(&f, why, len));
-    c->speedup_plot = p;
+    if (loop) {
+        c->loop_speedup_plot = p;
+    } else {
+        c->speedup_plot = p;
+    }
 out:
     plot_drop(&f);
     return rc;
@@ -997,9 +1032,11 @@ int cs_plot_write(cs_report_t *r, const cs_outdir_t *out, const cs_plot_opts_t *
         for (size_t j = 0; j < m->ncolls; j++) {
             cs_report_coll_t *c = &m->colls[j];
             for (size_t k = 0; k < c->nkeys; k++) {
-                CS_CHECK(write_latency(m, &c->keys[k], out, o, why, len));
+                CS_CHECK(write_latency(m, &c->keys[k], false, out, o, why, len));
+                CS_CHECK(write_latency(m, &c->keys[k], true, out, o, why, len));
             }
-            CS_CHECK(write_speedup(m, c, out, o, why, len));
+            CS_CHECK(write_speedup(m, c, false, out, o, why, len));
+            CS_CHECK(write_speedup(m, c, true, out, o, why, len));
             CS_CHECK(write_winners(m, c, out, o, why, len));
             for (size_t k = 0; k < c->nkeys; k++) {
                 CS_CHECK(write_validation(m, &c->keys[k], out, o, why, len));
@@ -1018,11 +1055,13 @@ static size_t each_plot(const cs_report_t *r, void (*fn)(const cs_report_plot_t 
         const cs_report_machine_t *m = &r->machines[i];
         for (size_t j = 0; j < m->ncolls; j++) {
             const cs_report_coll_t *c = &m->colls[j];
-            const cs_report_plot_t *plots[] = {&c->speedup_plot, &c->winners_plot};
+            const cs_report_plot_t *plots[] = {&c->speedup_plot, &c->loop_speedup_plot,
+                                               &c->winners_plot};
             for (size_t k = 0; k < c->nkeys; k++) {
                 const cs_report_plot_t *kp[] = {&c->keys[k].latency_plot,
+                                                &c->keys[k].loop_latency_plot,
                                                 &c->keys[k].validation_plot};
-                for (size_t e = 0; e < 2; e++) {
+                for (size_t e = 0; e < 3; e++) {
                     if (kp[e]->name[0] != '\0') {
                         if (fn != NULL) {
                             fn(kp[e], ctx);
@@ -1031,7 +1070,7 @@ static size_t each_plot(const cs_report_t *r, void (*fn)(const cs_report_plot_t 
                     }
                 }
             }
-            for (size_t e = 0; e < 2; e++) {
+            for (size_t e = 0; e < 3; e++) {
                 if (plots[e]->name[0] != '\0') {
                     if (fn != NULL) {
                         fn(plots[e], ctx);

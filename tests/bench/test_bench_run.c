@@ -11,7 +11,8 @@
  *   - one machine, one run, status 'done';
  *   - exactly one measurement per (collective, size, variant of a registered candidate that
  *     applies), and nothing else; each with comm_size = nprocs, sane statistics
- *     (0 < min <= q1 <= median <= q3 <= max, 1 <= reps <= --reps-max, outliers < reps, one
+ *     (0 < min <= q1 <= median <= q3 <= max, 1 <= reps <= --reps-max, outliers < reps, the
+ *     same for the loop metric's loop_* statistics from as many repetitions, one
  *     sample per repetition) and verified = 1 for the non-native ones;
  *   - exactly one failure per (wrong algorithm, size), none for anything else;
  *   - per (collective, comm_size, ppn): rank-1 intervals contiguous from 0 to unbounded, each
@@ -114,6 +115,9 @@ typedef struct row {
     double min, q1, median, q3, max, native_us, p_value;
     size_t nsamples;
     int64_t run_id;
+    int loop_reps, loop_outliers; /* the loop metric */
+    double loop_min, loop_q1, loop_median, loop_q3, loop_max, loop_rankmax;
+    size_t loop_nsamples;
 } row_t;
 
 typedef struct rows {
@@ -153,6 +157,15 @@ static int on_measurement(const cs_db_measurement_t *m, void *ctx) {
         r->verified = m->verified;
         r->nsamples = m->nsamples;
         r->run_id = m->run_id;
+        r->loop_reps = m->loop_reps;
+        r->loop_outliers = m->loop_outliers;
+        r->loop_min = m->loop_min_us;
+        r->loop_q1 = m->loop_q1_us;
+        r->loop_median = m->loop_median_us;
+        r->loop_q3 = m->loop_q3_us;
+        r->loop_max = m->loop_max_us;
+        r->loop_rankmax = m->loop_rankmax_median_us;
+        r->loop_nsamples = m->loop_nsamples;
     }
     return CS_OK;
 }
@@ -273,6 +286,20 @@ static void check_measurements(const rows_t *ms, int64_t run_id, int nprocs,
               (unsigned long long)m->bytes, m->nsamples, m->reps);
         check(native || m->verified == 1, "%s at %llu: verified = %d", m->algorithm,
               (unsigned long long)m->bytes, m->verified);
+        /* Both metrics are stored, from the same repetitions. */
+        check(m->loop_reps == m->reps && m->loop_nsamples == (size_t)m->loop_reps,
+              "%s at %llu: loop metric %d reps, %zu samples (sync %d reps)", m->algorithm,
+              (unsigned long long)m->bytes, m->loop_reps, m->loop_nsamples, m->reps);
+        check(m->loop_outliers >= 0 && m->loop_outliers < m->loop_reps,
+              "%s at %llu: %d loop outliers of %d", m->algorithm, (unsigned long long)m->bytes,
+              m->loop_outliers, m->loop_reps);
+        check(m->loop_min > 0 && m->loop_min <= m->loop_q1 && m->loop_q1 <= m->loop_median &&
+                  m->loop_median <= m->loop_q3 && m->loop_q3 <= m->loop_max,
+              "%s at %llu: loop min %g q1 %g median %g q3 %g max %g out of order", m->algorithm,
+              (unsigned long long)m->bytes, m->loop_min, m->loop_q1, m->loop_median, m->loop_q3,
+              m->loop_max);
+        check(m->loop_rankmax > 0, "%s at %llu: loop rankmax median %g not positive", m->algorithm,
+              (unsigned long long)m->bytes, m->loop_rankmax);
     }
 }
 

@@ -64,6 +64,10 @@ static double model(double alpha, double gbps, uint64_t bytes) {
     return alpha + (double)bytes / (gbps * 1e3);
 }
 
+/* Whether measure() stores the loop metric too (as a run since issue 19 does); off for the
+ * runs that stand for databases made before it (NULL loop columns). */
+static bool loop_metric;
+
 static void measure(int64_t run_id, const char *coll, const char *alg, const char *params,
                     int comm_size, uint64_t bytes, double median) {
     cs_db_measurement_t m = {
@@ -78,6 +82,18 @@ static void measure(int64_t run_id, const char *coll, const char *alg, const cha
         .max_us = median * 1.3,
         .verified = strstr(alg, "/native") == NULL,
     };
+    if (loop_metric) {
+        /* Back-to-back calls look cheaper, except binomial bcast's (a slow non-root rank). */
+        double loop = median * (strcmp(alg, "bcast/binomial") == 0 ? 1.5 : 0.6);
+        m.loop_reps = 20;
+        m.loop_outliers = 0;
+        m.loop_min_us = loop * 0.9;
+        m.loop_q1_us = loop * 0.95;
+        m.loop_median_us = loop;
+        m.loop_q3_us = loop * 1.05;
+        m.loop_max_us = loop * 1.2;
+        m.loop_rankmax_median_us = loop * 1.4;
+    }
     check(cs_db_insert_measurement(db, &m), "measurement");
 }
 
@@ -148,6 +164,7 @@ static void full(void) {
     check(cs_db_finish_run(db, r2, CS_DB_RUN_ABORTED), "abort");
 
     int64_t r3 = run(m, CS_DB_RUN_TUNE, "colls=0x11 sizes=4:64K comm_sizes=2,4", 1);
+    loop_metric = true; /* run 3 has both metrics; runs 1 and 2 only the synchronised one */
     for (int c = 2; c <= 4; c += 2) {
         for (int i = 0; i < NSIZES; i++) {
             uint64_t b = size_at(i);
@@ -165,6 +182,7 @@ static void full(void) {
         measure(r3, "bcast", "bcast/binomial", "", 4, b, model(6, 2, b));
     }
     check(cs_db_finish_run(db, r3, CS_DB_RUN_DONE), "finish");
+    loop_metric = false;
     interval_t ar2[] = {{0, 8, "allreduce/native", ""},
                         {8, 2048, "allreduce/dpml", "leaders=1"},
                         {2048, CS_RULE_UNBOUNDED, "allreduce/dpml", "leaders=2"}};
@@ -193,7 +211,10 @@ static void full(void) {
                                 "allreduce/dpml",
                                 "leaders=1",
                                 "allreduce/dpml",
-                                "leaders=1"};
+                                "leaders=1",
+                                NAN,
+                                NAN,
+                                NAN};
         check(cs_db_insert_validation(db, &v), "validation");
         cs_db_validation_t w = {r4,
                                 "bcast",
@@ -206,7 +227,10 @@ static void full(void) {
                                 "bcast/linear",
                                 "",
                                 "bcast/binomial",
-                                ""};
+                                "",
+                                NAN,
+                                NAN,
+                                NAN};
         check(cs_db_insert_validation(db, &w), "validation");
     }
     check(cs_db_finish_run(db, r4, CS_DB_RUN_DONE), "finish");

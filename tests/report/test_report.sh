@@ -53,7 +53,12 @@ plots=(
     allreduce_latency_np2_ppn2:960x600 allreduce_latency_np4_ppn4:960x600
     allreduce_speedup:960x600 allreduce_winners:960x350
     allreduce_validation_np4_ppn4:960x600
+    bcast_loop_latency_np4_ppn4:960x600 bcast_loop_speedup:960x600
+    allreduce_loop_latency_np2_ppn2:960x600 allreduce_loop_latency_np4_ppn4:960x600
+    allreduce_loop_speedup:960x600
 )
+# gather's run (run 1) stands for a run made before the loop metric: NULL loop columns, so it
+# has no loop plots (check_report refuses files it was not told about).
 
 # 1. Default directory (next to the database), both formats; the last line is index.html.
 start=$(date +%s%N)
@@ -77,6 +82,10 @@ grep -q "oversubscribed" "$tmp/t-report/index.html" || fail "index.html does not
 grep -q "oversubscribed" "$tmp/t-report/allreduce_latency_np4_ppn4.gp" ||
     fail "the plot of an oversubscribed run does not say so"
 grep -q "element 3 is 7, not 9" "$tmp/t-report/index.html" || fail "failure not listed"
+grep -q "back-to-back loop" "$tmp/t-report/index.html" || fail "index.html has no loop metric"
+# The loop plots say which metric they show.
+grep -q "back-to-back loop, mean over ranks" "$tmp/t-report/bcast_loop_latency_np4_ppn4.gp" ||
+    fail "the loop latency plot does not say which metric it shows"
 
 # 2. Again onto the existing report: replaced as a whole; PNG only.
 touch "$tmp/t-report/stale.png"

@@ -66,7 +66,9 @@ START_TEST(parse_defaults) {
     ck_assert_int_eq(o.list, 0);
     ck_assert_int_eq(o.quiet, 0);
     ck_assert_int_eq(o.help, 0);
+    ck_assert_int_eq(o.metric, CS_DB_METRIC_BOTH);
     ck_assert_str_ne(o.args, "");
+    ck_assert_ptr_nonnull(strstr(o.args, " metric=both"));
 }
 END_TEST
 
@@ -105,6 +107,21 @@ START_TEST(parse_size_list) {
     for (int i = 0; i < NELEMS(want); i++) {
         ck_assert_uint_eq(o.sizes[i], want[i]);
     }
+}
+END_TEST
+
+START_TEST(parse_metric) {
+    const char *sync[] = {"--metric", "sync", NULL};
+    const char *loop[] = {"--metric", "loop", NULL};
+    const char *both[] = {"--metric", "loop", "--metric", "both", NULL};
+    cs_bench_opts_t o = parse_ok(sync);
+    ck_assert_int_eq(o.metric, CS_DB_METRIC_SYNC);
+    ck_assert_ptr_nonnull(strstr(o.args, " metric=sync"));
+    o = parse_ok(loop);
+    ck_assert_int_eq(o.metric, CS_DB_METRIC_LOOP);
+    ck_assert_ptr_nonnull(strstr(o.args, " metric=loop"));
+    o = parse_ok(both); /* the last one counts */
+    ck_assert_int_eq(o.metric, CS_DB_METRIC_BOTH);
 }
 END_TEST
 
@@ -154,6 +171,12 @@ START_TEST(parse_errors) {
     const char *reps0[] = {"--reps-max", "0", NULL};
     const char *reps_bad[] = {"--reps-max", "12x", NULL};
     const char *db_empty[] = {"--db", "", NULL};
+    const char *metric_bad[] = {"--metric", "mean", NULL};
+    const char *metric_case[] = {"--metric", "Both", NULL};
+    const char *metric_missing[] = {"--metric", NULL};
+    parse_bad(metric_bad, "--metric: unknown policy 'mean' (use sync, loop or both)");
+    parse_bad(metric_case, "'Both'");
+    parse_bad(metric_missing, "--metric needs a value");
     parse_bad(unknown, "'--bogus'");
     parse_bad(missing, "--colls needs a value");
     parse_bad(missing_db, "--db needs a value");
@@ -310,6 +333,7 @@ START_TEST(canonical_args) {
         {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--reps-max", "1000", NULL},
         {"--colls", "gather", "--sizes", "4", "--colls", "allreduce,bcast", "--sizes", "8,1K",
          NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--metric", "both", NULL},
     };
     const char *differ[][16] = {
         {"--colls", "allreduce", "--sizes", "8,1K", NULL},
@@ -319,6 +343,8 @@ START_TEST(canonical_args) {
         {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--budget", "10m", NULL},
         {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--comm-sizes", "2", NULL},
         {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--algorithms", "allreduce/*", NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--metric", "sync", NULL},
+        {"--colls", "allreduce,bcast", "--sizes", "8,1K", "--metric", "loop", NULL},
     };
     args_of(base, a, sizeof(a));
     for (int i = 0; i < NELEMS(same); i++) {
@@ -341,10 +367,14 @@ END_TEST
 
 /* --- rules --------------------------------------------------------------------------------- */
 
+/* Entries measured under the synchronised metric only (no loop data), as before issue 19. */
 #define NATIVE(us)                                                                                 \
-    { "allreduce/native", "", (us), 1.0, 1 }
+    {                                                                                              \
+        .algorithm = "allreduce/native", .params = "", .median_us = (us), .p_value = 1.0,          \
+        .native = 1                                                                                \
+    }
 #define CAND(name, us, p)                                                                          \
-    { (name), "", (us), (p), 0 }
+    { .algorithm = (name), .params = "", .median_us = (us), .p_value = (p), .native = 0 }
 
 /* Checks that rows[0..n-1] are well formed: rank-1 intervals contiguous from 0 to unbounded,
  * every interval's ranks 1..k consecutive with native last. Returns the number of intervals. */
@@ -379,7 +409,7 @@ START_TEST(rank_native_only_wins) {
     const cs_bench_entry_t e[] = {CAND("allreduce/slow", 20.0, 0.001), NATIVE(10.0),
                                   CAND("allreduce/lucky", 5.0, 0.05),
                                   CAND("allreduce/marginal", 9.8, 1e-6)};
-    cs_bench_size_t s = {64, e, NELEMS(e)};
+    cs_bench_size_t s = {.bytes = 64, .entries = e, .n = NELEMS(e)};
     int order[CS_BENCH_MAX_RANKED], n = -1;
     ck_assert_int_eq(cs_bench_rank(&s, order, &n), CS_OK);
     ck_assert_int_eq(n, 1);
@@ -392,7 +422,7 @@ START_TEST(rank_order) {
     const cs_bench_entry_t e[] = {NATIVE(10.0), CAND("allreduce/b", 8.0, 0.001),
                                   CAND("allreduce/loser", 12.0, 0.5),
                                   CAND("allreduce/a", 6.0, 0.009)};
-    cs_bench_size_t s = {64, e, NELEMS(e)};
+    cs_bench_size_t s = {.bytes = 64, .entries = e, .n = NELEMS(e)};
     int order[CS_BENCH_MAX_RANKED], n = -1;
     ck_assert_int_eq(cs_bench_rank(&s, order, &n), CS_OK);
     ck_assert_int_eq(n, 3);
@@ -402,9 +432,97 @@ START_TEST(rank_order) {
 }
 END_TEST
 
+/* An entry with both metrics: sync median and p, loop median and p. */
+#define CAND2(name, us, p, loop_us, loop_p)                                                        \
+    {                                                                                              \
+        .algorithm = (name), .params = "", .median_us = (us), .p_value = (p), .has_loop = 1,       \
+        .loop_median_us = (loop_us), .loop_p_value = (loop_p)                                      \
+    }
+#define NATIVE2(us, loop_us)                                                                       \
+    {                                                                                              \
+        .algorithm = "allreduce/native", .params = "", .median_us = (us), .p_value = 1.0,          \
+        .native = 1, .has_loop = 1, .loop_median_us = (loop_us), .loop_p_value = 1.0               \
+    }
+
+/* The winner of `s` under `metric` (its rank-1 entry's algorithm). */
+static const char *winner_under(cs_bench_size_t s, cs_db_metric_t metric, int *n) {
+    int order[CS_BENCH_MAX_RANKED];
+    s.metric = metric;
+    ck_assert_int_eq(cs_bench_rank(&s, order, n), CS_OK);
+    return s.entries[order[0]].algorithm;
+}
+
+START_TEST(rank_metric_policy) {
+    /* sync_only wins only under the synchronised metric (its loop time is native's), and
+     * loop_only only under the loop metric (significant but 2 % faster when synchronised):
+     * under 'both' neither replaces native; each does under its own metric alone. */
+    const cs_bench_entry_t sync_only[] = {NATIVE2(10.0, 12.0),
+                                          CAND2("allreduce/sync_only", 6.0, 0.001, 12.5, 0.6)};
+    const cs_bench_entry_t loop_only[] = {NATIVE2(10.0, 12.0),
+                                          CAND2("allreduce/loop_only", 9.8, 0.001, 6.0, 0.001)};
+    const cs_bench_entry_t loop_noise[] = {NATIVE2(10.0, 12.0),
+                                           CAND2("allreduce/noise", 6.0, 0.001, 6.0, 0.02)};
+    cs_bench_size_t s = {.bytes = 64, .entries = sync_only, .n = 2};
+    int n = -1;
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_BOTH, &n), "allreduce/native");
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_SYNC, &n), "allreduce/sync_only");
+    ck_assert_int_eq(n, 2);
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allreduce/native");
+    s.entries = loop_only;
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_BOTH, &n), "allreduce/native");
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_SYNC, &n), "allreduce/native");
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allreduce/loop_only");
+    /* Faster under the loop metric but not significantly (p 0.02 >= 0.01). */
+    s.entries = loop_noise;
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_BOTH, &n), "allreduce/native");
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_SYNC, &n), "allreduce/noise");
+}
+END_TEST
+
+START_TEST(rank_metric_both_orders_and_stores_primary) {
+    /* Under 'both' the winners of both metrics are ranked by the synchronised median; under
+     * 'loop' by the loop median, and the rules then carry the loop metric's medians and
+     * p-value. */
+    const cs_bench_entry_t e[] = {NATIVE2(10.0, 20.0),
+                                  CAND2("allreduce/a", 5.0, 0.001, 15.0, 0.002),
+                                  CAND2("allreduce/b", 6.0, 0.001, 10.0, 0.003)};
+    cs_bench_size_t sizes[] = {{.bytes = 64, .entries = e, .n = 3, .metric = CS_DB_METRIC_BOTH}};
+    cs_rule_t rows[8];
+    int n = -1;
+    ck_assert_int_eq(cs_bench_rules(sizes, 1, rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(n, 3);
+    ck_assert_str_eq(rows[0].algorithm, "allreduce/a");
+    ck_assert_double_eq(rows[0].median_us, 5.0);
+    ck_assert_double_eq(rows[0].native_us, 10.0);
+    ck_assert_double_eq(rows[0].p_value, 0.001);
+    sizes[0].metric = CS_DB_METRIC_LOOP;
+    ck_assert_int_eq(cs_bench_rules(sizes, 1, rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(n, 3);
+    ck_assert_str_eq(rows[0].algorithm, "allreduce/b");
+    ck_assert_double_eq(rows[0].median_us, 10.0);
+    ck_assert_double_eq(rows[0].native_us, 20.0);
+    ck_assert_double_eq(rows[0].p_value, 0.003);
+    ck_assert_str_eq(rows[1].algorithm, "allreduce/a");
+    ck_assert_str_eq(rows[2].algorithm, "allreduce/native");
+}
+END_TEST
+
+START_TEST(rank_metric_without_loop_data) {
+    /* Entries measured before the loop metric existed: 'both' judges them by the synchronised
+     * metric alone; 'loop' has nothing to go on and keeps native. */
+    const cs_bench_entry_t e[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001)};
+    cs_bench_size_t s = {.bytes = 64, .entries = e, .n = 2};
+    int n = -1;
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_BOTH, &n), "allreduce/a");
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_SYNC, &n), "allreduce/a");
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allreduce/native");
+}
+END_TEST
+
 START_TEST(rank_errors) {
     const cs_bench_entry_t no_native[] = {CAND("allreduce/a", 6.0, 0.001)};
-    cs_bench_size_t s = {64, no_native, 1};
+    cs_bench_size_t s = {.bytes = 64, .entries = no_native, .n = 1};
     cs_bench_entry_t many[CS_BENCH_MAX_RANKED + 1];
     int order[CS_BENCH_MAX_RANKED + 1], n = -1;
     ck_assert_int_eq(cs_bench_rank(&s, order, &n), CS_ERR_ARG);
@@ -426,7 +544,9 @@ START_TEST(rules_native_everywhere) {
     const cs_bench_entry_t e4[] = {NATIVE(2.0), CAND("allreduce/a", 3.0, 0.9)};
     const cs_bench_entry_t e64[] = {NATIVE(4.0), CAND("allreduce/a", 3.0, 0.05)};
     const cs_bench_entry_t e1k[] = {NATIVE(9.0), CAND("allreduce/a", 8.9, 0.0001)};
-    const cs_bench_size_t sizes[] = {{4, e4, 2}, {64, e64, 2}, {1024, e1k, 2}};
+    const cs_bench_size_t sizes[] = {{.bytes = 4, .entries = e4, .n = 2},
+                                     {.bytes = 64, .entries = e64, .n = 2},
+                                     {.bytes = 1024, .entries = e1k, .n = 2}};
     cs_rule_t rows[16];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
@@ -449,7 +569,10 @@ START_TEST(rules_winner_in_the_middle) {
     const cs_bench_entry_t e16[] = {NATIVE(4.0), CAND("allreduce/mid", 2.0, 0.001)};
     const cs_bench_entry_t e64[] = {NATIVE(5.0), CAND("allreduce/mid", 4.0, 0.002)};
     const cs_bench_entry_t e256[] = {NATIVE(9.0), CAND("allreduce/mid", 9.5, 0.7)};
-    const cs_bench_size_t sizes[] = {{4, e4, 2}, {16, e16, 2}, {64, e64, 2}, {256, e256, 2}};
+    const cs_bench_size_t sizes[] = {{.bytes = 4, .entries = e4, .n = 2},
+                                     {.bytes = 16, .entries = e16, .n = 2},
+                                     {.bytes = 64, .entries = e64, .n = 2},
+                                     {.bytes = 256, .entries = e256, .n = 2}};
     cs_rule_t rows[16];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
@@ -485,8 +608,10 @@ START_TEST(rules_ranking_change_splits) {
                                       CAND("allreduce/b", 4.5, 0.001)};
     const cs_bench_entry_t e4096[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001),
                                       CAND("allreduce/b", 9.9, 0.001)};
-    const cs_bench_size_t sizes[] = {
-        {8, e8, 3}, {1000, e1000, 3}, {1024, e1024, 3}, {4096, e4096, 3}};
+    const cs_bench_size_t sizes[] = {{.bytes = 8, .entries = e8, .n = 3},
+                                     {.bytes = 1000, .entries = e1000, .n = 3},
+                                     {.bytes = 1024, .entries = e1024, .n = 3},
+                                     {.bytes = 4096, .entries = e4096, .n = 3}};
     cs_rule_t rows[16];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
@@ -508,9 +633,14 @@ END_TEST
 
 START_TEST(rules_params_distinguish) {
     /* The same algorithm with other parameters is another candidate. */
-    const cs_bench_entry_t e4[] = {NATIVE(10.0), {"allreduce/g", "dims=2x2", 5.0, 0.001, 0}};
-    const cs_bench_entry_t e8[] = {NATIVE(10.0), {"allreduce/g", "dims=4x1", 5.0, 0.001, 0}};
-    const cs_bench_size_t sizes[] = {{4, e4, 2}, {8, e8, 2}};
+    const cs_bench_entry_t e4[] = {
+        NATIVE(10.0),
+        {.algorithm = "allreduce/g", .params = "dims=2x2", .median_us = 5.0, .p_value = 0.001}};
+    const cs_bench_entry_t e8[] = {
+        NATIVE(10.0),
+        {.algorithm = "allreduce/g", .params = "dims=4x1", .median_us = 5.0, .p_value = 0.001}};
+    const cs_bench_size_t sizes[] = {{.bytes = 4, .entries = e4, .n = 2},
+                                     {.bytes = 8, .entries = e8, .n = 2}};
     cs_rule_t rows[8];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
@@ -525,7 +655,8 @@ START_TEST(rules_adjacent_sizes) {
     /* Neighbours 4 and 5 (geometric mean rounds to 4): the boundary still lies above 4. */
     const cs_bench_entry_t a[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001)};
     const cs_bench_entry_t b[] = {NATIVE(10.0)};
-    const cs_bench_size_t sizes[] = {{4, a, 2}, {5, b, 1}};
+    const cs_bench_size_t sizes[] = {{.bytes = 4, .entries = a, .n = 2},
+                                     {.bytes = 5, .entries = b, .n = 1}};
     cs_rule_t rows[8];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
@@ -537,10 +668,13 @@ END_TEST
 START_TEST(rules_errors) {
     const cs_bench_entry_t ok[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001)};
     const cs_bench_entry_t no_native[] = {CAND("allreduce/a", 5.0, 0.001)};
-    const cs_bench_size_t missing[] = {{4, ok, 2}, {16, no_native, 1}};
-    const cs_bench_size_t unsorted[] = {{16, ok, 2}, {4, ok, 2}};
-    const cs_bench_size_t repeated[] = {{16, ok, 2}, {16, ok, 2}};
-    const cs_bench_size_t one[] = {{16, ok, 2}};
+    const cs_bench_size_t missing[] = {{.bytes = 4, .entries = ok, .n = 2},
+                                       {.bytes = 16, .entries = no_native, .n = 1}};
+    const cs_bench_size_t unsorted[] = {{.bytes = 16, .entries = ok, .n = 2},
+                                        {.bytes = 4, .entries = ok, .n = 2}};
+    const cs_bench_size_t repeated[] = {{.bytes = 16, .entries = ok, .n = 2},
+                                        {.bytes = 16, .entries = ok, .n = 2}};
+    const cs_bench_size_t one[] = {{.bytes = 16, .entries = ok, .n = 2}};
     cs_rule_t rows[8];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(missing, 2, rows, NELEMS(rows), &n), CS_ERR_ARG);
@@ -562,7 +696,7 @@ START_TEST(rules_names_never_truncate) {
     memcpy(name, "allreduce/", 10);
     name[sizeof(name) - 1] = '\0';
     const cs_bench_entry_t e[] = {NATIVE(10.0), CAND(name, 5.0, 0.001)};
-    const cs_bench_size_t sizes[] = {{4, e, 2}};
+    const cs_bench_size_t sizes[] = {{.bytes = 4, .entries = e, .n = 2}};
     cs_rule_t rows[8];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, 1, rows, NELEMS(rows), &n), CS_ERR_ARG);
@@ -576,6 +710,7 @@ static Suite *bench_suite(void) {
     tcase_add_test(tc, parse_every_option);
     tcase_add_test(tc, parse_size_list);
     tcase_add_test(tc, parse_size_range);
+    tcase_add_test(tc, parse_metric);
     tcase_add_test(tc, parse_errors);
     tcase_add_test(tc, parse_error_message_is_one_line);
     tcase_add_test(tc, duration);
@@ -589,6 +724,9 @@ static Suite *bench_suite(void) {
     tcase_add_test(tc, rank_native_only_wins);
     tcase_add_test(tc, rank_order);
     tcase_add_test(tc, rank_errors);
+    tcase_add_test(tc, rank_metric_policy);
+    tcase_add_test(tc, rank_metric_both_orders_and_stores_primary);
+    tcase_add_test(tc, rank_metric_without_loop_data);
     tcase_add_test(tc, rules_native_everywhere);
     tcase_add_test(tc, rules_winner_in_the_middle);
     tcase_add_test(tc, rules_ranking_change_splits);

@@ -242,7 +242,7 @@ typedef struct {
     int n;
     cs_db_measurement_t m[8];
     char algorithm[8][64], params[8][64];
-    double samples[8][8];
+    double samples[8][8], loop_samples[8][8];
 } measurements_t;
 
 static int collect_measurement(const cs_db_measurement_t *m, void *ctx) {
@@ -260,6 +260,11 @@ static int collect_measurement(const cs_db_measurement_t *m, void *ctx) {
         memcpy(c->samples[c->n], m->samples_us, m->nsamples * sizeof(double));
     }
     c->m[c->n].samples_us = c->samples[c->n];
+    ck_assert_uint_le(m->loop_nsamples, 8);
+    if (m->loop_nsamples > 0) {
+        memcpy(c->loop_samples[c->n], m->loop_samples_us, m->loop_nsamples * sizeof(double));
+    }
+    c->m[c->n].loop_samples_us = c->loop_samples[c->n];
     c->n++;
     return CS_OK;
 }
@@ -355,6 +360,7 @@ typedef struct {
     int n;
     int64_t id[8];
     cs_db_run_kind_t kind[8];
+    cs_db_metric_t metric[8];
     char text[1024];
 } runs_t;
 
@@ -363,6 +369,7 @@ static int collect_run(const cs_db_run_row_t *r, void *ctx) {
     runs_t *c = ctx;
     ck_assert_int_lt(c->n, 8);
     c->kind[c->n] = r->run.kind;
+    c->metric[c->n] = r->run.metric;
     c->id[c->n++] = r->id;
     size_t len = strlen(c->text);
     snprintf(c->text + len, sizeof(c->text) - len, "%lld:m%lld %d/%d/%d o%d '%s' %s %s %s%s r%d;",
@@ -587,6 +594,99 @@ START_TEST(measurement_round_trip) {
     ck_assert_int_eq(r->verified, 1);
     ck_assert_uint_eq(r->nsamples, 6);
     ck_assert_mem_eq(r->samples_us, samples, sizeof(samples)); /* bit-exact */
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(measurement_loop_metric_round_trip) {
+    /* The loop metric's statistics and samples come back as stored; a measurement without it
+     * (loop_reps 0) has NULL loop columns and reads back with loop_reps 0 and NaN times. */
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "");
+    int64_t id = start(db, &run, false, NULL);
+    const double sync[3] = {10.0, 11.0, 12.0}, loop[3] = {4.0, 4.5, 5.0};
+    cs_db_measurement_t with = measurement(id, "allreduce/ring", 64, 11.0);
+    with.reps = 3;
+    with.outliers = 0;
+    with.samples_us = sync;
+    with.nsamples = 3;
+    with.loop_reps = 3;
+    with.loop_outliers = 1;
+    with.loop_min_us = 4.0;
+    with.loop_q1_us = 4.25;
+    with.loop_median_us = 4.5;
+    with.loop_q3_us = 4.75;
+    with.loop_max_us = 5.0;
+    with.loop_rankmax_median_us = 7.5;
+    with.loop_samples_us = loop;
+    with.loop_nsamples = 3;
+    cs_db_measurement_t without = measurement(id, "allreduce/native", 64, 12.0);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &with), CS_OK);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &without), CS_OK);
+    cs_db_measurement_t bad = with;
+    bad.point.algorithm = "allreduce/rd";
+    bad.loop_outliers = 3;
+    ck_assert_int_eq(cs_db_insert_measurement(db, &bad), CS_ERR_ARG);
+    bad.loop_outliers = 0;
+    bad.loop_median_us = NAN;
+    ck_assert_int_eq(cs_db_insert_measurement(db, &bad), CS_ERR_ARG);
+    bad = with;
+    bad.point.algorithm = "allreduce/rd";
+    bad.loop_reps = -1;
+    ck_assert_int_eq(cs_db_insert_measurement(db, &bad), CS_ERR_ARG);
+    measurements_t got = {0};
+    ck_assert_int_eq(cs_db_foreach_measurement(db, id, collect_measurement, &got), CS_OK);
+    ck_assert_int_eq(got.n, 2);
+    /* ordered by algorithm: native, ring */
+    ck_assert_int_eq(got.m[0].loop_reps, 0);
+    ck_assert_uint_eq(got.m[0].loop_nsamples, 0);
+    ck_assert(isnan(got.m[0].loop_median_us) && isnan(got.m[0].loop_rankmax_median_us));
+    ck_assert_int_eq(got.m[1].loop_reps, 3);
+    ck_assert_int_eq(got.m[1].loop_outliers, 1);
+    ck_assert_double_eq(got.m[1].loop_min_us, 4.0);
+    ck_assert_double_eq(got.m[1].loop_q1_us, 4.25);
+    ck_assert_double_eq(got.m[1].loop_median_us, 4.5);
+    ck_assert_double_eq(got.m[1].loop_q3_us, 4.75);
+    ck_assert_double_eq(got.m[1].loop_max_us, 5.0);
+    ck_assert_double_eq(got.m[1].loop_rankmax_median_us, 7.5);
+    ck_assert_uint_eq(got.m[1].nsamples, 3);
+    ck_assert_uint_eq(got.m[1].loop_nsamples, 3);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_double_eq(got.samples[1][i], sync[i]);
+        ck_assert_double_eq(got.loop_samples[1][i], loop[i]);
+    }
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(run_metric_round_trip) {
+    /* A run stores its metric policy; zero is 'sync'; an out-of-range one is refused. The
+     * names map both ways. */
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    int64_t m = add_machine(db);
+    cs_db_run_t a = job(m, "a"), b = job(m, "b"), c = job(m, "c");
+    cs_db_metric_t metric = CS_DB_METRIC_SYNC;
+    int64_t id = 0;
+    b.metric = CS_DB_METRIC_LOOP;
+    c.metric = CS_DB_METRIC_BOTH;
+    start(db, &a, false, NULL);
+    start(db, &b, false, NULL);
+    start(db, &c, false, NULL);
+    c.metric = (cs_db_metric_t)7;
+    ck_assert_int_eq(cs_db_start_run(db, &c, false, &id, NULL), CS_ERR_ARG);
+    runs_t got = {0};
+    ck_assert_int_eq(cs_db_foreach_run(db, m, collect_run, &got), CS_OK);
+    ck_assert_int_eq(got.n, 3);
+    ck_assert_int_eq(got.metric[0], CS_DB_METRIC_SYNC);
+    ck_assert_int_eq(got.metric[1], CS_DB_METRIC_LOOP);
+    ck_assert_int_eq(got.metric[2], CS_DB_METRIC_BOTH);
+    ck_assert_str_eq(cs_db_metric_name(CS_DB_METRIC_BOTH), "both");
+    ck_assert_ptr_null(cs_db_metric_name((cs_db_metric_t)3));
+    ck_assert_int_eq(cs_db_metric_from_name("loop", &metric), CS_OK);
+    ck_assert_int_eq(metric, CS_DB_METRIC_LOOP);
+    ck_assert_int_eq(cs_db_metric_from_name("LOOP", &metric), CS_ERR_ARG);
+    ck_assert_int_eq(cs_db_metric_from_name(NULL, &metric), CS_ERR_ARG);
+    ck_assert_int_eq(metric, CS_DB_METRIC_LOOP);
     cs_db_close(db);
 }
 END_TEST
@@ -852,10 +952,14 @@ START_TEST(validation_round_trip) {
                             "allreduce/recursive_doubling",
                             "",
                             "allreduce/reduce_bcast",
-                            "segments=2"};
+                            "segments=2",
+                            31.0,
+                            21.0,
+                            20.5};
     ck_assert_int_eq(cs_db_insert_validation(db, &v), CS_OK);
     ck_assert_int_eq(cs_db_insert_validation(db, &v), CS_OK); /* kept once */
-    cs_db_validation_t w = {id, "bcast", 4, 4, 8, 3.0, 3.0, 3.0, NULL, NULL, NULL, NULL};
+    cs_db_validation_t w = {id,   "bcast", 4,    4,    8,   3.0, 3.0, 3.0,
+                            NULL, NULL,    NULL, NULL, NAN, NAN, NAN};
     ck_assert_int_eq(cs_db_insert_validation(db, &w), CS_OK);
     w.oracle_us = NAN;
     ck_assert_int_eq(cs_db_insert_validation(db, &w), CS_ERR_ARG);
@@ -868,6 +972,11 @@ START_TEST(validation_round_trip) {
     ck_assert_int_eq(got.v[0].comm_size, 4);
     ck_assert_int_eq(got.v[0].ppn, 4);
     ck_assert_uint_eq(got.v[0].bytes, 4096);
+    ck_assert_double_eq(got.v[0].native_loop_us, 31.0);
+    ck_assert_double_eq(got.v[0].selected_loop_us, 21.0);
+    ck_assert_double_eq(got.v[0].oracle_loop_us, 20.5);
+    ck_assert(isnan(got.v[1].native_loop_us) && isnan(got.v[1].selected_loop_us) &&
+              isnan(got.v[1].oracle_loop_us));
     ck_assert(got.v[0].native_us == 30.0 && got.v[0].selected_us == 20.0 &&
               got.v[0].oracle_us == 19.5);
     cs_db_close(db);
@@ -1063,6 +1172,70 @@ START_TEST(migration_2_gives_runs_their_kind) {
     snprintf(query, sizeof(query), "SELECT kind = 'validate' FROM run WHERE id = %lld",
              (long long)id);
     ck_assert_int_eq(raw_int(path, query), 1);
+}
+END_TEST
+
+START_TEST(migration_3_keeps_version_2_rows) {
+    /* A version-2 database (before the loop metric) keeps every row and value; its runs get
+     * metric 'sync', its measurements and validations NULL loop columns, which read back as
+     * "no loop metric". */
+    const char *path = file("v2_rows.db");
+    char stamp[96];
+    raw_exec(path, cs_db_migration_sql(1));
+    raw_exec(path, cs_db_migration_sql(2));
+    snprintf(stamp, sizeof(stamp), "PRAGMA application_id = %d; PRAGMA user_version = 2",
+             CS_DB_APPLICATION_ID);
+    raw_exec(path, stamp);
+    /* samples_us: 1.0 and 2.0 as float64 little-endian */
+    raw_exec(path,
+             "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
+             "INSERT INTO run (id, machine_id, started_at, nprocs, nnodes, ppn, args, status) "
+             "VALUES (1, 1, '2026-01-01T00:00:00Z', 4, 1, 4, 'colls=0x1 sizes=4', 'done'),"
+             "(2, 1, '2026-01-02T00:00:00Z', 4, 1, 4, 'validate colls=0x1 sizes=4', 'done');"
+             "UPDATE run SET kind = 'validate' WHERE id = 2;"
+             "INSERT INTO measurement (run_id, coll, algorithm, params, comm_size, ppn, bytes, "
+             "reps, min_us, q1_us, median_us, q3_us, max_us, outliers, verified, samples_us) "
+             "VALUES (1, 'allreduce', 'allreduce/native', '', 4, 4, 64, 2, 1, 1.25, 1.5, 1.75, "
+             "2, 0, 0, X'000000000000F03F0000000000000040');"
+             "INSERT INTO failure (run_id, coll, algorithm, params, comm_size, ppn, bytes, "
+             "message) VALUES (1, 'allreduce', 'allreduce/ring', '', 4, 4, 64, 'wrong');"
+             "INSERT INTO rule (machine_id, coll, comm_size, ppn, lo_bytes, hi_bytes, rank, "
+             "algorithm, params, median_us, native_us, p_value, run_id) VALUES (1, 'allreduce', "
+             "4, 4, 0, NULL, 1, 'allreduce/native', '', 1.5, 1.5, NULL, 1);"
+             "INSERT INTO validation (run_id, coll, comm_size, ppn, bytes, native_us, "
+             "selected_us, oracle_us) VALUES (2, 'allreduce', 4, 4, 64, 1.5, 1.4, 1.3);");
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    cs_db_close(db);
+    ck_assert_int_eq(raw_int(path, "PRAGMA user_version"), cs_db_schema_version());
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM run WHERE metric = 'sync'"), 2);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM measurement WHERE loop_reps IS NULL "
+                                   "AND loop_median_us IS NULL AND loop_samples_us IS NULL"),
+                     1);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM failure"), 1);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM rule WHERE median_us = 1.5"), 1);
+    db = open_db(path, CS_DB_READ_ONLY);
+    measurements_t got = {0};
+    ck_assert_int_eq(cs_db_foreach_measurement(db, 1, collect_measurement, &got), CS_OK);
+    ck_assert_int_eq(got.n, 1);
+    ck_assert_int_eq(got.m[0].reps, 2);
+    ck_assert_double_eq(got.m[0].median_us, 1.5);
+    ck_assert_uint_eq(got.m[0].nsamples, 2);
+    ck_assert_double_eq(got.samples[0][0], 1.0);
+    ck_assert_double_eq(got.samples[0][1], 2.0);
+    ck_assert_int_eq(got.m[0].loop_reps, 0);
+    ck_assert(isnan(got.m[0].loop_median_us));
+    validations_t v = {0};
+    ck_assert_int_eq(cs_db_foreach_validation(db, 2, collect_validation, &v), CS_OK);
+    ck_assert_int_eq(v.n, 1);
+    ck_assert_double_eq(v.v[0].selected_us, 1.4);
+    ck_assert(isnan(v.v[0].native_loop_us) && isnan(v.v[0].selected_loop_us) &&
+              isnan(v.v[0].oracle_loop_us));
+    runs_t runs = {0};
+    ck_assert_int_eq(cs_db_foreach_run(db, 0, collect_run, &runs), CS_OK);
+    ck_assert_int_eq(runs.n, 2);
+    ck_assert_int_eq(runs.metric[0], CS_DB_METRIC_SYNC);
+    ck_assert_int_eq(runs.kind[1], CS_DB_RUN_VALIDATE);
+    cs_db_close(db);
 }
 END_TEST
 
@@ -1325,6 +1498,8 @@ static Suite *db_suite(void) {
     tcase_add_test(mem, new_run_aborts_interrupted_runs);
     tcase_add_test(mem, measurement_round_trip);
     tcase_add_test(mem, measurement_duplicate_is_kept_once);
+    tcase_add_test(mem, measurement_loop_metric_round_trip);
+    tcase_add_test(mem, run_metric_round_trip);
     tcase_add_test(mem, measurement_bad_arguments);
     tcase_add_test(mem, failure_round_trip);
     tcase_add_test(mem, rules_replace_keeps_exactly_the_new_set);
@@ -1340,6 +1515,7 @@ static Suite *db_suite(void) {
     tcase_add_test(files, create_file);
     tcase_add_test(files, migrations_reach_the_schema);
     tcase_add_test(files, migration_2_gives_runs_their_kind);
+    tcase_add_test(files, migration_3_keeps_version_2_rows);
     tcase_add_test(files, reopen_keeps_rows);
     tcase_add_test(files, run_times_and_resumes);
     tcase_add_test(files, rules_read_back_as_cs_rule_t);
