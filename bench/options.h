@@ -25,6 +25,7 @@ typedef struct cs_bench_opts {
     double budget_s; /* whole run; 0: no limit (per-point default applies) */
     int reps_max;    /* repetitions per candidate and size at most */
     int resume, list, quiet, help, validate;
+    int no_refine;   /* --no-refine: the grid only (no threshold or refinement points) */
     char args[1024]; /* canonical form of the plan-defining options (for --resume) */
 } cs_bench_opts_t;
 
