@@ -138,7 +138,8 @@ out:
 /* The rules of one key from its points p[0..n-1] (ordered by bytes) into out[0..n-1], with
  * the key, machine_id and run_id set; *nout rows. No database access. */
 static int key_rules(const point_t *p, size_t n, int64_t machine_id, int64_t run_id,
-                     cs_db_metric_t metric, cs_rule_t *out, int *nout) {
+                     cs_db_metric_t metric, const uint64_t *thresholds, int nthresholds,
+                     cs_rule_t *out, int *nout) {
     int rc = CS_OK;
     cs_bench_entry_t *entries = calloc(n, sizeof(*entries));
     cs_bench_size_t *sizes = calloc(n, sizeof(*sizes));
@@ -161,7 +162,7 @@ static int key_rules(const point_t *p, size_t n, int64_t machine_id, int64_t run
         }
         s = e;
     }
-    CS_CHECK(cs_bench_rules(sizes, nsizes, out, (int)n, nout));
+    CS_CHECK(cs_bench_rules_at(sizes, nsizes, thresholds, nthresholds, out, (int)n, nout));
     for (int i = 0; i < *nout; i++) {
         out[i].machine_id = machine_id;
         out[i].run_id = run_id;
@@ -193,7 +194,8 @@ static int find_metric(const cs_db_run_row_t *r, void *ctx) {
     return 1; /* stop */
 }
 
-int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id, int *nrules) {
+int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
+                          const uint64_t *thresholds, int nthresholds, int *nrules) {
     int rc = CS_OK;
     points_t ps = {NULL, 0, 0};
     cs_rule_t *rules = NULL;
@@ -213,8 +215,8 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id, int *
         }
         rules = calloc(last - first, sizeof(*rules));
         CS_REQUIRE(rules != NULL, CS_ERR_NOMEM);
-        CS_CHECK(
-            key_rules(&ps.v[first], last - first, machine_id, run_id, rm.metric, rules, &nout));
+        CS_CHECK(key_rules(&ps.v[first], last - first, machine_id, run_id, rm.metric, thresholds,
+                           nthresholds, rules, &nout));
         CS_CHECK(cs_db_replace_rules(db, machine_id, ps.v[first].coll, ps.v[first].comm_size,
                                      ps.v[first].ppn, rules, (size_t)nout));
         *nrules += nout;
@@ -229,6 +231,60 @@ out:
         cs_log(CS_LOG_WARN, "rollback failed: %s", cs_db_errmsg(db));
     }
     free(rules);
+    points_free(&ps);
+    return rc;
+}
+
+int cs_bench_derive_winners(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
+                            int comm_size, int ppn, uint64_t *sizes, int *winner, int cap, int *n) {
+    int rc = CS_OK;
+    points_t ps = {NULL, 0, 0};
+    cs_bench_entry_t *entries = NULL;
+    cs_bench_cand_t *cands = calloc(CS_BENCH_MAX_CANDS, sizeof(*cands));
+    const cs_bench_entry_t **seen = NULL; /* the winner of each id */
+    int nseen = 0, order[CS_BENCH_MAX_RANKED], nrank = 0;
+    *n = 0;
+    CS_REQUIRE(cands != NULL, CS_ERR_NOMEM);
+    CS_CHECK(cs_db_foreach_measurement(db, run_id, collect, &ps));
+    entries = calloc(ps.n + 1, sizeof(*entries));
+    seen = calloc((size_t)cap + 1, sizeof(*seen));
+    CS_REQUIRE(entries != NULL && seen != NULL, CS_ERR_NOMEM);
+    for (size_t s = 0; s < ps.n;) {
+        size_t e = s;
+        int k = 0, id;
+        while (e < ps.n && same_key(&ps.v[s], &ps.v[e]) && ps.v[e].bytes == ps.v[s].bytes) {
+            e++;
+        }
+        if (ps.v[s].coll != coll || ps.v[s].comm_size != comm_size || ps.v[s].ppn != ppn) {
+            s = e;
+            continue;
+        }
+        CS_CHECK(size_entries(&ps.v[s], e - s, cands, &entries[s], &k));
+        if (k > 0 && *n < cap) {
+            const cs_bench_size_t size = {
+                .bytes = ps.v[s].bytes, .entries = &entries[s], .n = k, .metric = metric};
+            const cs_bench_entry_t *w;
+            CS_CHECK(cs_bench_rank(&size, order, &nrank));
+            w = &entries[s + (size_t)order[0]];
+            for (id = 0; id < nseen; id++) {
+                if (strcmp(seen[id]->algorithm, w->algorithm) == 0 &&
+                    strcmp(seen[id]->params, w->params) == 0) {
+                    break;
+                }
+            }
+            if (id == nseen) {
+                seen[nseen++] = w;
+            }
+            sizes[*n] = ps.v[s].bytes;
+            winner[*n] = id;
+            (*n)++;
+        }
+        s = e;
+    }
+out:
+    free(seen);
+    free(entries);
+    free(cands);
     points_free(&ps);
     return rc;
 }

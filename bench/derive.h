@@ -23,9 +23,19 @@
 
 /* Rank 0: derives the rules of every (coll, comm_size, ppn) that run `run_id` of machine
  * `machine_id` has measurements of, from those measurements, and stores them; *nrules rows.
- * A size without a native measurement (a point cut short) gets no rule. On failure no rule
- * changes; CS_ERR_ARG for a stored name that does not fit a cs_rule_t. */
+ * thresholds[0..nthresholds-1] (ascending; NULL when 0) are the MPI library's protocol
+ * thresholds, where boundaries go (cs_bench_rules_at). A size without a native measurement (a
+ * point cut short) gets no rule. On failure no rule changes; CS_ERR_ARG for a stored name that
+ * does not fit a cs_rule_t. */
 int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
-                          int *nrules) CS_MUST_CHECK;
+                          const uint64_t *thresholds, int nthresholds, int *nrules) CS_MUST_CHECK;
+
+/* Rank 0, for boundary refinement: the winner (rank 1, cs_bench_rank under `metric`, the run's
+ * policy) at every size run `run_id` has measured for key (coll, comm_size, ppn), from the stored
+ * measurements (so a resumed run decides as the killed one would have): sizes[0..*n-1] ascending,
+ * winner[i] an id, equal for the same variant. At most `cap` sizes. */
+int cs_bench_derive_winners(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
+                            int comm_size, int ppn, uint64_t *sizes, int *winner, int cap,
+                            int *n) CS_MUST_CHECK;
 
 #endif

@@ -38,6 +38,8 @@ const char cs_bench_usage[] =
     "  --list                print the plan (every algorithm variant, size, estimate) and exit\n"
     "  --validate            after a tuning run: measure, interleaved, native vs the selector's\n"
     "                        choice (collsel_* API) vs the best tuned candidate at every point\n"
+    "  --no-refine           measure the --sizes grid only: no points at the MPI library's\n"
+    "                        protocol thresholds, no refinement where the winner changes\n"
     "  --quiet               print only errors and the final summary\n"
     "  --help                this text\n";
 
@@ -349,6 +351,9 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
         } else if (strcmp(a, "--quiet") == 0) {
             o->quiet = 1;
             takes_value = 0;
+        } else if (strcmp(a, "--no-refine") == 0) {
+            o->no_refine = 1;
+            takes_value = 0;
         } else if (v == NULL && (strcmp(a, "--db") == 0 || strcmp(a, "--colls") == 0 ||
                                  strcmp(a, "--algorithms") == 0 || strcmp(a, "--sizes") == 0 ||
                                  strcmp(a, "--comm-sizes") == 0 || strcmp(a, "--budget") == 0 ||
@@ -415,8 +420,9 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
                                      i ? "," : " algorithms=", o->algorithms[i]);
         }
         if (used < sizeof(o->args)) {
-            used += (size_t)snprintf(o->args + used, sizeof(o->args) - used,
-                                     " reps_max=%d budget=%g", o->reps_max, o->budget_s);
+            used +=
+                (size_t)snprintf(o->args + used, sizeof(o->args) - used, " reps_max=%d budget=%g%s",
+                                 o->reps_max, o->budget_s, o->no_refine ? " no_refine" : "");
         }
         /* The metric policy decides the rules: a resumed run keeps it. */
         if (used < sizeof(o->args)) {

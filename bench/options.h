@@ -27,6 +27,7 @@ typedef struct cs_bench_opts {
     int reps_max;    /* repetitions per candidate and size at most */
     int resume, list, quiet, help, validate;
     cs_db_metric_t metric; /* --metric: the policy rules are decided under (default both) */
+    int no_refine;         /* --no-refine: the grid only (no threshold or refinement points) */
     char args[1024];       /* canonical form of the plan-defining options (for --resume) */
 } cs_bench_opts_t;
 

@@ -5,6 +5,7 @@
 #include "registry.h"
 
 #include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,12 +52,125 @@ int cs_bench_plan_make(const cs_bench_opts_t *o, const cs_algo_t *const *extra, 
         memcpy(plan->comm_sizes, o->comm_sizes, sizeof(int) * (size_t)o->ncomm_sizes);
         plan->ncomm_sizes = o->ncomm_sizes;
     }
-    for (int c = 0; c < CS_COLL_COUNT; c++) {
-        if (plan->nalgos[c] > 0) {
-            plan->npoints += plan->ncomm_sizes * o->nsizes;
+    return cs_bench_plan_set_sizes(plan, o, NULL, 0);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The smallest power of two above b. */
+static uint64_t pof2_above(uint64_t b) {
+    uint64_t p = 1;
+    while (p <= b && p < ((uint64_t)1 << 63)) {
+        p <<= 1;
+    }
+    return p;
+}
+
+int cs_bench_plan_sizes(const size_t *grid, int ngrid, const uint64_t *thresholds, int nthresholds,
+                        uint64_t *out, int cap, int *nout) {
+    int n = 0, k = 0;
+    *nout = 0;
+    if (ngrid <= 0) {
+        return CS_OK;
+    }
+    for (int i = 0; i < ngrid; i++) {
+        if (n == cap) {
+            return CS_ERR_NOMEM;
+        }
+        out[n++] = grid[i];
+    }
+    for (int i = 0; i < nthresholds; i++) {
+        uint64_t t = thresholds[i], extra[2] = {thresholds[i] / 4 * 4, pof2_above(thresholds[i])};
+        if (t < grid[0] || t >= grid[ngrid - 1]) {
+            continue;
+        }
+        for (int j = 0; j < 2; j++) {
+            if (extra[j] >= grid[0] && extra[j] <= grid[ngrid - 1]) {
+                if (n == cap) {
+                    return CS_ERR_NOMEM;
+                }
+                out[n++] = extra[j];
+            }
         }
     }
+    qsort(out, (size_t)n, sizeof(*out), cmp_u64);
+    for (int i = 0; i < n; i++) {
+        if (k == 0 || out[k - 1] != out[i]) {
+            out[k++] = out[i];
+        }
+    }
+    *nout = k;
     return CS_OK;
+}
+
+/* The powers of two strictly between a and b: the smallest *lo and how many. */
+static int pof2_between(uint64_t a, uint64_t b, uint64_t *lo) {
+    int n = 0;
+    *lo = pof2_above(a);
+    for (uint64_t p = *lo; p < b && p > a; p <<= 1) {
+        n++;
+        if (p >= ((uint64_t)1 << 63)) {
+            break;
+        }
+    }
+    return n;
+}
+
+int cs_bench_refine_next(const uint64_t *sizes, const int *winner, int n, int cap, uint64_t *add) {
+    int nadd = 0;
+    for (int i = 1; i < n && nadd < cap; i++) {
+        uint64_t lo;
+        int k;
+        if (winner[i - 1] == winner[i]) {
+            continue;
+        }
+        k = pof2_between(sizes[i - 1], sizes[i], &lo);
+        if (k == 0) {
+            continue;
+        }
+        /* The k powers of two lo, 2 lo, ... 2^(k-1) lo: the middle one, nearest the geometric
+         * mean of the pair (ties: the lower). */
+        uint64_t best = lo;
+        double mid = 0.5 * (log2((double)sizes[i - 1]) + log2((double)sizes[i]));
+        for (int j = 1; j < k; j++) {
+            uint64_t p = lo << j;
+            if (fabs(log2((double)p) - mid) < fabs(log2((double)best) - mid)) {
+                best = p;
+            }
+        }
+        add[nadd++] = best;
+    }
+    return nadd;
+}
+
+int cs_bench_refine_max(const uint64_t *sizes, int n) {
+    int total = 0;
+    for (int i = 1; i < n; i++) {
+        uint64_t lo;
+        total += pof2_between(sizes[i - 1], sizes[i], &lo);
+    }
+    return total;
+}
+
+int cs_bench_plan_set_sizes(cs_bench_plan_t *plan, const cs_bench_opts_t *o,
+                            const uint64_t *thresholds, int nthresholds) {
+    int rc = CS_OK, nkeys = 0;
+    CS_CHECK(cs_bench_plan_sizes(o->sizes, o->nsizes, o->no_refine ? NULL : thresholds,
+                                 o->no_refine ? 0 : nthresholds, plan->sizes, CS_BENCH_MAX_SIZES,
+                                 &plan->nsizes));
+    plan->refine_max = o->no_refine ? 0 : cs_bench_refine_max(plan->sizes, plan->nsizes);
+    if (plan->nsizes + plan->refine_max > CS_BENCH_MAX_SIZES) {
+        plan->refine_max = CS_BENCH_MAX_SIZES - plan->nsizes;
+    }
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        nkeys += plan->nalgos[c] > 0;
+    }
+    plan->npoints = nkeys * plan->ncomm_sizes * plan->nsizes;
+out:
+    return rc;
 }
 
 int cs_bench_plan_expand(cs_bench_plan_t *plan, int nprocs, int ppn, int rank) {
@@ -89,8 +203,8 @@ out:
 
 int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ppn, int rank) {
     int rc = CS_OK;
-    int ncolls = 0, nmeasure = 0;
-    char dur[32];
+    int ncolls = 0, nmeasure = 0, nrefine = 0;
+    char dur[32], text[32];
     for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
         int n = plan->comm_sizes[ci];
         CS_CHECK(cs_bench_plan_expand(plan, n, ppn < n ? ppn : n, rank));
@@ -103,16 +217,32 @@ int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ppn,
                 printf("%s\n", plan->cands[c][i].name);
             }
             ncolls += plan->ncands[c] > 0;
-            nmeasure += plan->ncands[c] * o->nsizes;
+            nmeasure += plan->ncands[c] * plan->nsizes;
+            nrefine += plan->ncands[c] > 0 ? plan->refine_max : 0;
         }
     }
+    printf("sizes (%d per collective and communicator size, %d from the grid):", plan->nsizes,
+           o->nsizes);
+    for (int i = 0; i < plan->nsizes; i++) {
+        cs_bench_format_bytes(plan->sizes[i], text, sizeof(text));
+        printf(" %s", text);
+    }
+    printf("\n");
     double per_point = o->budget_s > 0 ? o->budget_s / (plan->npoints > 0 ? plan->npoints : 1)
                                        : CS_BENCH_POINT_BUDGET_S;
     cs_bench_format_duration(per_point * plan->npoints, dur, sizeof(dur));
     printf("plan: %d collectives x %d sizes x %d communicator sizes = %d points, %d measurements\n",
-           ncolls, o->nsizes, plan->ncomm_sizes, plan->npoints, nmeasure);
-    printf("estimated duration: at most %s (%.2f s timing per point, plus verification)\n", dur,
-           per_point);
+           ncolls, plan->nsizes, plan->ncomm_sizes, plan->npoints, nmeasure);
+    if (o->no_refine) {
+        printf("boundary refinement: off (--no-refine)\n");
+    } else {
+        printf("boundary refinement: the run may add up to %d points (%d per collective and "
+               "communicator size) where the winner changes between measured sizes; they share "
+               "the budget\n",
+               nrefine, plan->refine_max);
+    }
+    printf("estimated duration: at most %s (%.2f s timing per point, plus verification%s)\n", dur,
+           per_point, o->budget_s > 0 ? "" : " and refinement points");
 out:
     return rc;
 }

@@ -87,7 +87,28 @@ static uint64_t boundary(uint64_t a, uint64_t b) {
     return m > b ? b : m;
 }
 
+/* The boundary between measured sizes a < b: a known threshold t with a <= t < b (sizes up
+ * to t on one side, above it on the other: lo = t + 1), the one nearest the geometric mean
+ * when there are several; otherwise the geometric mean. thresholds[] is ascending. */
+static uint64_t boundary_at(uint64_t a, uint64_t b, const uint64_t *thresholds, int nthresholds) {
+    uint64_t best = 0;
+    double mid = 0.5 * (log2((double)a) + log2((double)b)), dist = INFINITY;
+    for (int i = 0; i < nthresholds; i++) {
+        uint64_t t = thresholds[i];
+        if (t >= a && t < b && fabs(log2((double)t + 1) - mid) < dist) {
+            dist = fabs(log2((double)t + 1) - mid);
+            best = t + 1;
+        }
+    }
+    return best != 0 ? best : boundary(a, b);
+}
+
 int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_rule_t *out, int cap, int *nout) {
+    return cs_bench_rules_at(sizes, nsizes, NULL, 0, out, cap, nout);
+}
+
+int cs_bench_rules_at(const cs_bench_size_t *sizes, int nsizes, const uint64_t *thresholds,
+                      int nthresholds, cs_rule_t *out, int cap, int *nout) {
     int rc = CS_OK;
     int order[CS_BENCH_MAX_RANKED], next[CS_BENCH_MAX_RANKED];
     int n = 0, nnext = 0, rows = 0;
@@ -112,10 +133,13 @@ int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_rule_t *out, int
             CS_REQUIRE(rows < cap, CS_ERR_NOMEM);
             memset(&out[rows], 0, sizeof(out[rows]));
             CS_CHECK(cs_rule_set_variant(&out[rows], e->algorithm, e->params));
-            out[rows].lo_bytes =
-                start == 0 ? 0 : boundary(sizes[start - 1].bytes, sizes[start].bytes);
+            out[rows].lo_bytes = start == 0
+                                     ? 0
+                                     : boundary_at(sizes[start - 1].bytes, sizes[start].bytes,
+                                                   thresholds, nthresholds);
             out[rows].hi_bytes = end == nsizes ? CS_RULE_UNBOUNDED
-                                               : boundary(sizes[end - 1].bytes, sizes[end].bytes);
+                                               : boundary_at(sizes[end - 1].bytes, sizes[end].bytes,
+                                                             thresholds, nthresholds);
             out[rows].rank = r + 1;
             out[rows].median_us = primary_median(e, sizes[start].metric);
             out[rows].native_us = primary_median(native, sizes[start].metric);

@@ -9,11 +9,11 @@
  * loop data (measured before the loop metric existed) cannot win under 'loop' and is judged
  * by the synchronised metric alone under 'both'. Adjacent sizes whose rankings
  * name the same algorithms in the same order merge into one interval. Interval boundaries lie
- * at the geometric mean of neighbouring measured sizes; the first interval starts at 0 bytes
- * and the last is unbounded (hi = CS_RULE_UNBOUNDED), so the intervals of one
- * (collective, communicator size, processes per node) cover every size exactly once. The rows
- * are cs_rule_t (core/rule.h), the one rule type that the database, the selector and the
- * report share. */
+ * at the geometric mean of neighbouring measured sizes, unless a protocol threshold of the MPI
+ * library (thresholds.h) lies between them: then at the threshold; the first interval starts at 0
+ * bytes and the last is unbounded (hi = CS_RULE_UNBOUNDED), so the intervals of one (collective,
+ * communicator size, processes per node) cover every size exactly once. The rows are cs_rule_t
+ * (core/rule.h), the one rule type that the database, the selector and the report share. */
 #ifndef CS_BENCH_RULES_H
 #define CS_BENCH_RULES_H
 
@@ -59,5 +59,12 @@ int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) CS_MUST_CHECK;
  * truncated); CS_ERR_NOMEM when cap is too small. */
 int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_rule_t *out, int cap,
                    int *nout) CS_MUST_CHECK;
+
+/* cs_bench_rules with the MPI library's protocol thresholds thresholds[0..nthresholds-1]
+ * (ascending bytes; may be NULL when 0): a boundary between measured sizes a < b that has a
+ * threshold t with a <= t < b is t + 1 (sizes up to t below it, larger ones above; the
+ * threshold nearest the geometric mean when there are several), never the geometric mean. */
+int cs_bench_rules_at(const cs_bench_size_t *sizes, int nsizes, const uint64_t *thresholds,
+                      int nthresholds, cs_rule_t *out, int cap, int *nout) CS_MUST_CHECK;
 
 #endif

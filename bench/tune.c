@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "progress.h"
 #include "run.h"
+#include "thresholds.h"
 #include "validate.h"
 
 #include <stdio.h>
@@ -48,6 +49,150 @@ static int print_rule(const cs_rule_t *rule, void *ctx) {
 
 /* --- the run ------------------------------------------------------------------------------- */
 
+/* Where the run stands: the budget is shared equally over the points left, `total` of which
+ * includes the refinement points still reserved. */
+typedef struct pace {
+    double start;
+    int done, total;
+} pace_t;
+
+/* One point (collective over `sub`): measured and stored, or validated, or skipped when a
+ * resumed run already has it. */
+static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand, cs_coll_t c,
+                     uint64_t bytes, cs_bench_run_t *r, cs_bench_validation_t *val, int rank, int n,
+                     int ppn, MPI_Comm sub, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync,
+                     pace_t *pace, cs_bench_progress_t *progress) {
+    int rc = CS_OK, skip = 0;
+    cs_call_t call;
+    double budget = CS_BENCH_POINT_BUDGET_S;
+    unsigned seed =
+        (unsigned)((unsigned)c * 1000003u + (unsigned)(bytes / 4) * 7919u + (unsigned)n);
+    CS_CHECK(cs_bench_call(&call, c, (int)(bytes / sizeof(int)), sub, bufs));
+    cs_bench_progress_point(progress, c, n, call.bytes);
+    if (o->validate) {
+        CS_CHECK(cs_bench_validate_point(val, o, r, &call, bufs, sync, seed, ppn, sub, progress));
+    } else {
+        if (rank == 0) {
+            bool exists = false;
+            CS_CHECK(cs_bench_run_has_point(r, c, n, ppn, call.bytes, &exists));
+            skip = exists;
+            if (o->budget_s > 0) {
+                int left = pace->total - pace->done;
+                budget = (o->budget_s - (PMPI_Wtime() - pace->start)) / (left > 0 ? left : 1);
+                budget =
+                    budget < CS_BENCH_MIN_POINT_BUDGET_S ? CS_BENCH_MIN_POINT_BUDGET_S : budget;
+            }
+        }
+        CS_MPI_CHECK(PMPI_Bcast(&skip, 1, MPI_INT, 0, sub));
+        if (!skip) {
+            CS_CHECK(cs_bench_measure(cands, ncand, &call, bufs, budget, o->reps_max, seed, sync,
+                                      sub, rank == 0 ? progress : NULL));
+            if (rank == 0) {
+                CS_CHECK(cs_bench_run_store_point(r, cands, ncand, c, n, ppn, call.bytes));
+            }
+            cs_bench_cands_free(cands, ncand);
+        }
+    }
+    pace->done++;
+    cs_bench_progress_point_done(progress);
+out:
+    return rc;
+}
+
+/* Rank 0: a list of sizes for the user, "2K, 512". */
+static void format_sizes(const uint64_t *sizes, int n, char *buf, size_t len) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < len; i++) {
+        char text[32];
+        cs_bench_format_bytes(sizes[i], text, sizeof(text));
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", text);
+    }
+}
+
+/* Boundary refinement of key (c, n, ppn) after its planned points (collective over `sub`):
+ * rank 0 ranks the stored measurements, cs_bench_refine_next picks the sizes to add, every rank
+ * measures them; until no change of winner has an unmeasured power of two around it, the key's
+ * reserve (plan->refine_max) is used up, or the budget is spent. The unused reserve goes back
+ * to the points left. */
+static int refine_key(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, cs_bench_cand_t *cands,
+                      int ncand, cs_coll_t c, cs_bench_run_t *r, int rank, int n, int ppn,
+                      MPI_Comm sub, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, pace_t *pace,
+                      cs_bench_progress_t *progress) {
+    int rc = CS_OK, used = 0, spent = 0;
+    uint64_t added[CS_BENCH_MAX_SIZES], sizes[CS_BENCH_MAX_SIZES], add[CS_BENCH_MAX_SIZES];
+    int winner[CS_BENCH_MAX_SIZES];
+    for (;;) {
+        int nadd = 0, nsizes = 0;
+        if (rank == 0) {
+            CS_CHECK(cs_bench_derive_winners(r->db, r->run_id, o->metric, c, n, ppn, sizes, winner,
+                                             CS_BENCH_MAX_SIZES, &nsizes));
+            nadd = cs_bench_refine_next(sizes, winner, nsizes, plan->refine_max - used, add);
+            if (nadd > 0 && o->budget_s > 0 &&
+                PMPI_Wtime() - pace->start + nadd * CS_BENCH_MIN_POINT_BUDGET_S > o->budget_s) {
+                spent = nadd;
+                nadd = 0;
+            }
+        }
+        CS_MPI_CHECK(PMPI_Bcast(&nadd, 1, MPI_INT, 0, sub));
+        if (nadd == 0) {
+            break;
+        }
+        CS_MPI_CHECK(PMPI_Bcast(add, nadd, MPI_UINT64_T, 0, sub));
+        for (int i = 0; i < nadd; i++) {
+            CS_CHECK(run_point(o, cands, ncand, c, add[i], r, NULL, rank, n, ppn, sub, bufs, sync,
+                               pace, progress));
+            added[used++] = add[i];
+        }
+    }
+    if (rank == 0 && !o->quiet && (used > 0 || spent > 0)) {
+        char text[512];
+        format_sizes(added, used, text, sizeof(text));
+        cs_bench_progress_end(progress);
+        cs_bench_say(rank, "%s np=%d: boundary refinement measured %d point(s)%s%s",
+                     cs_coll_name(c), n, used, used ? ": " : "", text);
+    }
+    if (rank == 0 && spent > 0) {
+        cs_bench_progress_end(progress);
+        cs_bench_say(rank,
+                     "%s np=%d: budget spent: %d change(s) of winner not refined; those "
+                     "boundaries stay at the geometric mean of the measured sizes",
+                     cs_coll_name(c), n, spent);
+    }
+out:
+    pace->total -= plan->refine_max - used;
+    progress->total = pace->total > 0 ? pace->total : 1;
+    return rc;
+}
+
+/* The sizes of key (c, n): the plan's, or with --validate the tuned points and the powers of
+ * two up to the largest (rank 0 decides, from the tuning runs, and broadcasts). */
+static int key_sizes(const cs_bench_opts_t *o, const cs_bench_plan_t *plan,
+                     const cs_bench_validation_t *val, cs_coll_t c, int n, int rank, MPI_Comm sub,
+                     uint64_t *sizes, int *nsizes) {
+    int rc = CS_OK;
+    if (!o->validate) {
+        memcpy(sizes, plan->sizes, sizeof(uint64_t) * (size_t)plan->nsizes);
+        *nsizes = plan->nsizes;
+        return CS_OK;
+    }
+    if (rank == 0) {
+        uint64_t tuned[CS_BENCH_MAX_SIZES];
+        int ntuned = cs_bench_validate_tuned(val, c, n, tuned, CS_BENCH_MAX_SIZES);
+        if (ntuned == 0) { /* this key was never tuned: the plan's sizes, as they are */
+            memcpy(tuned, plan->sizes, sizeof(uint64_t) * (size_t)plan->nsizes);
+            ntuned = plan->nsizes;
+        }
+        rc = cs_bench_validate_sizes(tuned, ntuned, sizes, CS_BENCH_MAX_SIZES, nsizes);
+    }
+    CS_MPI_CHECK(PMPI_Bcast(&rc, 1, MPI_INT, 0, sub));
+    CS_CHECK(rc);
+    CS_MPI_CHECK(PMPI_Bcast(nsizes, 1, MPI_INT, 0, sub));
+    CS_MPI_CHECK(PMPI_Bcast(sizes, *nsizes, MPI_UINT64_T, 0, sub));
+out:
+    return rc;
+}
+
 static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
                       cs_bench_validation_t *val, int rank, MPI_Comm world,
                       cs_bench_progress_t *progress) {
@@ -55,67 +200,52 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
     cs_bench_bufs_t bufs = {0};
     cs_bench_sync_t sync = {0, 0};
     MPI_Comm sub = MPI_COMM_NULL;
-    double start = PMPI_Wtime();
-    int done = 0;
-    size_t max_count = o->sizes[o->nsizes - 1] / sizeof(int);
+    pace_t pace = {PMPI_Wtime(), 0, plan->npoints};
+    uint64_t sizes[CS_BENCH_MAX_SIZES], max_bytes = plan->sizes[plan->nsizes - 1];
+    int nkeys = plan->npoints / (plan->nsizes > 0 ? plan->nsizes : 1);
+    pace.total += o->validate ? 0 : nkeys * plan->refine_max;
+    progress->total = pace.total > 0 ? pace.total : 1;
+    if (o->validate && rank == 0) { /* the largest tuned size may lie beyond these --sizes */
+        for (size_t i = 0; i < val->nbest; i++) {
+            max_bytes = val->best[i].bytes > max_bytes ? val->best[i].bytes : max_bytes;
+        }
+    }
+    CS_MPI_CHECK(PMPI_Bcast(&max_bytes, 1, MPI_UINT64_T, 0, world));
     for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
         int n = plan->comm_sizes[ci], ppn = 0;
         CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
         if (sub != MPI_COMM_NULL) {
             CS_CHECK(cs_machine_node_size(sub, &ppn));
             CS_CHECK(cs_bench_plan_expand(plan, n, ppn, rank));
-            CS_CHECK(cs_bench_bufs_alloc(&bufs, max_count, n));
+            CS_CHECK(cs_bench_bufs_alloc(&bufs, (size_t)(max_bytes / sizeof(int)), n));
             CS_CHECK(cs_bench_sync_init(&sync, sub));
         }
         for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
             cs_bench_cand_t *cands = plan->cands[c];
-            int ncand = plan->ncands[c];
-            for (int si = 0; si < o->nsizes && ncand > 0; si++) {
-                cs_call_t call;
-                int count = (int)(o->sizes[si] / sizeof(int));
-                int skip = 0;
-                double budget = CS_BENCH_POINT_BUDGET_S;
-                CS_CHECK(cs_bench_call(&call, (cs_coll_t)c, count, sub, &bufs));
-                cs_bench_progress_point(progress, (cs_coll_t)c, n, call.bytes);
-                if (o->validate) {
-                    unsigned seed = (unsigned)(c * 1000003 + si * 7919 + n);
-                    CS_CHECK(cs_bench_validate_point(val, o, r, &call, &bufs, &sync, seed, ppn, sub,
-                                                     progress));
-                    done++;
-                    cs_bench_progress_point_done(progress);
-                    continue;
-                }
-                if (rank == 0) {
-                    bool exists = false;
-                    CS_CHECK(cs_bench_run_has_point(r, (cs_coll_t)c, n, ppn, call.bytes, &exists));
-                    skip = exists;
-                    if (o->budget_s > 0) {
-                        int left = plan->npoints - done;
-                        budget = (o->budget_s - (PMPI_Wtime() - start)) / (left > 0 ? left : 1);
-                        budget = budget < CS_BENCH_MIN_POINT_BUDGET_S ? CS_BENCH_MIN_POINT_BUDGET_S
-                                                                      : budget;
-                    }
-                }
-                CS_MPI_CHECK(PMPI_Bcast(&skip, 1, MPI_INT, 0, sub));
-                if (!skip) {
-                    unsigned seed = (unsigned)(c * 1000003 + si * 7919 + n);
-                    CS_CHECK(cs_bench_measure(cands, ncand, &call, &bufs, budget, o->reps_max, seed,
-                                              &sync, sub, rank == 0 ? progress : NULL));
-                    if (rank == 0) {
-                        CS_CHECK(cs_bench_run_store_point(r, cands, ncand, (cs_coll_t)c, n, ppn,
-                                                          call.bytes));
-                    }
-                    cs_bench_cands_free(cands, ncand);
-                }
-                done++;
-                cs_bench_progress_point_done(progress);
+            int ncand = plan->ncands[c], nsizes = 0;
+            if (ncand == 0) {
+                continue;
+            }
+            CS_CHECK(key_sizes(o, plan, val, (cs_coll_t)c, n, rank, sub, sizes, &nsizes));
+            if (o->validate) {
+                pace.total += nsizes - plan->nsizes;
+                progress->total = pace.total > 0 ? pace.total : 1;
+            }
+            for (int si = 0; si < nsizes; si++) {
+                CS_CHECK(run_point(o, cands, ncand, (cs_coll_t)c, sizes[si], r, val, rank, n, ppn,
+                                   sub, &bufs, &sync, &pace, progress));
+            }
+            if (!o->validate && plan->refine_max > 0) {
+                CS_CHECK(refine_key(o, plan, cands, ncand, (cs_coll_t)c, r, rank, n, ppn, sub,
+                                    &bufs, &sync, &pace, progress));
             }
         }
         if (sub != MPI_COMM_NULL) {
             cs_bench_bufs_free(&bufs);
             CS_MPI_CHECK(PMPI_Comm_free(&sub));
         }
-        CS_MPI_CHECK(PMPI_Bcast(&done, 1, MPI_INT, 0, world));
+        CS_MPI_CHECK(PMPI_Bcast(&pace.done, 1, MPI_INT, 0, world));
+        CS_MPI_CHECK(PMPI_Bcast(&pace.total, 1, MPI_INT, 0, world));
     }
 out:
     cs_bench_bufs_free(&bufs);
@@ -135,6 +265,10 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     cs_bench_run_t r;
     cs_bench_validation_t val;
     cs_bench_plan_t *plan = NULL;
+    cs_bench_thresholds_t *thr = NULL;
+    uint64_t thr_bytes[CS_BENCH_MAX_THRESHOLDS];
+    int nthr = 0;
+    char thr_text[2048];
     double t0 = PMPI_Wtime();
     memset(&r, 0, sizeof(r));
     memset(&val, 0, sizeof(val));
@@ -160,18 +294,40 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         }
     }
     plan = malloc(sizeof(*plan));
-    if (plan == NULL || cs_bench_plan_make(&opts, extra, nextra, nprocs, plan) != CS_OK) {
+    thr = malloc(sizeof(*thr));
+    if (plan == NULL || thr == NULL ||
+        cs_bench_plan_make(&opts, extra, nextra, nprocs, plan) != CS_OK) {
         cs_bench_say(rank, "out of memory");
         free(plan);
+        free(thr);
         return 1;
+    }
+    /* The MPI library's protocol thresholds: extra sizes and rule boundaries (thresholds.h). */
+    if (cs_bench_thresholds_find(thr, world) != CS_OK) {
+        cs_bench_say(rank, "could not share the protocol thresholds (MPI error)");
+        free(plan);
+        free(thr);
+        return 1;
+    }
+    nthr = cs_bench_thresholds_bytes(thr, thr_bytes, CS_BENCH_MAX_THRESHOLDS);
+    cs_bench_thresholds_format(thr, thr_text, sizeof(thr_text));
+    if (cs_bench_plan_set_sizes(plan, &opts, thr_bytes, nthr) != CS_OK) {
+        cs_bench_say(rank, "--sizes and the protocol thresholds give more than %d sizes",
+                     CS_BENCH_MAX_SIZES);
+        free(plan);
+        free(thr);
+        return 2;
     }
     if (opts.list) {
         int ppn = 1;
         status = cs_machine_node_size(world, &ppn) != CS_OK;
         if (rank == 0 && !status) {
             status = cs_bench_plan_list(&opts, plan, ppn, rank) != CS_OK;
+            printf("%s%s\n", thr_text,
+                   opts.no_refine ? " (--no-refine: not measured, still rule boundaries)" : "");
         }
         free(plan);
+        free(thr);
         return status;
     }
     if (opts.quiet) {
@@ -184,12 +340,16 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     CS_MPI_CHECK(PMPI_Bcast(&status, 1, MPI_INT, 0, world));
     if (status != 0) {
         free(plan);
+        free(thr);
         return 1;
     }
     if (!opts.quiet) {
         cs_bench_say(rank, "%s run %lld: %d processes on %d node(s), %d per node; %s; %s",
                      resumed ? "resuming" : "starting", (long long)r.run_id, machine.nprocs,
                      machine.nnodes, machine.ppn, machine.topology, r.path);
+    }
+    if (!opts.quiet) {
+        cs_bench_say(rank, "%s", thr_text);
     }
     if (machine.cores > 0 && machine.ppn > machine.cores) {
         cs_bench_say(
@@ -199,7 +359,8 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
             machine.ppn, machine.cores);
     }
     if (opts.validate) {
-        CS_CHECK(cs_bench_validate_start(&val, &r, plan->npoints, rank, world));
+        /* Room for the powers of two of every key: tuned points are counted by validate_start. */
+        CS_CHECK(cs_bench_validate_start(&val, &r, plan->npoints / plan->nsizes * 64, rank, world));
     }
     cs_bench_progress_start(&progress, plan->npoints, rank == 0 && !opts.quiet);
     rc = run_points(&opts, plan, &r, &val, rank, world, &progress);
@@ -216,7 +377,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     } else if (rank == 0) {
         int64_t nmeas = 0, nfail = 0;
         char dur[32];
-        CS_CHECK(cs_bench_derive_rules(r.db, r.machine_id, r.run_id, &nrules));
+        CS_CHECK(cs_bench_derive_rules(r.db, r.machine_id, r.run_id, thr_bytes, nthr, &nrules));
         CS_CHECK(cs_db_finish_run(r.db, r.run_id, CS_DB_RUN_DONE));
         CS_CHECK(cs_db_count_rows(r.db, "measurement", r.run_id, &nmeas));
         CS_CHECK(cs_db_count_rows(r.db, "failure", r.run_id, &nfail));
@@ -229,7 +390,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         fprintf(stderr,
                 "collsel-bench: run %lld done in %s: %d points, %lld measurements, %lld "
                 "verification failures, %d rules -> %s\n",
-                (long long)r.run_id, dur, plan->npoints, (long long)nmeas, (long long)nfail, nrules,
+                (long long)r.run_id, dur, progress.done, (long long)nmeas, (long long)nfail, nrules,
                 r.path);
     }
 out:
@@ -246,5 +407,6 @@ out:
     }
     cs_bench_validate_free(&val);
     free(plan);
+    free(thr);
     return rc == CS_OK ? 0 : 1;
 }

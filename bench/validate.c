@@ -106,12 +106,13 @@ int cs_bench_validate_start(cs_bench_validation_t *v, const cs_bench_run_t *r, i
     int rc = CS_OK, status = 0;
     char path[4096];
     if (rank == 0) {
-        v->ratio_native = calloc((size_t)npoints + 1, sizeof(double));
-        v->ratio_best = calloc((size_t)npoints + 1, sizeof(double));
-        v->loop_ratio_native = calloc((size_t)npoints + 1, sizeof(double));
-        v->loop_ratio_best = calloc((size_t)npoints + 1, sizeof(double));
-        status = v->ratio_native == NULL || v->ratio_best == NULL || v->loop_ratio_native == NULL ||
-                 v->loop_ratio_best == NULL || load_best(v, r) != CS_OK;
+        status = load_best(v, r) != CS_OK;
+        v->ratio_native = calloc((size_t)npoints + v->nbest + 1, sizeof(double));
+        v->ratio_best = calloc((size_t)npoints + v->nbest + 1, sizeof(double));
+        v->loop_ratio_native = calloc((size_t)npoints + v->nbest + 1, sizeof(double));
+        v->loop_ratio_best = calloc((size_t)npoints + v->nbest + 1, sizeof(double));
+        status = status || v->ratio_native == NULL || v->ratio_best == NULL ||
+                 v->loop_ratio_native == NULL || v->loop_ratio_best == NULL;
         if (!status && v->nbest == 0) {
             cs_bench_say(rank,
                          "--validate: %s has no rules for this machine yet: run a tuning run "
@@ -240,6 +241,49 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
     cs_bench_cands_free(cands, ncand);
 out:
     return rc;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int cs_bench_validate_sizes(const uint64_t *tuned, int ntuned, uint64_t *out, int cap, int *nout) {
+    uint64_t largest = 0;
+    int n = 0, k = 0;
+    *nout = 0;
+    for (int i = 0; i < ntuned; i++) {
+        largest = tuned[i] > largest ? tuned[i] : largest;
+        if (n == cap) {
+            return CS_ERR_NOMEM;
+        }
+        out[n++] = tuned[i];
+    }
+    for (uint64_t p = 4; p <= largest && p != 0; p <<= 1) {
+        if (n == cap) {
+            return CS_ERR_NOMEM;
+        }
+        out[n++] = p;
+    }
+    qsort(out, (size_t)n, sizeof(*out), cmp_u64);
+    for (int i = 0; i < n; i++) {
+        if (k == 0 || out[k - 1] != out[i]) {
+            out[k++] = out[i];
+        }
+    }
+    *nout = k;
+    return CS_OK;
+}
+
+int cs_bench_validate_tuned(const cs_bench_validation_t *v, cs_coll_t coll, int comm_size,
+                            uint64_t *out, int cap) {
+    int n = 0;
+    for (size_t i = 0; i < v->nbest && n < cap; i++) {
+        if (strcmp(v->best[i].coll, cs_coll_name(coll)) == 0 && v->best[i].comm_size == comm_size) {
+            out[n++] = v->best[i].bytes;
+        }
+    }
+    return n;
 }
 
 static int cmp_double(const void *a, const void *b) {

@@ -1,7 +1,11 @@
 /* collsel-bench --validate: how well the selector chooses, re-measured.
  *
- * At every point of the plan three candidates are measured interleaved on the same
- * communicator: the native collective, the selector's dispatch through the public API
+ * The points: for each (collective, communicator size) of the plan, every size the tuning runs
+ * measured (grid, threshold and refinement points) and every power of two from 4 B to the
+ * largest of them (cs_bench_validate_sizes), so that sizes between tuned points, where a rule
+ * interval only extrapolates, are checked too. At every point three candidates are measured
+ * interleaved on the same communicator: the native collective, the selector's dispatch through the
+ * public API
  * (`<coll>/selected`, what collsel_<coll>() runs) and the best candidate the tuning runs that
  * made the machine's rules measured there (the oracle; skipped when it is native or no longer
  * registered). Rank 0 stores a validation row per point (db.h) with what the selector chose
@@ -40,7 +44,9 @@ typedef struct cs_bench_validation {
 } cs_bench_validation_t;
 
 /* Collective over `world`. Rank 0 loads the best candidate of every point measured by the runs
- * that made the rules of run r's machine (room for `npoints` ratios); none: says that a tuning
+ * that made the rules of run r's machine (room for `npoints` ratios, and one more for every
+ * tuned point: the points --validate runs are at most the tuned points and the powers of
+ * two up to the largest, which the caller counts into npoints); none: says that a tuning
  * run must come first. Then every rank points the selector at r's database (rank 0's path).
  * CS_ERR_DB on every rank when rank 0 failed. */
 int cs_bench_validate_start(cs_bench_validation_t *v, const cs_bench_run_t *r, int npoints,
@@ -53,6 +59,17 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
                             const cs_call_t *call, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync,
                             unsigned seed, int ppn, MPI_Comm sub,
                             cs_bench_progress_t *progress) CS_MUST_CHECK;
+
+/* The sizes --validate runs for one key: tuned[0..ntuned-1] (any order) and every power of
+ * two from 4 to the largest of them, ascending and unique, into out[0..cap-1] (*nout).
+ * CS_ERR_NOMEM when cap is too small. */
+int cs_bench_validate_sizes(const uint64_t *tuned, int ntuned, uint64_t *out, int cap,
+                            int *nout) CS_MUST_CHECK;
+
+/* Rank 0: the sizes the tuning runs measured for (coll, comm_size), into out[0..cap-1];
+ * returns how many. */
+int cs_bench_validate_tuned(const cs_bench_validation_t *v, cs_coll_t coll, int comm_size,
+                            uint64_t *out, int cap);
 
 /* Rank 0: prints the summary lines, one per metric (median and worst ratios over the points
  * stored).

@@ -553,6 +553,7 @@ int main(int argc, char **argv) {
                               "--reps-max",
                               REPS_MAX_TEXT,
                               "--quiet",
+                              "--no-refine", /* the checks below expect exactly these sizes */
                               NULL};
         int bench_argc = (int)(sizeof(bench_argv) / sizeof(bench_argv[0])) - 1;
         status = cs_bench_main(bench_argc, bench_argv, wrong, NWRONG, MPI_COMM_WORLD);

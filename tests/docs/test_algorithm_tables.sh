@@ -23,9 +23,9 @@ fail() {
 # Registered keys, <coll>/<alg>, one per line.
 registered=$(awk '
     FNR == NR {
-        if (match($0, /^CS_COLL\([A-Z_]+, "[a-z]+"/)) {
-            split(substr($0, RSTART, RLENGTH), f, "\"")
-            coll[f[2]] = 1
+        if (match($0, /^CS_COLL\([A-Z_]+, [a-z_]+,/)) {
+            split(substr($0, RSTART, RLENGTH), f, /[(, ]+/)
+            coll[f[3]] = 1
         }
         next
     }

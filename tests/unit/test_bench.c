@@ -5,7 +5,10 @@
  * (the rank-sum test's result against native). A candidate wins when p < 0.01 and its median is
  * at least 3 % below native's (cs_stats_is_winner with CS_STATS_ALPHA, CS_STATS_MIN_GAIN). */
 #include "options.h"
+#include "plan.h"
 #include "rules.h"
+#include "thresholds.h"
+#include "validate.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -738,8 +741,280 @@ static Suite *bench_suite(void) {
     return s;
 }
 
+/* --- issue #19: threshold points, boundary refinement, boundaries at thresholds, the sizes
+ * --validate runs ------------------------------------------------------------------------- */
+
+/* Winner ids of a step function: 0 below `a`, 1 from a to below b, 2 from b on. */
+static int step_winner(uint64_t size, uint64_t a, uint64_t b) {
+    return size < a ? 0 : size < b ? 1 : 2;
+}
+
+/* Runs refinement to the end on sizes[0..*n-1] with the step winner (a, b), at most `cap`
+ * points in all; returns how many it added. */
+static int refine_all(uint64_t *sizes, int *n, uint64_t a, uint64_t b, int cap) {
+    int winner[CS_BENCH_MAX_SIZES], added = 0;
+    for (;;) {
+        uint64_t add[CS_BENCH_MAX_SIZES];
+        int nadd;
+        for (int i = 0; i < *n; i++) {
+            winner[i] = step_winner(sizes[i], a, b);
+        }
+        nadd = cs_bench_refine_next(sizes, winner, *n, cap - added, add);
+        if (nadd == 0) {
+            return added;
+        }
+        for (int i = 1; i < nadd; i++) {
+            ck_assert_uint_lt(add[i - 1], add[i]);
+        }
+        for (int i = 0; i < nadd; i++) { /* insert, keeping sizes ascending */
+            int j = (*n)++;
+            ck_assert_int_lt(*n, CS_BENCH_MAX_SIZES);
+            while (j > 0 && sizes[j - 1] > add[i]) {
+                sizes[j] = sizes[j - 1];
+                j--;
+            }
+            ck_assert(j == 0 || sizes[j - 1] != add[i]); /* never a size already measured */
+            ck_assert_uint_eq(add[i] & (add[i] - 1), 0); /* a power of two */
+            sizes[j] = add[i];
+            added++;
+        }
+    }
+}
+
+START_TEST(refine_converges_to_neighbouring_powers_of_two) {
+    /* The default grid 4:4M:4, winners change at 3000 and at 300000 bytes. */
+    uint64_t sizes[CS_BENCH_MAX_SIZES];
+    int n = 0, max, added;
+    for (uint64_t b = 4; b <= 4u << 20; b *= 4) {
+        sizes[n++] = b;
+    }
+    max = cs_bench_refine_max(sizes, n);
+    ck_assert_int_eq(max, 10); /* one power of two between each pair of the x4 grid */
+    added = refine_all(sizes, &n, 3000, 300000, 1000);
+    ck_assert_int_le(added, max);
+    ck_assert_int_eq(added, 2); /* 2K and 512K */
+    for (int i = 1; i < n; i++) {
+        if (step_winner(sizes[i - 1], 3000, 300000) != step_winner(sizes[i], 3000, 300000)) {
+            ck_assert_uint_eq(sizes[i], 2 * sizes[i - 1]);
+        }
+    }
+}
+END_TEST
+
+START_TEST(refine_bisects_a_wide_gap) {
+    /* Only 4 B and 4 MiB measured: bisection halves the exponent range each step. */
+    uint64_t sizes[CS_BENCH_MAX_SIZES] = {4, 4u << 20};
+    int winner[2] = {0, 1}, n = 2, added;
+    uint64_t add[4];
+    ck_assert_int_eq(cs_bench_refine_next(sizes, winner, 2, 8, add), 1);
+    ck_assert_uint_eq(add[0], 4096); /* 2^12, the middle of 2^2 and 2^22 */
+    added = refine_all(sizes, &n, 3000, UINT64_MAX, 1000);
+    ck_assert_int_le(added, cs_bench_refine_max((const uint64_t[]){4, 4u << 20}, 2));
+    ck_assert_int_le(added, 6); /* about log2(19 powers of two between) */
+    for (int i = 1; i < n; i++) {
+        if ((sizes[i - 1] < 3000) != (sizes[i] < 3000)) {
+            ck_assert_uint_eq(sizes[i - 1], 2048);
+            ck_assert_uint_eq(sizes[i], 4096);
+        }
+    }
+}
+END_TEST
+
+START_TEST(refine_respects_the_cap) {
+    const uint64_t sizes[] = {4, 64, 1024, 16384};
+    const int winner[] = {0, 1, 1, 2};
+    uint64_t add[8], wide[CS_BENCH_MAX_SIZES] = {4, 4u << 20};
+    int n = 2;
+    ck_assert_int_eq(cs_bench_refine_next(sizes, winner, 4, 0, add), 0);
+    ck_assert_int_eq(cs_bench_refine_next(sizes, winner, 4, 1, add), 1);
+    ck_assert_uint_eq(add[0], 16); /* the lower change first */
+    ck_assert_int_eq(cs_bench_refine_next(sizes, winner, 4, 8, add), 2);
+    ck_assert_uint_eq(add[0], 16);
+    ck_assert_uint_eq(add[1], 4096);
+    ck_assert_int_eq(refine_all(wide, &n, 3000, UINT64_MAX, 3), 3);
+    ck_assert_int_eq(n, 5);
+}
+END_TEST
+
+START_TEST(refine_needs_a_power_of_two_between) {
+    const uint64_t sizes[] = {2048, 4096, 4100, 8192};
+    const int winner[] = {0, 1, 2, 3};
+    uint64_t add[4];
+    /* Changes everywhere, but no power of two strictly between any pair. */
+    ck_assert_int_eq(cs_bench_refine_next(sizes, winner, 4, 8, add), 0);
+    ck_assert_int_eq(cs_bench_refine_max(sizes, 4), 0);
+    /* The same winner on both sides: nothing to refine. */
+    const uint64_t grid[] = {4, 4u << 20};
+    const int same[] = {7, 7};
+    ck_assert_int_eq(cs_bench_refine_next(grid, same, 2, 8, add), 0);
+}
+END_TEST
+
+START_TEST(plan_sizes_add_thresholds) {
+    const size_t grid[] = {4, 16, 64, 256, 1024, 4096, 16384};
+    const uint64_t thresholds[] = {4096, 1000, 6000000, 2, 16384, 10};
+    uint64_t out[32];
+    const uint64_t want[] = {4, 8, 16, 64, 256, 1000, 1024, 4096, 8192, 16384};
+    int n = -1;
+    ck_assert_int_eq(cs_bench_plan_sizes(grid, NELEMS(grid), thresholds, NELEMS(thresholds), out,
+                                         NELEMS(out), &n),
+                     CS_OK);
+    /* 4096 -> 4096 and 8192; 1000 -> 1000 and 1024; 10 -> 8 and 16; 2, 16384 (the largest
+     * grid size) and 6000000 lie outside [4, 16384) and add nothing. */
+    ck_assert_int_eq(n, NELEMS(want));
+    for (int i = 0; i < n; i++) {
+        ck_assert_uint_eq(out[i], want[i]);
+    }
+    ck_assert_int_eq(cs_bench_plan_sizes(grid, NELEMS(grid), NULL, 0, out, NELEMS(out), &n), CS_OK);
+    ck_assert_int_eq(n, NELEMS(grid));
+    ck_assert_int_eq(
+        cs_bench_plan_sizes(grid, NELEMS(grid), thresholds, NELEMS(thresholds), out, 8, &n),
+        CS_ERR_NOMEM);
+}
+END_TEST
+
+/* The lo of the second interval of a native/candidate split between 1K and 4K, with the given
+ * thresholds. */
+static uint64_t split_boundary(const uint64_t *thresholds, int nthresholds) {
+    static const cs_bench_entry_t e1k[] = {NATIVE(9.0), CAND("allreduce/a", 10.0, 0.9)};
+    static const cs_bench_entry_t e4k[] = {NATIVE(30.0), CAND("allreduce/a", 10.0, 0.0001)};
+    const cs_bench_size_t sizes[] = {{.bytes = 1024, .entries = e1k, .n = 2},
+                                     {.bytes = 4096, .entries = e4k, .n = 2}};
+    cs_rule_t rows[8];
+    int n = -1;
+    ck_assert_int_eq(cs_bench_rules_at(sizes, 2, thresholds, nthresholds, rows, NELEMS(rows), &n),
+                     CS_OK);
+    ck_assert_int_eq(check_cover(rows, n), 2);
+    ck_assert_str_eq(rows[0].algorithm, "allreduce/native");
+    ck_assert_uint_eq(rows[0].hi_bytes, rows[1].lo_bytes);
+    return rows[1].lo_bytes;
+}
+
+START_TEST(rules_boundary_at_threshold) {
+    ck_assert_uint_eq(split_boundary(NULL, 0), 2048); /* geometric mean, as cs_bench_rules */
+    ck_assert_uint_eq(split_boundary((const uint64_t[]){3000}, 1), 3001);
+    ck_assert_uint_eq(split_boundary((const uint64_t[]){1024}, 1), 1025); /* t = a: a below */
+    ck_assert_uint_eq(split_boundary((const uint64_t[]){4096}, 1), 2048); /* t = b: not between */
+    ck_assert_uint_eq(split_boundary((const uint64_t[]){100, 8192}, 2), 2048); /* outside */
+    /* Two between: the one nearest the geometric mean. */
+    ck_assert_uint_eq(split_boundary((const uint64_t[]){1100, 2000, 4000}, 3), 2001);
+}
+END_TEST
+
+START_TEST(rules_threshold_inside_an_interval_adds_no_boundary) {
+    const cs_bench_entry_t e[] = {NATIVE(9.0), CAND("allreduce/a", 10.0, 0.9)};
+    const cs_bench_size_t sizes[] = {{.bytes = 1024, .entries = e, .n = 2},
+                                     {.bytes = 4096, .entries = e, .n = 2},
+                                     {.bytes = 16384, .entries = e, .n = 2}};
+    cs_rule_t rows[8];
+    int n = -1;
+    ck_assert_int_eq(
+        cs_bench_rules_at(sizes, 3, (const uint64_t[]){2000, 8000}, 2, rows, NELEMS(rows), &n),
+        CS_OK);
+    ck_assert_int_eq(n, 1);
+    ck_assert_uint_eq(rows[0].lo_bytes, 0);
+    ck_assert_uint_eq(rows[0].hi_bytes, CS_RULE_UNBOUNDED);
+}
+END_TEST
+
+START_TEST(validate_sizes_every_power_of_two) {
+    const uint64_t tuned[] = {16384, 12, 1024, 3072, 16384};
+    uint64_t out[64];
+    int n = -1, pof2 = 0;
+    ck_assert_int_eq(cs_bench_validate_sizes(tuned, NELEMS(tuned), out, NELEMS(out), &n), CS_OK);
+    for (int i = 1; i < n; i++) {
+        ck_assert_uint_lt(out[i - 1], out[i]); /* ascending, unique */
+    }
+    for (uint64_t p = 4; p <= 16384; p *= 2) {
+        int found = 0;
+        for (int i = 0; i < n; i++) {
+            found += out[i] == p;
+        }
+        ck_assert_int_eq(found, 1);
+        pof2++;
+    }
+    ck_assert_int_eq(pof2, 13);
+    ck_assert_int_eq(n, pof2 + 2); /* and the tuned points 12 and 3072 */
+    ck_assert_uint_eq(out[0], 4);
+    ck_assert_uint_eq(out[n - 1], 16384);
+    ck_assert_int_eq(cs_bench_validate_sizes(tuned, NELEMS(tuned), out, 4, &n), CS_ERR_NOMEM);
+    ck_assert_int_eq(cs_bench_validate_sizes(tuned, 0, out, NELEMS(out), &n), CS_OK);
+    ck_assert_int_eq(n, 0);
+}
+END_TEST
+
+START_TEST(threshold_names) {
+    ck_assert(cs_bench_threshold_name("btl_vader_eager_limit"));
+    ck_assert(cs_bench_threshold_name("btl_self_rndv_eager_limit"));
+    ck_assert(cs_bench_threshold_name("btl_tcp_max_send_size"));
+    ck_assert(cs_bench_threshold_name("coll_tuned_bcast_algorithm_segmentsize"));
+    ck_assert(cs_bench_threshold_name("CH4_OFI_EAGER_MAX_MSG_SIZE"));
+    ck_assert(cs_bench_threshold_name("ALLREDUCE_SHORT_MSG_SIZE"));
+    ck_assert(!cs_bench_threshold_name("btl_vader_fbox_threshold")); /* a count */
+    ck_assert(!cs_bench_threshold_name("pml_ob1_unexpected_limit"));
+    ck_assert(!cs_bench_threshold_name("mpool_hugepage_page_size"));
+}
+END_TEST
+
+START_TEST(thresholds_table) {
+    cs_bench_thresholds_t t;
+    uint64_t values[8];
+    char text[512];
+    memset(&t, 0, sizeof(t));
+    cs_bench_thresholds_format(&t, text, sizeof(text));
+    ck_assert_ptr_nonnull(strstr(text, "none"));
+    t.mpi_t = 1;
+    cs_bench_thresholds_format(&t, text, sizeof(text));
+    ck_assert_ptr_nonnull(strstr(text, "none"));
+    cs_bench_thresholds_add(&t, "btl_vader_max_send_size", 32768);
+    cs_bench_thresholds_add(&t, "btl_vader_eager_limit", 4096);
+    cs_bench_thresholds_add(&t, "coll_tuned_bcast_algorithm_segmentsize", 0); /* unset */
+    cs_bench_thresholds_add(&t, "btl_vader_rndv_eager_limit", 32768);
+    ck_assert_int_eq(t.n, 3);
+    ck_assert_str_eq(t.v[0].name, "btl_vader_eager_limit");
+    ck_assert_str_eq(t.v[1].name, "btl_vader_max_send_size");
+    ck_assert_int_eq(cs_bench_thresholds_bytes(&t, values, NELEMS(values)), 2);
+    ck_assert_uint_eq(values[0], 4096);
+    ck_assert_uint_eq(values[1], 32768);
+    cs_bench_thresholds_format(&t, text, sizeof(text));
+    ck_assert_ptr_nonnull(strstr(text, "btl_vader_eager_limit=4096"));
+}
+END_TEST
+
+START_TEST(parse_no_refine) {
+    cs_bench_opts_t o;
+    char err[256];
+    char *argv[] = {"collsel-bench", "--no-refine", NULL};
+    ck_assert_int_eq(cs_bench_parse(2, argv, &o, err, sizeof(err)), CS_OK);
+    ck_assert_int_eq(o.no_refine, 1);
+    ck_assert_ptr_nonnull(strstr(o.args, "no_refine"));
+    ck_assert_int_eq(cs_bench_parse(1, argv, &o, err, sizeof(err)), CS_OK);
+    ck_assert_int_eq(o.no_refine, 0);
+    ck_assert_ptr_null(strstr(o.args, "no_refine"));
+}
+END_TEST
+
+static Suite *refine_suite(void) {
+    Suite *s = suite_create("bench_refine");
+    TCase *tc = tcase_create("refine");
+    tcase_add_test(tc, refine_converges_to_neighbouring_powers_of_two);
+    tcase_add_test(tc, refine_bisects_a_wide_gap);
+    tcase_add_test(tc, refine_respects_the_cap);
+    tcase_add_test(tc, refine_needs_a_power_of_two_between);
+    tcase_add_test(tc, plan_sizes_add_thresholds);
+    tcase_add_test(tc, rules_boundary_at_threshold);
+    tcase_add_test(tc, rules_threshold_inside_an_interval_adds_no_boundary);
+    tcase_add_test(tc, validate_sizes_every_power_of_two);
+    tcase_add_test(tc, threshold_names);
+    tcase_add_test(tc, thresholds_table);
+    tcase_add_test(tc, parse_no_refine);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
 int main(void) {
     SRunner *sr = srunner_create(bench_suite());
+    srunner_add_suite(sr, refine_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
