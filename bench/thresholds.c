@@ -36,8 +36,9 @@ int cs_bench_threshold_name(const char *name) {
 
 void cs_bench_thresholds_add(cs_bench_thresholds_t *t, const char *name, uint64_t bytes) {
     int i;
-    if (bytes == 0 || t->n == CS_BENCH_MAX_THRESHOLDS) {
-        return;
+    size_t len = strlen(name);
+    if (bytes == 0 || t->n == CS_BENCH_MAX_THRESHOLDS || len >= sizeof(t->v[0].name)) {
+        return; /* a name that does not fit is left out rather than cut */
     }
     i = t->n++;
     while (i > 0 && (t->v[i - 1].bytes > bytes ||
@@ -45,7 +46,7 @@ void cs_bench_thresholds_add(cs_bench_thresholds_t *t, const char *name, uint64_
         t->v[i] = t->v[i - 1];
         i--;
     }
-    snprintf(t->v[i].name, sizeof(t->v[i].name), "%s", name);
+    memcpy(t->v[i].name, name, len + 1);
     t->v[i].bytes = bytes;
 }
 

@@ -41,7 +41,8 @@ extern const char *const cs_bench_threshold_patterns[];
 /* Whether cvar `name` looks like a protocol threshold (matches a pattern). */
 int cs_bench_threshold_name(const char *name);
 
-/* Adds threshold (name, bytes) to t in order; a value of 0 (unset) or a full table is ignored. */
+/* Adds threshold (name, bytes) to t in order; a value of 0 (unset), a full table or a name
+ * longer than the table holds is ignored. */
 void cs_bench_thresholds_add(cs_bench_thresholds_t *t, const char *name, uint64_t bytes);
 
 /* Fills t with the thresholds of this process's MPI library (local; MPI must be initialised).
