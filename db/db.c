@@ -39,7 +39,7 @@
 #define VALIDATION_COLS                                                                            \
     "coll, comm_size, ppn, bytes, native_us, selected_us, oracle_us, selected_algorithm, "         \
     "selected_params, oracle_algorithm, oracle_params, native_loop_us, selected_loop_us, "         \
-    "oracle_loop_us"
+    "oracle_loop_us, native2_us, native2_loop_us"
 #define POINT_ORDER "coll, comm_size, ppn, bytes, algorithm, params"
 
 enum stmt {
@@ -141,7 +141,7 @@ static const char *const sql[NSTMTS] = {
                            "ORDER BY coll, comm_size, ppn, lo_bytes, rank",
     [ST_VALIDATION_INSERT] = "INSERT INTO validation (run_id, " VALIDATION_COLS ") "
                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                             "?14, ?15) ON CONFLICT DO NOTHING",
+                             "?14, ?15, ?16, ?17) ON CONFLICT DO NOTHING",
     [ST_VALIDATION_BY_RUN] = "SELECT " VALIDATION_COLS " FROM validation WHERE run_id = ?1 "
                              "ORDER BY coll, comm_size, ppn, bytes",
     [ST_COUNT_MACHINE] = "SELECT count(*) FROM machine "
@@ -1380,6 +1380,8 @@ int cs_db_insert_validation(cs_db_t *db, const cs_db_validation_t *v) {
     CS_DB_CHECK(db, bind_real(s, 13, v->native_loop_us));
     CS_DB_CHECK(db, bind_real(s, 14, v->selected_loop_us));
     CS_DB_CHECK(db, bind_real(s, 15, v->oracle_loop_us));
+    CS_DB_CHECK(db, bind_real(s, 16, v->native2_us));
+    CS_DB_CHECK(db, bind_real(s, 17, v->native2_loop_us));
     CS_DB_CHECK(db, sqlite3_step(s));
 out:
     done(s);
@@ -1415,6 +1417,8 @@ int cs_db_foreach_validation(cs_db_t *db, int64_t run_id, cs_db_validation_fn fn
             .native_loop_us = column_real(s, 11),
             .selected_loop_us = column_real(s, 12),
             .oracle_loop_us = column_real(s, 13),
+            .native2_us = column_real(s, 14),
+            .native2_loop_us = column_real(s, 15),
         };
         CS_CHECK(call_back(fn(&v, ctx), &stop));
     }

@@ -148,7 +148,11 @@ typedef struct cs_db_failure {
 
 /* collsel-bench --validate at one point: native vs the selector's choice vs the best
  * candidate (the oracle), re-measured interleaved. The *_loop_us medians are the loop
- * metric's; NaN (SQL NULL) when not measured, as in validations made before it existed. */
+ * metric's; NaN (SQL NULL) when not measured, as in validations made before it existed.
+ * native2_us and native2_loop_us are native timed a second time as a separate candidate
+ * (native B; native_us is native A), whose ratio to native A is native's run-to-run spread;
+ * NaN when not measured (validations made before schema version 4). A positional initialiser
+ * that stops before them leaves them 0, which is stored as 0: set them to NAN. */
 typedef struct cs_db_validation {
     int64_t run_id;
     const char *coll;
@@ -158,6 +162,7 @@ typedef struct cs_db_validation {
     const char *selected_algorithm, *selected_params;        /* may be NULL */
     const char *oracle_algorithm, *oracle_params;            /* may be NULL */
     double native_loop_us, selected_loop_us, oracle_loop_us; /* NaN: not measured */
+    double native2_us, native2_loop_us;                      /* native B; NaN: not measured */
 } cs_db_validation_t;
 
 /* Row callbacks of the cs_db_foreach_* functions: CS_OK continues, a positive value stops the

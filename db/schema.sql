@@ -1,4 +1,4 @@
--- collsel database schema. schema version: 3
+-- collsel database schema. schema version: 4
 --
 -- This file is the truth: a new database is created from it, and docs/database.md describes it.
 -- Databases made by an older collsel are brought here by db/migrations/NNNN_*.sql, applied in
@@ -138,5 +138,10 @@ CREATE TABLE validation (
     native_loop_us     REAL,                   -- the same three under the loop metric; NULL
     selected_loop_us   REAL,                   -- for a validation made before it existed
     oracle_loop_us     REAL,
+    native2_us         REAL,                   -- native timed a second time (native B), as a
+    native2_loop_us    REAL,                   -- separate candidate in the same interleaving,
+                                               -- under each metric: native_us / native2_us is
+                                               -- native's run-to-run spread; NULL for a
+                                               -- validation made before it existed
     UNIQUE (run_id, coll, comm_size, ppn, bytes)
 );

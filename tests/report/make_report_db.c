@@ -214,6 +214,8 @@ static void full(void) {
                                 "leaders=1",
                                 NAN,
                                 NAN,
+                                NAN,
+                                NAN,
                                 NAN};
         check(cs_db_insert_validation(db, &v), "validation");
         cs_db_validation_t w = {r4,
@@ -228,6 +230,8 @@ static void full(void) {
                                 "",
                                 "bcast/binomial",
                                 "",
+                                NAN,
+                                NAN,
                                 NAN,
                                 NAN,
                                 NAN};

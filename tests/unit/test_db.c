@@ -955,11 +955,13 @@ START_TEST(validation_round_trip) {
                             "segments=2",
                             31.0,
                             21.0,
-                            20.5};
+                            20.5,
+                            30.6,
+                            31.5};
     ck_assert_int_eq(cs_db_insert_validation(db, &v), CS_OK);
     ck_assert_int_eq(cs_db_insert_validation(db, &v), CS_OK); /* kept once */
-    cs_db_validation_t w = {id,   "bcast", 4,    4,    8,   3.0, 3.0, 3.0,
-                            NULL, NULL,    NULL, NULL, NAN, NAN, NAN};
+    cs_db_validation_t w = {id,   "bcast", 4,    4,   8,   3.0, 3.0, 3.0, NULL,
+                            NULL, NULL,    NULL, NAN, NAN, NAN, NAN, NAN};
     ck_assert_int_eq(cs_db_insert_validation(db, &w), CS_OK);
     w.oracle_us = NAN;
     ck_assert_int_eq(cs_db_insert_validation(db, &w), CS_ERR_ARG);
@@ -977,6 +979,9 @@ START_TEST(validation_round_trip) {
     ck_assert_double_eq(got.v[0].oracle_loop_us, 20.5);
     ck_assert(isnan(got.v[1].native_loop_us) && isnan(got.v[1].selected_loop_us) &&
               isnan(got.v[1].oracle_loop_us));
+    ck_assert_double_eq(got.v[0].native2_us, 30.6);
+    ck_assert_double_eq(got.v[0].native2_loop_us, 31.5);
+    ck_assert(isnan(got.v[1].native2_us) && isnan(got.v[1].native2_loop_us));
     ck_assert(got.v[0].native_us == 30.0 && got.v[0].selected_us == 20.0 &&
               got.v[0].oracle_us == 19.5);
     cs_db_close(db);
@@ -1235,6 +1240,53 @@ START_TEST(migration_3_keeps_version_2_rows) {
     ck_assert_int_eq(runs.n, 2);
     ck_assert_int_eq(runs.metric[0], CS_DB_METRIC_SYNC);
     ck_assert_int_eq(runs.kind[1], CS_DB_RUN_VALIDATE);
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(migration_4_keeps_version_3_rows) {
+    /* A version-3 database (before native B) keeps its validation rows and values; their
+     * native2 columns are NULL and read back as NaN ("not measured"). */
+    const char *path = file("v3_rows.db");
+    char stamp[96];
+    for (int v = 1; v <= 3; v++) {
+        raw_exec(path, cs_db_migration_sql(v));
+    }
+    snprintf(stamp, sizeof(stamp), "PRAGMA application_id = %d; PRAGMA user_version = 3",
+             CS_DB_APPLICATION_ID);
+    raw_exec(path, stamp);
+    raw_exec(path,
+             "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
+             "INSERT INTO run (id, machine_id, started_at, nprocs, nnodes, ppn, args, status, "
+             "kind, metric) VALUES (1, 1, '2026-01-02T00:00:00Z', 4, 1, 4, "
+             "'validate colls=0x1 sizes=4', 'done', 'validate', 'both');"
+             "INSERT INTO validation (run_id, coll, comm_size, ppn, bytes, native_us, "
+             "selected_us, oracle_us, selected_algorithm, selected_params, oracle_algorithm, "
+             "oracle_params, native_loop_us, selected_loop_us, oracle_loop_us) VALUES "
+             "(1, 'allreduce', 4, 4, 64, 1.5, 1.4, 1.3, 'allreduce/ring', '', "
+             "'allreduce/ring', '', 2.5, 2.4, 2.3),"
+             "(1, 'allreduce', 4, 4, 128, 1.75, 1.5, 1.5, NULL, NULL, NULL, NULL, NULL, NULL, "
+             "NULL);");
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    cs_db_close(db);
+    ck_assert_int_eq(raw_int(path, "PRAGMA user_version"), cs_db_schema_version());
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM validation WHERE native2_us IS NULL "
+                                   "AND native2_loop_us IS NULL"),
+                     2);
+    db = open_db(path, CS_DB_READ_ONLY);
+    validations_t v = {0};
+    ck_assert_int_eq(cs_db_foreach_validation(db, 1, collect_validation, &v), CS_OK);
+    ck_assert_int_eq(v.n, 2);
+    ck_assert_str_eq(v.text, "allreduce|allreduce/ring||allreduce/ring|;allreduce|NULL|NULL|NULL|"
+                             "NULL;");
+    ck_assert(v.v[0].native_us == 1.5 && v.v[0].selected_us == 1.4 && v.v[0].oracle_us == 1.3);
+    ck_assert(v.v[0].native_loop_us == 2.5 && v.v[0].selected_loop_us == 2.4 &&
+              v.v[0].oracle_loop_us == 2.3);
+    ck_assert_uint_eq(v.v[1].bytes, 128);
+    ck_assert_double_eq(v.v[1].native_us, 1.75);
+    for (int i = 0; i < 2; i++) {
+        ck_assert(isnan(v.v[i].native2_us) && isnan(v.v[i].native2_loop_us));
+    }
     cs_db_close(db);
 }
 END_TEST
@@ -1516,6 +1568,7 @@ static Suite *db_suite(void) {
     tcase_add_test(files, migrations_reach_the_schema);
     tcase_add_test(files, migration_2_gives_runs_their_kind);
     tcase_add_test(files, migration_3_keeps_version_2_rows);
+    tcase_add_test(files, migration_4_keeps_version_3_rows);
     tcase_add_test(files, reopen_keeps_rows);
     tcase_add_test(files, run_times_and_resumes);
     tcase_add_test(files, rules_read_back_as_cs_rule_t);
