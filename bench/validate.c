@@ -8,7 +8,9 @@
 #include "registry.h"
 #include "select.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,8 +113,9 @@ int cs_bench_validate_start(cs_bench_validation_t *v, const cs_bench_run_t *r, i
         v->ratio_best = calloc((size_t)npoints + v->nbest + 1, sizeof(double));
         v->loop_ratio_native = calloc((size_t)npoints + v->nbest + 1, sizeof(double));
         v->loop_ratio_best = calloc((size_t)npoints + v->nbest + 1, sizeof(double));
+        v->points = calloc((size_t)npoints + v->nbest + 1, sizeof(*v->points));
         status = status || v->ratio_native == NULL || v->ratio_best == NULL ||
-                 v->loop_ratio_native == NULL || v->loop_ratio_best == NULL;
+                 v->loop_ratio_native == NULL || v->loop_ratio_best == NULL || v->points == NULL;
         if (!status && v->nbest == 0) {
             cs_bench_say(rank,
                          "--validate: %s has no rules for this machine yet: run a tuning run "
@@ -158,15 +161,22 @@ static oracle_t oracle_for(const cs_bench_validation_t *v, const cs_call_t *call
     return o;
 }
 
+/* max(b/a, a/b): how far two timings of the same thing differ; NaN unless both are > 0. */
+static double spread_of(double a, double b) {
+    return a > 0 && b > 0 ? fmax(a / b, b / a) : NAN;
+}
+
 int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, cs_bench_run_t *r,
                             const cs_call_t *call, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync,
                             unsigned seed, int ppn, MPI_Comm sub, cs_bench_progress_t *progress) {
+    /* The candidates' slots: native A must be first (measure.h); the oracle is last, if any. */
+    enum { NATIVE_A, SELECTED, NATIVE_B, ORACLE };
     int rc = CS_OK;
-    cs_bench_cand_t cands[3];
+    cs_bench_cand_t cands[4];
     char choice[256], sel_params[CS_RULE_PARAMS];
     cs_sel_choice_t ch;
     oracle_t best = {-1, {0}};
-    int ncand = 2;
+    int ncand = 3;
     memset(cands, 0, sizeof(cands));
     if (call->rank == 0) {
         best = oracle_for(v, call);
@@ -175,8 +185,9 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
     CS_CHECK(cs_sel_choose(call->coll, call->bytes, sub, &ch));
     cs_variant_name(&ch.variant, choice, sizeof(choice));
     cs_params_format(&ch.variant.params, sel_params, sizeof(sel_params));
-    cs_bench_cand_set(&cands[0], cs_registry_native(call->coll), NULL);
-    cs_bench_cand_set(&cands[1], selected_of(call->coll), NULL);
+    cs_bench_cand_set(&cands[NATIVE_A], cs_registry_native(call->coll), NULL);
+    cs_bench_cand_set(&cands[SELECTED], selected_of(call->coll), NULL);
+    cs_bench_cand_set(&cands[NATIVE_B], cs_registry_native(call->coll), NULL);
     if (best.index >= 0 && best.index < cs_registry_count) {
         cs_bench_cand_set(&cands[ncand++], cs_registry[best.index], &best.params);
     }
@@ -184,12 +195,19 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
                               sync, sub, call->rank == 0 ? progress : NULL));
     if (call->rank == 0) {
         cs_db_validation_t row;
-        double native = cands[0].summary.median, sel = cands[1].summary.median;
-        double oracle = ncand == 3 ? cands[2].summary.median : native;
-        double lnative = cands[0].loop_summary.median, lsel = cands[1].loop_summary.median;
-        double loracle = ncand == 3 ? cands[2].loop_summary.median : lnative;
-        int has_loop = cands[0].nloop_samples > 0 && cands[1].nloop_samples > 0 &&
+        const cs_bench_cand_t *nb = &cands[NATIVE_B];
+        int has_oracle = ncand > ORACLE;
+        double native = cands[NATIVE_A].summary.median, sel = cands[SELECTED].summary.median;
+        double oracle = has_oracle ? cands[ORACLE].summary.median : native;
+        double native2 = nb->failed ? NAN : nb->summary.median;
+        double lnative = cands[NATIVE_A].loop_summary.median;
+        double lsel = cands[SELECTED].loop_summary.median;
+        double loracle = has_oracle ? cands[ORACLE].loop_summary.median : lnative;
+        int has_loop = cands[NATIVE_A].nloop_samples > 0 && cands[SELECTED].nloop_samples > 0 &&
                        cands[ncand - 1].nloop_samples > 0;
+        double lnative2 =
+            has_loop && !nb->failed && nb->nloop_samples > 0 ? nb->loop_summary.median : NAN;
+        double spread = spread_of(native, native2), lspread = spread_of(lnative, lnative2);
         memset(&row, 0, sizeof(row));
         row.run_id = r->run_id;
         row.coll = cs_coll_name(call->coll);
@@ -202,27 +220,37 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
         row.native_loop_us = has_loop ? lnative : NAN;
         row.selected_loop_us = has_loop ? lsel : NAN;
         row.oracle_loop_us = has_loop ? loracle : NAN;
+        row.native2_us = native2 > 0 ? native2 : NAN;
+        row.native2_loop_us = lnative2 > 0 ? lnative2 : NAN;
         row.selected_algorithm = ch.variant.algo->name;
         row.selected_params = sel_params;
-        row.oracle_algorithm = cands[ncand - 1].v.algo->name;
-        row.oracle_params = cands[ncand - 1].params;
-        if (ncand < 3) {
-            row.oracle_algorithm = cands[0].v.algo->name;
-            row.oracle_params = "";
+        row.oracle_algorithm = cands[NATIVE_A].v.algo->name;
+        row.oracle_params = "";
+        if (has_oracle) {
+            row.oracle_algorithm = cands[ORACLE].v.algo->name;
+            row.oracle_params = cands[ORACLE].params;
         }
-        if (cands[1].failed) {
+        if (cands[SELECTED].failed) {
             fprintf(stderr, "collsel-bench: FAILED: the selector's %s of %zu bytes: %s\n",
-                    cs_coll_name(call->coll), call->bytes, cands[1].failure);
+                    cs_coll_name(call->coll), call->bytes, cands[SELECTED].failure);
         }
-        if (!cands[1].failed) { /* a wrong dispatch has no time to store; it is reported */
+        if (!cands[SELECTED].failed) { /* a wrong dispatch has no time to store; it is reported */
             CS_CHECK(cs_db_insert_validation(r->db, &row));
+            v->points[v->npoints++] = (cs_bench_valid_point_t){
+                .coll = call->coll,
+                .comm_size = call->nprocs,
+                .bytes = call->bytes,
+                .ratio_native = {native > 0 ? sel / native : NAN,
+                                 has_loop && lnative > 0 ? lsel / lnative : NAN},
+                .spread = {spread, has_loop ? lspread : NAN},
+            };
         }
-        if (!cands[1].failed && native > 0 && oracle > 0) {
+        if (!cands[SELECTED].failed && native > 0 && oracle > 0) {
             v->ratio_native[v->nratios] = sel / native;
             v->ratio_best[v->nratios] = sel / oracle;
             v->nratios++;
         }
-        if (!cands[1].failed && has_loop && lnative > 0 && loracle > 0) {
+        if (!cands[SELECTED].failed && has_loop && lnative > 0 && loracle > 0) {
             v->loop_ratio_native[v->nloop_ratios] = lsel / lnative;
             v->loop_ratio_best[v->nloop_ratios] = lsel / loracle;
             v->nloop_ratios++;
@@ -230,12 +258,12 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
         if (!o->quiet) {
             cs_bench_progress_end(progress);
             printf("  %-10s np=%-3d %8zu B  sync: native %9.2f us  selected %9.2f us (%s)  best "
-                   "%9.2f us (%s)  sel/native %.2f  sel/best %.2f\n",
+                   "%9.2f us (%s)  sel/native %.2f  sel/best %.2f  native A/B %.2f\n",
                    cs_coll_name(call->coll), call->nprocs, call->bytes, native, sel, choice, oracle,
-                   row.oracle_algorithm, sel / native, sel / oracle);
+                   row.oracle_algorithm, sel / native, sel / oracle, spread);
             printf("  %-10s %-6s %8s    loop: native %9.2f us  selected %9.2f us  best %9.2f us  "
-                   "sel/native %.2f  sel/best %.2f\n",
-                   "", "", "", lnative, lsel, loracle, lsel / lnative, lsel / loracle);
+                   "sel/native %.2f  sel/best %.2f  native A/B %.2f\n",
+                   "", "", "", lnative, lsel, loracle, lsel / lnative, lsel / loracle, lspread);
         }
     }
     cs_bench_cands_free(cands, ncand);
@@ -298,6 +326,54 @@ static void median_worst(double *v, int n, double *median, double *worst) {
     *worst = n == 0 ? NAN : v[n - 1];
 }
 
+static bool beyond_noise(const cs_bench_valid_point_t *p, int m) {
+    return p->ratio_native[m] > CS_BENCH_VALIDATE_MARGIN * p->spread[m];
+}
+
+int cs_bench_validate_noise(const cs_bench_validation_t *v, int metric, double *median_spread,
+                            double *worst_spread, int *nspread) {
+    double *spreads = calloc((size_t)v->npoints + 1, sizeof(double));
+    int n = 0, nbeyond = 0;
+    *median_spread = *worst_spread = NAN;
+    *nspread = 0;
+    if (spreads == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    for (int i = 0; i < v->npoints; i++) {
+        const cs_bench_valid_point_t *p = &v->points[i];
+        if (!isnan(p->spread[metric]) && !isnan(p->ratio_native[metric])) {
+            spreads[n++] = p->spread[metric];
+            nbeyond += beyond_noise(p, metric);
+        }
+    }
+    median_worst(spreads, n, median_spread, worst_spread);
+    *nspread = n;
+    free(spreads);
+    return nbeyond;
+}
+
+/* Rank 0: the spread line of metric `m` (0 sync, 1 loop) and the points beyond the noise. */
+static void summarise_spread(const cs_bench_validation_t *v, int m, const char *metric) {
+    double median, worst;
+    int nspread;
+    int nbeyond = cs_bench_validate_noise(v, m, &median, &worst, &nspread);
+    if (nbeyond < 0) {
+        printf("  %s metric: native run-to-run spread: out of memory\n", metric);
+        return;
+    }
+    printf("  %s metric: native run-to-run spread (native A/B) median %.3f worst %.3f over %d "
+           "points; selected/native above %.2f x spread at %d of them%s\n",
+           metric, median, worst, nspread, CS_BENCH_VALIDATE_MARGIN, nbeyond,
+           nbeyond > 0 ? ":" : "");
+    for (int i = 0; i < v->npoints; i++) {
+        const cs_bench_valid_point_t *p = &v->points[i];
+        if (!isnan(p->spread[m]) && !isnan(p->ratio_native[m]) && beyond_noise(p, m)) {
+            printf("    %-10s np=%-3d %8" PRIu64 " B  selected/native %.3f  spread %.3f\n",
+                   cs_coll_name(p->coll), p->comm_size, p->bytes, p->ratio_native[m], p->spread[m]);
+        }
+    }
+}
+
 void cs_bench_validate_summary(cs_bench_validation_t *v, int oversubscribed) {
     double mn, wn, mb, wb;
     median_worst(v->ratio_native, v->nratios, &mn, &wn);
@@ -305,11 +381,13 @@ void cs_bench_validate_summary(cs_bench_validation_t *v, int oversubscribed) {
     printf("validation over %d points%s, sync metric: selected/native median %.3f worst %.3f; "
            "selected/best median %.3f worst %.3f\n",
            v->nratios, oversubscribed ? " (oversubscribed)" : "", mn, wn, mb, wb);
+    summarise_spread(v, 0, "sync");
     median_worst(v->loop_ratio_native, v->nloop_ratios, &mn, &wn);
     median_worst(v->loop_ratio_best, v->nloop_ratios, &mb, &wb);
     printf("validation over %d points%s, loop metric: selected/native median %.3f worst %.3f; "
            "selected/best median %.3f worst %.3f\n",
            v->nloop_ratios, oversubscribed ? " (oversubscribed)" : "", mn, wn, mb, wb);
+    summarise_spread(v, 1, "loop");
 }
 
 void cs_bench_validate_free(cs_bench_validation_t *v) {
@@ -318,5 +396,6 @@ void cs_bench_validate_free(cs_bench_validation_t *v) {
     free(v->ratio_best);
     free(v->loop_ratio_native);
     free(v->loop_ratio_best);
+    free(v->points);
     memset(v, 0, sizeof(*v));
 }

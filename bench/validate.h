@@ -3,16 +3,20 @@
  * The points: for each (collective, communicator size) of the plan, every size the tuning runs
  * measured (grid, threshold and refinement points) and every power of two from 4 B to the
  * largest of them (cs_bench_validate_sizes), so that sizes between tuned points, where a rule
- * interval only extrapolates, are checked too. At every point three candidates are measured
- * interleaved on the same communicator: the native collective, the selector's dispatch through the
- * public API
- * (`<coll>/selected`, what collsel_<coll>() runs) and the best candidate the tuning runs that
- * made the machine's rules measured there (the oracle; skipped when it is native or no longer
- * registered). Rank 0 stores a validation row per point (db.h) with what the selector chose
- * (cs_sel_choose, select.h) and the oracle, prints a line per point unless --quiet, and at the
- * end the median and worst ratios selected/native and selected/best, under each of the two
- * metrics (measure.h: sync and loop; a row has both). The oracle travels from
- * rank 0 to the other ranks as data (a registry index and its parameters), never as text. */
+ * interval only extrapolates, are checked too. At every point four candidates are measured
+ * interleaved on the same communicator: the native collective (native A), the selector's
+ * dispatch through the public API (`<coll>/selected`, what collsel_<coll>() runs), the native
+ * collective again as a separate candidate (native B) and the best candidate the tuning runs
+ * that made the machine's rules measured there (the oracle; skipped when it is native or no
+ * longer registered). Native A and B differ only by noise: max(B/A, A/B) is native's
+ * run-to-run spread at that point, measured in the same run as the ratios it judges. Rank 0
+ * stores a validation row per point (db.h) with what the selector chose (cs_sel_choose,
+ * select.h), the oracle and native B, prints a line per point unless --quiet, and at the end,
+ * under each of the two metrics (measure.h: sync and loop; a row has both), the median and
+ * worst ratios selected/native and selected/best, the median spread, and the points where
+ * selected/native exceeds CS_BENCH_VALIDATE_MARGIN times that point's spread. The ratios are
+ * against native A. The oracle travels from rank 0 to the other ranks as data (a registry
+ * index and its parameters), never as text. */
 #ifndef CS_BENCH_VALIDATE_H
 #define CS_BENCH_VALIDATE_H
 
@@ -33,6 +37,21 @@ typedef struct cs_bench_best {
     double median_us;
 } cs_bench_best_t;
 
+/* How far selected/native may exceed native's run-to-run spread at a point before the summary
+ * lists the point as slower than native beyond the noise (issue 19's acceptance: "no size
+ * above 1.10 beyond the native run-to-run spread"). */
+#define CS_BENCH_VALIDATE_MARGIN 1.10
+
+/* One validated point as the summary judges it (rank 0). Index 0 is the sync metric, 1 the
+ * loop metric; NaN where that metric, or native B, has no time. */
+typedef struct cs_bench_valid_point {
+    cs_coll_t coll;
+    int comm_size;
+    uint64_t bytes;
+    double ratio_native[2]; /* selected / native A */
+    double spread[2];       /* max(B/A, A/B) of native A and native B */
+} cs_bench_valid_point_t;
+
 /* The state of a validation run; zero it before cs_bench_validate_start. */
 typedef struct cs_bench_validation {
     cs_bench_best_t *best; /* rank 0: the tuned runs' best candidates */
@@ -41,6 +60,8 @@ typedef struct cs_bench_validation {
     int nratios;
     double *loop_ratio_native, *loop_ratio_best; /* the same under the loop metric */
     int nloop_ratios;
+    cs_bench_valid_point_t *points; /* rank 0: every stored point, in the order measured */
+    int npoints;
 } cs_bench_validation_t;
 
 /* Collective over `world`. Rank 0 loads the best candidate of every point measured by the runs
@@ -52,9 +73,9 @@ typedef struct cs_bench_validation {
 int cs_bench_validate_start(cs_bench_validation_t *v, const cs_bench_run_t *r, int npoints,
                             int rank, MPI_Comm world) CS_MUST_CHECK;
 
-/* One validation point (collective over `sub`): native, the selector's choice and the tuned
- * best for `call`, measured interleaved; rank 0 stores and prints the result. A wrong result
- * of the selector's dispatch is reported on stderr and not stored. */
+/* One validation point (collective over `sub`): native A, the selector's choice, native B and
+ * the tuned best for `call`, measured interleaved; rank 0 stores and prints the result. A
+ * wrong result of the selector's dispatch is reported on stderr and not stored. */
 int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, cs_bench_run_t *r,
                             const cs_call_t *call, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync,
                             unsigned seed, int ppn, MPI_Comm sub,
@@ -71,9 +92,19 @@ int cs_bench_validate_sizes(const uint64_t *tuned, int ntuned, uint64_t *out, in
 int cs_bench_validate_tuned(const cs_bench_validation_t *v, cs_coll_t coll, int comm_size,
                             uint64_t *out, int cap);
 
-/* Rank 0: prints the summary lines, one per metric (median and worst ratios over the points
- * stored).
- * `oversubscribed` says so in the line. Sorts the ratios. */
+/* Rank 0: native's run-to-run spread under `metric` (0 sync, 1 loop) over the stored points
+ * that have it and a ratio selected/native there: their median and worst spread
+ * (*median_spread, *worst_spread; NaN when none) and their number (*nspread). Returns how
+ * many of them have selected/native above CS_BENCH_VALIDATE_MARGIN times their spread, or
+ * CS_ERR_NOMEM. */
+int cs_bench_validate_noise(const cs_bench_validation_t *v, int metric, double *median_spread,
+                            double *worst_spread, int *nspread);
+
+/* Rank 0: prints the summary, per metric: a line with the median and worst ratios over the
+ * points stored, then a line with the median native spread and how many points have
+ * selected/native above CS_BENCH_VALIDATE_MARGIN times their spread, followed by one line per
+ * such point (collective, communicator size, bytes, ratio, spread). `oversubscribed` says so in
+ * the first lines. Sorts the ratios. */
 void cs_bench_validate_summary(cs_bench_validation_t *v, int oversubscribed);
 
 /* Frees what the validation holds. */

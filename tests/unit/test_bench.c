@@ -11,6 +11,7 @@
 #include "validate.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -943,6 +944,33 @@ START_TEST(validate_sizes_every_power_of_two) {
 }
 END_TEST
 
+START_TEST(validate_noise_counts_points_beyond_the_spread) {
+    /* selected/native is judged against CS_BENCH_VALIDATE_MARGIN times native's spread at the
+     * same point; points without a spread (no native B, no loop metric) are left out. */
+    cs_bench_valid_point_t points[] = {
+        {CS_COLL_ALLREDUCE, 4, 4, {0.80, 0.90}, {1.02, 1.01}},
+        {CS_COLL_ALLREDUCE, 4, 8, {1.20, 1.05}, {1.05, 1.00}}, /* sync: 1.20 > 1.155 */
+        {CS_COLL_ALLREDUCE, 4, 16, {1.20, 1.20}, {1.10, NAN}}, /* 1.20 < 1.21; no loop */
+        {CS_COLL_BCAST, 4, 32, {1.00, 1.50}, {NAN, 1.30}},     /* no sync spread; loop beyond */
+    };
+    cs_bench_validation_t v = {.points = points, .npoints = NELEMS(points)};
+    double median, worst;
+    int n = -1;
+    ck_assert_int_eq(cs_bench_validate_noise(&v, 0, &median, &worst, &n), 1);
+    ck_assert_int_eq(n, 3);
+    ck_assert_double_eq_tol(median, 1.05, 1e-12);
+    ck_assert_double_eq_tol(worst, 1.10, 1e-12);
+    ck_assert_int_eq(cs_bench_validate_noise(&v, 1, &median, &worst, &n), 1);
+    ck_assert_int_eq(n, 3);
+    ck_assert_double_eq_tol(median, 1.01, 1e-12);
+    ck_assert_double_eq_tol(worst, 1.30, 1e-12);
+    v.npoints = 0;
+    ck_assert_int_eq(cs_bench_validate_noise(&v, 0, &median, &worst, &n), 0);
+    ck_assert_int_eq(n, 0);
+    ck_assert(isnan(median) && isnan(worst));
+}
+END_TEST
+
 START_TEST(threshold_names) {
     ck_assert(cs_bench_threshold_name("btl_vader_eager_limit"));
     ck_assert(cs_bench_threshold_name("btl_self_rndv_eager_limit"));
@@ -1005,6 +1033,7 @@ static Suite *refine_suite(void) {
     tcase_add_test(tc, rules_boundary_at_threshold);
     tcase_add_test(tc, rules_threshold_inside_an_interval_adds_no_boundary);
     tcase_add_test(tc, validate_sizes_every_power_of_two);
+    tcase_add_test(tc, validate_noise_counts_points_beyond_the_spread);
     tcase_add_test(tc, threshold_names);
     tcase_add_test(tc, thresholds_table);
     tcase_add_test(tc, parse_no_refine);
