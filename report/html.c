@@ -423,7 +423,17 @@ static void coll_section(FILE *f, const cs_report_machine_t *m, const cs_report_
                    "collsel-bench --validate re-measured, interleaved, native, the selector's "
                    "choice (filled) and the fastest candidate of the tuning run (open), shown "
                    "relative to native: below 1.0 is faster than native; a filled point above "
-                   "its open circle is regret (the choice was slower than the best).");
+                   "its open circle is regret (the choice was slower than the best). Crosses, "
+                   "where measured, are native timed a second time in the same interleaving: "
+                   "how far native moves from itself, the noise a ratio is judged against.");
+        }
+        if (k->loop_validation_plot.name[0] != '\0') {
+            snprintf(alt, sizeof(alt), "%s validation on %d processes, back-to-back loop", c->name,
+                     k->comm_size);
+            figure(f, &k->loop_validation_plot, o, alt,
+                   "The same re-measurement under the back-to-back loop metric (each rank's mean "
+                   "call time in a short loop with barriers, then the mean over ranks), which "
+                   "standard micro-benchmark suites report.");
         }
         valid_table(f, k);
     }

@@ -300,6 +300,8 @@ static int add_valid(const cs_db_validation_t *in, void *ctx) {
         .native_loop_us = in->native_loop_us,
         .selected_loop_us = in->selected_loop_us,
         .oracle_loop_us = in->oracle_loop_us,
+        .native2_us = in->native2_us,
+        .native2_loop_us = in->native2_loop_us,
         .selected_algorithm = keep(l->r, in->selected_algorithm),
         .selected_params = keep(l->r, in->selected_params),
         .oracle_algorithm = keep(l->r, in->oracle_algorithm),

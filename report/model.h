@@ -72,7 +72,8 @@ typedef struct cs_report_valid {
     uint64_t bytes;
     double native_us, selected_us, oracle_us;
     double native_loop_us, selected_loop_us, oracle_loop_us; /* NaN when not measured */
-    const char *selected_algorithm, *selected_params;        /* "" when unknown */
+    double native2_us, native2_loop_us; /* native timed again (native B); NaN when not measured */
+    const char *selected_algorithm, *selected_params; /* "" when unknown */
     const char *oracle_algorithm, *oracle_params;
 } cs_report_valid_t;
 
@@ -91,8 +92,8 @@ typedef struct cs_report_key {
     const cs_report_run_t *vrun;    /* the validation rows' run; NULL when none */
     const cs_report_valid_t *valid; /* by bytes */
     size_t nvalid;
-    cs_report_plot_t latency_plot, validation_plot; /* set by the plot writer */
-    cs_report_plot_t loop_latency_plot;             /* the same under the loop metric */
+    cs_report_plot_t latency_plot, validation_plot;           /* set by the plot writer */
+    cs_report_plot_t loop_latency_plot, loop_validation_plot; /* the same under the loop metric */
 } cs_report_key_t;
 
 typedef struct cs_report_coll {

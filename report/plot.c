@@ -904,43 +904,74 @@ out:
 
 /* --- validation per key -------------------------------------------------------------------- */
 
-static bool valid_ok(const cs_report_valid_t *v) {
-    return v->bytes > 0 && v->native_us > 0 && v->selected_us > 0 && v->oracle_us > 0;
+/* A validation row's times under the synchronised metric, or with `loop` the loop metric's. */
+typedef struct valid_times {
+    double native, selected, oracle, native2;
+} valid_times_t;
+
+static valid_times_t times_of(const cs_report_valid_t *v, bool loop) {
+    if (loop) {
+        return (valid_times_t){v->native_loop_us, v->selected_loop_us, v->oracle_loop_us,
+                               v->native2_loop_us};
+    }
+    return (valid_times_t){v->native_us, v->selected_us, v->oracle_us, v->native2_us};
 }
 
-static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k,
+static bool valid_ok(const cs_report_valid_t *v, bool loop) {
+    valid_times_t t = times_of(v, loop);
+    return v->bytes > 0 && t.native > 0 && t.selected > 0 && t.oracle > 0;
+}
+
+/* The validation plot of key k under the synchronised metric, or with `loop` under the loop
+ * metric (drawn only where the rows have it). Native B, where measured, is drawn relative to
+ * native A: how far native moves from itself in the same run (its run-to-run spread). */
+static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k, bool loop,
                             const cs_outdir_t *out, const cs_plot_opts_t *o, char *why,
                             size_t len) {
     int rc = CS_OK;
     plot_files_t f = {0};
     cs_report_plot_t p = {0};
     double lo = 0, hi = 0, rmin = 1, rmax = 1;
-    size_t n = 0;
+    size_t n = 0, nspread = 0;
     for (size_t i = 0; i < k->nvalid; i++) {
         const cs_report_valid_t *v = &k->valid[i];
-        if (!valid_ok(v)) {
+        if (!valid_ok(v, loop)) {
             continue;
         }
+        valid_times_t t = times_of(v, loop);
         double b = (double)v->bytes;
-        double rs = v->selected_us / v->native_us, ro = v->oracle_us / v->native_us;
+        double rs = t.selected / t.native, ro = t.oracle / t.native;
         lo = n == 0 || b < lo ? b : lo;
         hi = b > hi ? b : hi;
         rmin = fmin(rmin, fmin(rs, ro));
         rmax = fmax(rmax, fmax(rs, ro));
+        if (t.native2 > 0) {
+            rmin = fmin(rmin, t.native2 / t.native);
+            rmax = fmax(rmax, t.native2 / t.native);
+            nspread++;
+        }
         n++;
     }
     if (k->vrun == NULL || n == 0) {
         goto out;
     }
-    name_plot(&p, m, k->coll, "validation", k, CS_PLOT_WIDTH, CS_PLOT_HEIGHT);
+    name_plot(&p, m, k->coll, loop ? "loop_validation" : "validation", k, CS_PLOT_WIDTH,
+              CS_PLOT_HEIGHT);
     char first[256], what[512];
-    snprintf(first, sizeof(first),
-             "%s on %d processes: the selector's choice and the best candidate vs native", k->coll,
-             k->comm_size);
+    if (loop) {
+        snprintf(first, sizeof(first),
+                 "%s on %d processes, back-to-back loop: the selector's choice and the best vs "
+                 "native",
+                 k->coll, k->comm_size);
+    } else {
+        snprintf(first, sizeof(first),
+                 "%s on %d processes: the selector's choice and the best candidate vs native",
+                 k->coll, k->comm_size);
+    }
     snprintf(what, sizeof(what),
-             "%s (collsel-bench --validate: the three re-measured interleaved; time relative to "
-             "native)",
-             first);
+             "%s (collsel-bench --validate: re-measured interleaved, native twice; %s; time "
+             "relative to native)",
+             first, loop ? "back-to-back loop, mean over ranks" : "synchronised, slowest rank");
 
     CS_CHECK(plot_dat(&f, out, &p, what, why, len));
     FILE *dat = f.dat;
@@ -948,18 +979,19 @@ static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k,
             k->comm_size, k->ppn);
     fprintf(dat, "# bytes native_us selected_us oracle_us selected/native oracle/native "
                  "selected_family selected_algorithm selected_params oracle_family "
-                 "oracle_algorithm oracle_params\n");
+                 "oracle_algorithm oracle_params native2_us native2/native\n");
     for (size_t i = 0; i < k->nvalid; i++) {
         const cs_report_valid_t *v = &k->valid[i];
-        if (!valid_ok(v)) {
+        if (!valid_ok(v, loop)) {
             continue;
         }
+        valid_times_t t = times_of(v, loop);
         fprintf(dat, "%" PRIu64, v->bytes);
-        value(dat, v->native_us);
-        value(dat, v->selected_us);
-        value(dat, v->oracle_us);
-        value(dat, v->selected_us / v->native_us);
-        value(dat, v->oracle_us / v->native_us);
+        value(dat, t.native);
+        value(dat, t.selected);
+        value(dat, t.oracle);
+        value(dat, t.selected / t.native);
+        value(dat, t.oracle / t.native);
         const char *cols[] = {
             cs_text_family_name(v->selected_algorithm), v->selected_algorithm, v->selected_params,
             cs_text_family_name(v->oracle_algorithm),   v->oracle_algorithm,   v->oracle_params};
@@ -967,6 +999,8 @@ static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k,
             fputc(' ', dat);
             cs_text_dat(dat, cols[j]);
         }
+        value(dat, t.native2);
+        value(dat, t.native2 / t.native);
         fputc('\n', dat);
     }
 
@@ -989,6 +1023,10 @@ static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k,
             "     '' using 1:6 with linespoints lw 1.5 dt 2 pt 6 ps 2.2 lc rgb '%s' "
             "title 'best candidate (open)'",
             from, to, p.name, GREY, GREY);
+    if (nspread > 0) {
+        fprintf(gp, ", \\\n     '' using 1:14 with points pt 2 ps 1.2 lw 1.5 lc rgb '#000000' "
+                    "title 'native again (run-to-run spread)'");
+    }
     /* Colour the points by family: selected (column 7) filled, best (column 10) open. */
     const char *names[64];
     size_t nnames = 0;
@@ -998,7 +1036,7 @@ static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k,
         for (size_t i = 0; i < k->nvalid; i++) {
             const cs_report_valid_t *v = &k->valid[i];
             const char *alg = pass == 0 ? v->selected_algorithm : v->oracle_algorithm;
-            if (!valid_ok(v) || alg[0] == '\0' ||
+            if (!valid_ok(v, loop) || alg[0] == '\0' ||
                 seen_before(done, &ndone, 64, cs_text_family_name(alg))) {
                 continue;
             }
@@ -1016,7 +1054,11 @@ static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k,
         cs_text_gp(gp, cs_text_family_name(names[i]));
     }
     CS_CHECK(plot_end(&f, why, len));
-    k->validation_plot = p;
+    if (loop) {
+        k->loop_validation_plot = p;
+    } else {
+        k->validation_plot = p;
+    }
 out:
     plot_drop(&f);
     return rc;
@@ -1039,7 +1081,8 @@ int cs_plot_write(cs_report_t *r, const cs_outdir_t *out, const cs_plot_opts_t *
             CS_CHECK(write_speedup(m, c, true, out, o, why, len));
             CS_CHECK(write_winners(m, c, out, o, why, len));
             for (size_t k = 0; k < c->nkeys; k++) {
-                CS_CHECK(write_validation(m, &c->keys[k], out, o, why, len));
+                CS_CHECK(write_validation(m, &c->keys[k], false, out, o, why, len));
+                CS_CHECK(write_validation(m, &c->keys[k], true, out, o, why, len));
             }
         }
     }
@@ -1058,10 +1101,10 @@ static size_t each_plot(const cs_report_t *r, void (*fn)(const cs_report_plot_t 
             const cs_report_plot_t *plots[] = {&c->speedup_plot, &c->loop_speedup_plot,
                                                &c->winners_plot};
             for (size_t k = 0; k < c->nkeys; k++) {
-                const cs_report_plot_t *kp[] = {&c->keys[k].latency_plot,
-                                                &c->keys[k].loop_latency_plot,
-                                                &c->keys[k].validation_plot};
-                for (size_t e = 0; e < 3; e++) {
+                const cs_report_plot_t *kp[] = {
+                    &c->keys[k].latency_plot, &c->keys[k].loop_latency_plot,
+                    &c->keys[k].validation_plot, &c->keys[k].loop_validation_plot};
+                for (size_t e = 0; e < sizeof(kp) / sizeof(kp[0]); e++) {
                     if (kp[e]->name[0] != '\0') {
                         if (fn != NULL) {
                             fn(kp[e], ctx);

@@ -11,7 +11,9 @@
  *   run 1  done     tuning, np 4: gather on 4 processes
  *   run 2  aborted  tuning, np 4: allreduce on 4 processes, absurd times (must not be shown)
  *   run 3  done     tuning, np 4, oversubscribed: allreduce on 2 and 4 processes, bcast on 4
- *   run 4  done     collsel-bench --validate, np 4: allreduce and bcast on 4 processes
+ *   run 4  done     collsel-bench --validate, np 4: allreduce and bcast on 4 processes;
+ *                   allreduce's rows have both metrics and native B, bcast's (made before
+ *                   those existed) the synchronised metric alone
  * Sizes 4 B to 64 KiB, times 4x. allreduce/dpml (not a registered algorithm: the report must
  * take any name) has two variants, leaders=1 faster below 1 KiB and leaders=2 above. */
 #include "db.h"
@@ -212,11 +214,11 @@ static void full(void) {
                                 "leaders=1",
                                 "allreduce/dpml",
                                 "leaders=1",
-                                NAN,
-                                NAN,
-                                NAN,
-                                NAN,
-                                NAN};
+                                model(36, 1, b),
+                                model(21, 0.7, b),
+                                model(20, 0.6, b),
+                                model(41, 1, b),
+                                model(35, 1, b)};
         check(cs_db_insert_validation(db, &v), "validation");
         cs_db_validation_t w = {r4,
                                 "bcast",

@@ -56,6 +56,7 @@ plots=(
     bcast_loop_latency_np4_ppn4:960x600 bcast_loop_speedup:960x600
     allreduce_loop_latency_np2_ppn2:960x600 allreduce_loop_latency_np4_ppn4:960x600
     allreduce_loop_speedup:960x600
+    allreduce_loop_validation_np4_ppn4:960x600
 )
 # gather's run (run 1) stands for a run made before the loop metric: NULL loop columns, so it
 # has no loop plots (check_report refuses files it was not told about).
@@ -86,6 +87,15 @@ grep -q "back-to-back loop" "$tmp/t-report/index.html" || fail "index.html has n
 # The loop plots say which metric they show.
 grep -q "back-to-back loop, mean over ranks" "$tmp/t-report/bcast_loop_latency_np4_ppn4.gp" ||
     fail "the loop latency plot does not say which metric it shows"
+grep -q "back-to-back loop, mean over ranks" \
+    "$tmp/t-report/allreduce_loop_validation_np4_ppn4.gp" ||
+    fail "the loop validation plot does not say which metric it shows"
+# Native B (allreduce's validation rows have it, bcast's not) is drawn as native's spread.
+grep -q "run-to-run spread" "$tmp/t-report/allreduce_validation_np4_ppn4.gp" ||
+    fail "the validation plot does not draw native B"
+if grep -q "run-to-run spread" "$tmp/t-report/bcast_validation_np4_ppn4.gp"; then
+    fail "the validation plot draws native B where it was not measured"
+fi
 
 # 2. Again onto the existing report: replaced as a whole; PNG only.
 touch "$tmp/t-report/stale.png"
