@@ -1142,22 +1142,38 @@ START_TEST(migrations_reach_the_schema) {
 }
 END_TEST
 
+/* A database at schema version `version` made the way an older collsel made it: migrations
+ * 1..version applied raw, then `rows` (SQL) inserted. */
+static void raw_db_at(const char *path, int version, const char *rows) {
+    char stamp[96];
+    for (int v = 1; v <= version; v++) {
+        raw_exec(path, cs_db_migration_sql(v));
+    }
+    snprintf(stamp, sizeof(stamp), "PRAGMA application_id = %d; PRAGMA user_version = %d",
+             CS_DB_APPLICATION_ID, version);
+    raw_exec(path, stamp);
+    raw_exec(path, rows);
+}
+
+/* Opens `path` read-write (which migrates it), closes it and checks it reached the current
+ * version. */
+static void upgrade(const char *path) {
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    cs_db_close(db);
+    ck_assert_int_eq(raw_int(path, "PRAGMA user_version"), cs_db_schema_version());
+}
+
 START_TEST(migration_2_gives_runs_their_kind) {
     /* A version-1 database (before run.kind) keeps its runs; those whose args carry the
      * 'validate ' prefix collsel-bench wrote for --validate become kind 'validate', the others
      * 'tune'. New runs store the kind they are given. */
     const char *path = file("v1_runs.db");
-    char stamp[96];
-    raw_exec(path, cs_db_migration_sql(1));
-    snprintf(stamp, sizeof(stamp), "PRAGMA application_id = %d; PRAGMA user_version = 1",
-             CS_DB_APPLICATION_ID);
-    raw_exec(path, stamp);
-    raw_exec(path,
-             "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
-             "INSERT INTO run (id, machine_id, started_at, nprocs, nnodes, ppn, args, status) "
-             "VALUES (1, 1, '2026-01-01T00:00:00Z', 4, 1, 4, 'colls=0x11 sizes=4', 'done'),"
-             "(2, 1, '2026-01-02T00:00:00Z', 4, 1, 4, 'validate colls=0x11 sizes=4', 'done'),"
-             "(3, 1, '2026-01-03T00:00:00Z', 2, 1, 2, '', 'aborted');");
+    raw_db_at(path, 1,
+              "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
+              "INSERT INTO run (id, machine_id, started_at, nprocs, nnodes, ppn, args, status) "
+              "VALUES (1, 1, '2026-01-01T00:00:00Z', 4, 1, 4, 'colls=0x11 sizes=4', 'done'),"
+              "(2, 1, '2026-01-02T00:00:00Z', 4, 1, 4, 'validate colls=0x11 sizes=4', 'done'),"
+              "(3, 1, '2026-01-03T00:00:00Z', 2, 1, 2, '', 'aborted');");
     cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
     runs_t got = {0};
     ck_assert_int_eq(cs_db_foreach_run(db, 0, collect_run, &got), CS_OK);
@@ -1185,40 +1201,32 @@ START_TEST(migration_3_keeps_version_2_rows) {
      * metric 'sync', its measurements and validations NULL loop columns, which read back as
      * "no loop metric". */
     const char *path = file("v2_rows.db");
-    char stamp[96];
-    raw_exec(path, cs_db_migration_sql(1));
-    raw_exec(path, cs_db_migration_sql(2));
-    snprintf(stamp, sizeof(stamp), "PRAGMA application_id = %d; PRAGMA user_version = 2",
-             CS_DB_APPLICATION_ID);
-    raw_exec(path, stamp);
     /* samples_us: 1.0 and 2.0 as float64 little-endian */
-    raw_exec(path,
-             "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
-             "INSERT INTO run (id, machine_id, started_at, nprocs, nnodes, ppn, args, status) "
-             "VALUES (1, 1, '2026-01-01T00:00:00Z', 4, 1, 4, 'colls=0x1 sizes=4', 'done'),"
-             "(2, 1, '2026-01-02T00:00:00Z', 4, 1, 4, 'validate colls=0x1 sizes=4', 'done');"
-             "UPDATE run SET kind = 'validate' WHERE id = 2;"
-             "INSERT INTO measurement (run_id, coll, algorithm, params, comm_size, ppn, bytes, "
-             "reps, min_us, q1_us, median_us, q3_us, max_us, outliers, verified, samples_us) "
-             "VALUES (1, 'allreduce', 'allreduce/native', '', 4, 4, 64, 2, 1, 1.25, 1.5, 1.75, "
-             "2, 0, 0, X'000000000000F03F0000000000000040');"
-             "INSERT INTO failure (run_id, coll, algorithm, params, comm_size, ppn, bytes, "
-             "message) VALUES (1, 'allreduce', 'allreduce/ring', '', 4, 4, 64, 'wrong');"
-             "INSERT INTO rule (machine_id, coll, comm_size, ppn, lo_bytes, hi_bytes, rank, "
-             "algorithm, params, median_us, native_us, p_value, run_id) VALUES (1, 'allreduce', "
-             "4, 4, 0, NULL, 1, 'allreduce/native', '', 1.5, 1.5, NULL, 1);"
-             "INSERT INTO validation (run_id, coll, comm_size, ppn, bytes, native_us, "
-             "selected_us, oracle_us) VALUES (2, 'allreduce', 4, 4, 64, 1.5, 1.4, 1.3);");
-    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
-    cs_db_close(db);
-    ck_assert_int_eq(raw_int(path, "PRAGMA user_version"), cs_db_schema_version());
+    raw_db_at(path, 2,
+              "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
+              "INSERT INTO run (id, machine_id, started_at, nprocs, nnodes, ppn, args, status) "
+              "VALUES (1, 1, '2026-01-01T00:00:00Z', 4, 1, 4, 'colls=0x1 sizes=4', 'done'),"
+              "(2, 1, '2026-01-02T00:00:00Z', 4, 1, 4, 'validate colls=0x1 sizes=4', 'done');"
+              "UPDATE run SET kind = 'validate' WHERE id = 2;"
+              "INSERT INTO measurement (run_id, coll, algorithm, params, comm_size, ppn, bytes, "
+              "reps, min_us, q1_us, median_us, q3_us, max_us, outliers, verified, samples_us) "
+              "VALUES (1, 'allreduce', 'allreduce/native', '', 4, 4, 64, 2, 1, 1.25, 1.5, 1.75, "
+              "2, 0, 0, X'000000000000F03F0000000000000040');"
+              "INSERT INTO failure (run_id, coll, algorithm, params, comm_size, ppn, bytes, "
+              "message) VALUES (1, 'allreduce', 'allreduce/ring', '', 4, 4, 64, 'wrong');"
+              "INSERT INTO rule (machine_id, coll, comm_size, ppn, lo_bytes, hi_bytes, rank, "
+              "algorithm, params, median_us, native_us, p_value, run_id) VALUES (1, 'allreduce', "
+              "4, 4, 0, NULL, 1, 'allreduce/native', '', 1.5, 1.5, NULL, 1);"
+              "INSERT INTO validation (run_id, coll, comm_size, ppn, bytes, native_us, "
+              "selected_us, oracle_us) VALUES (2, 'allreduce', 4, 4, 64, 1.5, 1.4, 1.3);");
+    upgrade(path);
     ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM run WHERE metric = 'sync'"), 2);
     ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM measurement WHERE loop_reps IS NULL "
                                    "AND loop_median_us IS NULL AND loop_samples_us IS NULL"),
                      1);
     ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM failure"), 1);
     ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM rule WHERE median_us = 1.5"), 1);
-    db = open_db(path, CS_DB_READ_ONLY);
+    cs_db_t *db = open_db(path, CS_DB_READ_ONLY);
     measurements_t got = {0};
     ck_assert_int_eq(cs_db_foreach_measurement(db, 1, collect_measurement, &got), CS_OK);
     ck_assert_int_eq(got.n, 1);
@@ -1248,32 +1256,23 @@ START_TEST(migration_4_keeps_version_3_rows) {
     /* A version-3 database (before native B) keeps its validation rows and values; their
      * native2 columns are NULL and read back as NaN ("not measured"). */
     const char *path = file("v3_rows.db");
-    char stamp[96];
-    for (int v = 1; v <= 3; v++) {
-        raw_exec(path, cs_db_migration_sql(v));
-    }
-    snprintf(stamp, sizeof(stamp), "PRAGMA application_id = %d; PRAGMA user_version = 3",
-             CS_DB_APPLICATION_ID);
-    raw_exec(path, stamp);
-    raw_exec(path,
-             "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
-             "INSERT INTO run (id, machine_id, started_at, nprocs, nnodes, ppn, args, status, "
-             "kind, metric) VALUES (1, 1, '2026-01-02T00:00:00Z', 4, 1, 4, "
-             "'validate colls=0x1 sizes=4', 'done', 'validate', 'both');"
-             "INSERT INTO validation (run_id, coll, comm_size, ppn, bytes, native_us, "
-             "selected_us, oracle_us, selected_algorithm, selected_params, oracle_algorithm, "
-             "oracle_params, native_loop_us, selected_loop_us, oracle_loop_us) VALUES "
-             "(1, 'allreduce', 4, 4, 64, 1.5, 1.4, 1.3, 'allreduce/ring', '', "
-             "'allreduce/ring', '', 2.5, 2.4, 2.3),"
-             "(1, 'allreduce', 4, 4, 128, 1.75, 1.5, 1.5, NULL, NULL, NULL, NULL, NULL, NULL, "
-             "NULL);");
-    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
-    cs_db_close(db);
-    ck_assert_int_eq(raw_int(path, "PRAGMA user_version"), cs_db_schema_version());
+    raw_db_at(path, 3,
+              "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
+              "INSERT INTO run (id, machine_id, started_at, nprocs, nnodes, ppn, args, status, "
+              "kind, metric) VALUES (1, 1, '2026-01-02T00:00:00Z', 4, 1, 4, "
+              "'validate colls=0x1 sizes=4', 'done', 'validate', 'both');"
+              "INSERT INTO validation (run_id, coll, comm_size, ppn, bytes, native_us, "
+              "selected_us, oracle_us, selected_algorithm, selected_params, oracle_algorithm, "
+              "oracle_params, native_loop_us, selected_loop_us, oracle_loop_us) VALUES "
+              "(1, 'allreduce', 4, 4, 64, 1.5, 1.4, 1.3, 'allreduce/ring', '', "
+              "'allreduce/ring', '', 2.5, 2.4, 2.3),"
+              "(1, 'allreduce', 4, 4, 128, 1.75, 1.5, 1.5, NULL, NULL, NULL, NULL, NULL, NULL, "
+              "NULL);");
+    upgrade(path);
     ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM validation WHERE native2_us IS NULL "
                                    "AND native2_loop_us IS NULL"),
                      2);
-    db = open_db(path, CS_DB_READ_ONLY);
+    cs_db_t *db = open_db(path, CS_DB_READ_ONLY);
     validations_t v = {0};
     ck_assert_int_eq(cs_db_foreach_validation(db, 1, collect_validation, &v), CS_OK);
     ck_assert_int_eq(v.n, 2);
