@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,10 @@ static int time_loop(const cs_bench_cand_t *c, const cs_call_t *call, MPI_Comm c
     int rc = CS_OK;
     double t = 0;
     CS_MPI_CHECK(PMPI_Barrier(comm));
+    for (int j = 0; j < CS_BENCH_LOOP_WARMUP; j++) {
+        CS_CHECK(cs_algo_run_variant(&c->v, call));
+        CS_MPI_CHECK(PMPI_Barrier(comm));
+    }
     for (int j = 0; j < CS_BENCH_LOOP_ITERS; j++) {
         double t0 = PMPI_Wtime();
         CS_CHECK(cs_algo_run_variant(&c->v, call));
@@ -170,13 +175,34 @@ out:
     return rc;
 }
 
+void cs_bench_order(unsigned seed, int rep, int *order, int n) {
+    /* splitmix64 of (seed, rep): the same sequence on every rank and every machine */
+    uint64_t x = ((uint64_t)seed << 32) ^ (uint64_t)(unsigned)rep;
+    for (int i = 0; i < n; i++) {
+        order[i] = i;
+    }
+    for (int i = n - 1; i > 0; i--) {
+        uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
+        int j;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        z ^= z >> 31;
+        j = (int)(z % (uint64_t)(i + 1));
+        int tmp = order[i];
+        order[i] = order[j];
+        order[j] = tmp;
+    }
+}
+
 static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *call,
-                           double budget_s, int reps_max, cs_bench_sync_t *sync, MPI_Comm comm) {
+                           double budget_s, int reps_max, unsigned seed, cs_bench_sync_t *sync,
+                           MPI_Comm comm) {
     int rc = CS_OK;
     int rank, nprocs;
     double start = PMPI_Wtime();
     double *rep = NULL, *work = NULL;
     double *late, *loop_max, *loop_sum;
+    int *order = NULL;
     int stop = 0, kept = 0;
     MPI_Op op = MPI_OP_NULL;
     CS_MPI_CHECK(PMPI_Comm_rank(comm, &rank));
@@ -184,7 +210,8 @@ static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *c
     CS_MPI_CHECK(PMPI_Op_create(rep_reduce, 1, &op));
     rep = calloc(3 * (size_t)ncand + 1, sizeof(double));
     work = calloc((size_t)reps_max, sizeof(double));
-    CS_REQUIRE(rep != NULL && work != NULL, CS_ERR_NOMEM);
+    order = calloc((size_t)ncand, sizeof(int));
+    CS_REQUIRE(rep != NULL && work != NULL && order != NULL, CS_ERR_NOMEM);
     late = &rep[ncand]; /* "someone was late" */
     loop_max = &rep[ncand + 1];
     loop_sum = &rep[2 * ncand + 1];
@@ -201,8 +228,9 @@ static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *c
     }
     for (int r = 0; kept < reps_max && !stop; r++) {
         *late = 0;
+        cs_bench_order(seed, r, order, ncand);
         for (int k = 0; k < ncand; k++) {
-            int i = (r + k) % ncand;
+            int i = order[k];
             int was_late = 0;
             double t0;
             rep[i] = loop_max[i] = loop_sum[i] = 0;
@@ -215,7 +243,7 @@ static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *c
             *late += was_late;
         }
         for (int k = 0; k < ncand; k++) {
-            int i = (r + k) % ncand;
+            int i = order[k];
             if (!cands[i].applicable || cands[i].failed) {
                 continue;
             }
@@ -249,6 +277,7 @@ out:
     }
     free(rep);
     free(work);
+    free(order);
     return rc;
 }
 
@@ -314,7 +343,7 @@ int cs_bench_measure(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, c
     if (progress != NULL) {
         cs_bench_progress_step(progress, "timing");
     }
-    CS_CHECK(time_candidates(cands, ncand, call, budget_s, reps_max, sync, comm));
+    CS_CHECK(time_candidates(cands, ncand, call, budget_s, reps_max, seed, sync, comm));
     CS_CHECK(cs_bench_summarise(cands, ncand));
 out:
     return rc;

@@ -5,17 +5,17 @@
  *      bit-exact, on all ranks; a candidate that differs or fails is marked `failed` with a
  *      message and never timed;
  *   2. times the rest interleaved under two metrics (docs/tuning.md "Two metrics"). Each
- *      repetition, in an order that rotates by one each repetition:
+ *      repetition, in its own order (cs_bench_order: a fresh permutation per repetition, so no
+ *      candidate always follows the same one):
  *      - sync: every candidate once, each from a start time agreed on a common clock (sync.h);
  *        the sample is the maximum over ranks of end - start;
  *      - loop: then every candidate in the same order as a short back-to-back loop like the
- *        standard micro-benchmark suites' (OSU, IMB): PMPI_Barrier, then
- *        CS_BENCH_LOOP_ITERS times {t0 = PMPI_Wtime(); call; t += PMPI_Wtime() - t0;
- *        PMPI_Barrier}; the rank's time is t / CS_BENCH_LOOP_ITERS, the sample the mean over
- *        ranks, and the maximum over ranks is kept too (rankmax);
- *      one reduction per repetition carries every candidate's sync, loop-sum and loop-max
- *      values. A repetition in which some rank missed the sync start time is discarded
- *      (both metrics);
+ *        standard micro-benchmark suites' (OSU, IMB): PMPI_Barrier, CS_BENCH_LOOP_WARMUP
+ *        untimed {call; PMPI_Barrier}, then CS_BENCH_LOOP_ITERS times {t0 = PMPI_Wtime(); call; t
+ * += PMPI_Wtime() - t0; PMPI_Barrier}; the rank's time is t / CS_BENCH_LOOP_ITERS, the sample the
+ * mean over ranks, and the maximum over ranks is kept too (rankmax); one reduction per repetition
+ * carries every candidate's sync, loop-sum and loop-max values. A repetition in which some rank
+ * missed the sync start time is discarded (both metrics);
  *   3. stops when every candidate's median under BOTH metrics has a 95 % confidence interval
  *      within 5 % of it (checked every few repetitions after a minimum), when `budget_s` is
  *      spent, or after `reps_max` repetitions; rank 0 decides and broadcasts, so all ranks
@@ -33,8 +33,10 @@
 #include "sync.h"
 #include "workload.h"
 
-/* Calls per back-to-back loop of the loop metric (see above and docs/tuning.md). */
-#define CS_BENCH_LOOP_ITERS 4
+/* Timed calls per back-to-back loop of the loop metric, after CS_BENCH_LOOP_WARMUP untimed
+ * ones (see above and docs/tuning.md). */
+#define CS_BENCH_LOOP_ITERS  4
+#define CS_BENCH_LOOP_WARMUP 1
 
 typedef struct cs_bench_cand {
     cs_variant_t v;
@@ -62,6 +64,11 @@ typedef struct cs_bench_cand {
 
 /* Sets candidate `c` to variant (a, params); params NULL: the defaults. Clears its results. */
 void cs_bench_cand_set(cs_bench_cand_t *c, const cs_algo_t *a, const cs_params_t *params);
+
+/* The order of the candidates in repetition `rep` of a point measured with `seed`: a
+ * permutation of 0..n-1 into order[], uniformly drawn (Fisher-Yates over splitmix64), the same
+ * on every rank and machine. */
+void cs_bench_order(unsigned seed, int rep, int *order, int n);
 
 /* Verifies, times and summarises cands[0..ncand-1] (cands[0] native) for `call`, whose
  * buffers are `b`. Allocates each candidate's raw and samples arrays (freed by

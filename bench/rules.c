@@ -15,13 +15,30 @@ static const cs_bench_entry_t *native_of(const cs_bench_size_t *s) {
     return NULL;
 }
 
-/* The median of `e` under the primary metric of policy `m`. */
+/* The median of `e` under the primary metric of policy `m` (what a rule stores). */
 static double primary_median(const cs_bench_entry_t *e, cs_db_metric_t m) {
     return m == CS_DB_METRIC_LOOP ? e->loop_median_us : e->median_us;
 }
 
+double cs_bench_score(double median_us, double loop_median_us, int has_loop, cs_db_metric_t m) {
+    switch (m) {
+    case CS_DB_METRIC_LOOP:
+        return has_loop ? loop_median_us : INFINITY;
+    case CS_DB_METRIC_BOTH:
+        return has_loop ? sqrt(median_us * loop_median_us) : median_us;
+    case CS_DB_METRIC_SYNC:
+    default:
+        return median_us;
+    }
+}
+
+static double score(const cs_bench_entry_t *e, cs_db_metric_t m) {
+    return cs_bench_score(e->median_us, e->loop_median_us, e->has_loop, m);
+}
+
 /* Whether `e` replaces `native` under policy `m` (see rules.h). */
 static int wins(const cs_bench_entry_t *e, const cs_bench_entry_t *native, cs_db_metric_t m) {
+    const double at_most = 1.0 + CS_STATS_MIN_GAIN; /* "not slower", with the gain's margin */
     int sync = cs_stats_is_winner(e->p_value, e->median_us, native->median_us, CS_STATS_ALPHA,
                                   CS_STATS_MIN_GAIN);
     int has_loop = e->has_loop && native->has_loop;
@@ -32,7 +49,11 @@ static int wins(const cs_bench_entry_t *e, const cs_bench_entry_t *native, cs_db
     case CS_DB_METRIC_LOOP:
         return loop;
     case CS_DB_METRIC_BOTH:
-        return sync && (loop || !has_loop);
+        if (!has_loop) {
+            return sync;
+        }
+        return (sync && e->loop_median_us <= at_most * native->loop_median_us) ||
+               (loop && e->median_us <= at_most * native->median_us);
     case CS_DB_METRIC_SYNC:
     default:
         return sync;
@@ -50,10 +71,9 @@ int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) {
         if (e->native || !wins(e, native, s->metric)) {
             continue;
         }
-        /* Insertion by the primary metric's median; ties keep registry order. */
+        /* Insertion by the policy's score; ties keep registry order. */
         int j = k++;
-        while (j > 0 && primary_median(&s->entries[order[j - 1]], s->metric) >
-                            primary_median(e, s->metric)) {
+        while (j > 0 && score(&s->entries[order[j - 1]], s->metric) > score(e, s->metric)) {
             order[j] = order[j - 1];
             j--;
         }

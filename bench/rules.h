@@ -1,13 +1,17 @@
 /* From measurements to rules: who wins at each size, and size intervals with one ranking.
  *
- * At one size the ranking is: every candidate that beats native (cs_stats_is_winner: rank-sum
- * p < 0.01 and at least 3 % faster) under the metric policy in force (cs_db_metric_t,
- * collsel-bench --metric): under 'sync' by the synchronised metric, under 'loop' by the loop
- * metric, under 'both' by each of them; fastest median of the policy's primary metric first
- * (the loop metric's under 'loop', else the synchronised metric's); then native, which
- * therefore always ends a ranked list and is its winner when nothing beats it. An entry without
- * loop data (measured before the loop metric existed) cannot win under 'loop' and is judged
- * by the synchronised metric alone under 'both'. Adjacent sizes whose rankings
+ * At one size the ranking is: every candidate that beats native under the metric policy in
+ * force (cs_db_metric_t, collsel-bench --metric), then native, which therefore always ends a
+ * ranked list and is its winner when nothing beats it. "Beats" uses cs_stats_is_winner
+ * (rank-sum p < 0.01 and at least 3 % faster):
+ *   - 'sync': beats native under the synchronised metric;
+ *   - 'loop': beats native under the loop metric;
+ *   - 'both' (the default): beats native under one metric and is not slower under the other
+ *     (its median at most 3 % above native's there), so a choice never loses under either
+ *     metric and wins under at least one.
+ * The winners are ordered by the policy's score (cs_bench_score), lowest first. An entry
+ * without loop data (measured before the loop metric existed) cannot win under 'loop' and is
+ * judged by the synchronised metric alone under 'both'. Adjacent sizes whose rankings
  * name the same algorithms in the same order merge into one interval. Interval boundaries lie
  * at the geometric mean of neighbouring measured sizes, unless a protocol threshold of the MPI
  * library (thresholds.h) lies between them: then at the threshold; the first interval starts at 0
@@ -45,6 +49,11 @@ typedef struct cs_bench_size {
     int n;
     cs_db_metric_t metric; /* the policy (0: sync) */
 } cs_bench_size_t;
+
+/* The score that orders winners under policy `m`: the synchronised median under 'sync', the
+ * loop median under 'loop' (INFINITY without loop data), and their geometric mean under 'both'
+ * (the synchronised median without loop data). --validate picks its "best" candidate by it. */
+double cs_bench_score(double median_us, double loop_median_us, int has_loop, cs_db_metric_t m);
 
 /* Ranks the entries of `s`: order[0..*n-1] are indices into s->entries, winner first, native
  * last. CS_ERR_ARG when s has no native entry or more than CS_BENCH_MAX_RANKED entries. */

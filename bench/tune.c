@@ -360,6 +360,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     }
     if (opts.validate) {
         /* Room for the powers of two of every key: tuned points are counted by validate_start. */
+        val.metric = opts.metric;
         CS_CHECK(cs_bench_validate_start(&val, &r, plan->npoints / plan->nsizes * 64, rank, world));
     }
     cs_bench_progress_start(&progress, plan->npoints, rank == 0 && !opts.quiet);

@@ -6,6 +6,7 @@
 #include "core/rule.h"
 #include "plan.h"
 #include "registry.h"
+#include "rules.h"
 #include "select.h"
 
 #include <inttypes.h>
@@ -43,6 +44,7 @@ static const cs_algo_t *selected_of(cs_coll_t coll) {
 static int collect_best(const cs_db_measurement_t *m, void *ctx) {
     cs_bench_validation_t *v = ctx;
     cs_bench_best_t *b = NULL;
+    double score;
     for (size_t i = 0; i < v->nbest && b == NULL; i++) {
         if (strcmp(v->best[i].coll, m->point.coll) == 0 &&
             v->best[i].comm_size == m->point.comm_size && v->best[i].bytes == m->point.bytes) {
@@ -63,10 +65,11 @@ static int collect_best(const cs_db_measurement_t *m, void *ctx) {
         snprintf(b->coll, sizeof(b->coll), "%s", m->point.coll);
         b->comm_size = m->point.comm_size;
         b->bytes = m->point.bytes;
-        b->median_us = INFINITY;
+        b->score = INFINITY;
     }
-    if (m->median_us < b->median_us) {
-        b->median_us = m->median_us;
+    score = cs_bench_score(m->median_us, m->loop_median_us, m->loop_reps > 0, v->metric);
+    if (score < b->score) {
+        b->score = score;
         snprintf(b->algorithm, sizeof(b->algorithm), "%s", m->point.algorithm);
         snprintf(b->params, sizeof(b->params), "%s", m->point.params ? m->point.params : "");
     }

@@ -7,8 +7,9 @@
  * interleaved on the same communicator: the native collective (native A), the selector's
  * dispatch through the public API (`<coll>/selected`, what collsel_<coll>() runs), the native
  * collective again as a separate candidate (native B) and the best candidate the tuning runs
- * that made the machine's rules measured there (the oracle; skipped when it is native or no
- * longer registered). Native A and B differ only by noise: max(B/A, A/B) is native's
+ * that made the machine's rules measured there, by the lowest cs_bench_score (rules.h) under
+ * the validation's --metric policy (the oracle; skipped when it is native or no longer
+ * registered). Native A and B differ only by noise: max(B/A, A/B) is native's
  * run-to-run spread at that point, measured in the same run as the ratios it judges. Rank 0
  * stores a validation row per point (db.h) with what the selector chose (cs_sel_choose,
  * select.h), the oracle and native B, prints a line per point unless --quiet, and at the end,
@@ -34,7 +35,7 @@ typedef struct cs_bench_best {
     char coll[32], algorithm[128], params[128];
     int comm_size;
     uint64_t bytes;
-    double median_us;
+    double score; /* cs_bench_score under the validation's policy: lowest is best */
 } cs_bench_best_t;
 
 /* How far selected/native may exceed native's run-to-run spread at a point before the summary
@@ -54,6 +55,7 @@ typedef struct cs_bench_valid_point {
 
 /* The state of a validation run; zero it before cs_bench_validate_start. */
 typedef struct cs_bench_validation {
+    cs_db_metric_t metric; /* the policy that picks the best candidate (set before start) */
     cs_bench_best_t *best; /* rank 0: the tuned runs' best candidates */
     size_t nbest, best_cap;
     double *ratio_native, *ratio_best; /* rank 0: selected/native, selected/best per point */
