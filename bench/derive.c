@@ -128,6 +128,7 @@ static int size_entries(const point_t *p, size_t n, cs_bench_cand_t *cands,
         entries[i].native = i == 0;
         entries[i].has_loop = cands[i].nloop_samples > 0 && cands[0].nloop_samples > 0;
         entries[i].loop_median_us = cands[i].loop_summary.median;
+        entries[i].loop_q3_us = cands[i].loop_summary.q3;
         entries[i].loop_p_value = cands[i].loop_p_value;
     }
     *k = m;

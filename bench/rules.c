@@ -45,15 +45,18 @@ static int wins(const cs_bench_entry_t *e, const cs_bench_entry_t *native, cs_db
     int loop =
         has_loop && cs_stats_is_winner(e->loop_p_value, e->loop_median_us, native->loop_median_us,
                                        CS_STATS_ALPHA, CS_STATS_MIN_GAIN);
+    /* No heavier slow tail in the loop (a NaN or unknown quartile does not count against). */
+    int loop_tail =
+        !has_loop || !(e->loop_q3_us > at_most * native->loop_q3_us && native->loop_q3_us > 0);
     switch (m) {
     case CS_DB_METRIC_LOOP:
-        return loop;
+        return loop && loop_tail;
     case CS_DB_METRIC_BOTH:
         if (!has_loop) {
             return sync;
         }
-        return (sync && e->loop_median_us <= at_most * native->loop_median_us) ||
-               (loop && e->median_us <= at_most * native->median_us);
+        return loop_tail && ((sync && e->loop_median_us <= at_most * native->loop_median_us) ||
+                             (loop && e->median_us <= at_most * native->median_us));
     case CS_DB_METRIC_SYNC:
     default:
         return sync;
