@@ -80,6 +80,8 @@ enum stmt {
     ST_COUNT_FAILURE,
     ST_COUNT_RULE,
     ST_COUNT_VALIDATION,
+    ST_LOGGP_PUT,
+    ST_LOGGP_NEAREST,
     NSTMTS
 };
 
@@ -151,6 +153,13 @@ static const char *const sql[NSTMTS] = {
     [ST_COUNT_FAILURE] = "SELECT count(*) FROM failure WHERE ?1 = 0 OR run_id = ?1",
     [ST_COUNT_RULE] = "SELECT count(*) FROM rule WHERE ?1 = 0 OR run_id = ?1",
     [ST_COUNT_VALIDATION] = "SELECT count(*) FROM validation WHERE ?1 = 0 OR run_id = ?1",
+    [ST_LOGGP_PUT] = "INSERT INTO loggp (machine_id, ppn, run_id, l_us, o_us, g_us, "
+                     "g_per_byte_us, measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, " NOW ") "
+                     "ON CONFLICT (machine_id, ppn) DO UPDATE SET run_id = excluded.run_id, "
+                     "l_us = excluded.l_us, o_us = excluded.o_us, g_us = excluded.g_us, "
+                     "g_per_byte_us = excluded.g_per_byte_us, measured_at = excluded.measured_at",
+    [ST_LOGGP_NEAREST] = "SELECT ppn, coalesce(run_id, 0), l_us, o_us, g_us, g_per_byte_us "
+                         "FROM loggp WHERE machine_id = ?1 ORDER BY abs(ppn - ?2), ppn LIMIT 1",
 };
 
 static const struct {
@@ -1440,5 +1449,55 @@ int cs_db_count_rows(cs_db_t *db, const char *table, int64_t run_id, int64_t *co
     }
     CS_CHECK(rc);
 out:
+    return rc;
+}
+
+/* --- LogGP ------------------------------------------------------------------------------------ */
+
+static bool loggp_valid(const cs_db_loggp_t *l) {
+    return l->machine_id > 0 && l->ppn >= 1 && isfinite(l->l_us) && l->l_us >= 0 &&
+           isfinite(l->o_us) && l->o_us > 0 && isfinite(l->g_us) && l->g_us >= 0 &&
+           isfinite(l->g_per_byte_us) && l->g_per_byte_us >= 0;
+}
+
+int cs_db_put_loggp(cs_db_t *db, const cs_db_loggp_t *l) {
+    int rc = CS_OK;
+    sqlite3_stmt *s = NULL;
+    CS_REQUIRE(db != NULL && l != NULL && loggp_valid(l), CS_ERR_ARG);
+    CS_CHECK(stmt(db, ST_LOGGP_PUT, &s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, l->machine_id));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 2, l->ppn));
+    CS_DB_CHECK(db, bind_id(s, 3, l->run_id));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 4, l->l_us));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 5, l->o_us));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 6, l->g_us));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 7, l->g_per_byte_us));
+    CS_DB_CHECK(db, sqlite3_step(s));
+out:
+    done(s);
+    return rc;
+}
+
+int cs_db_get_loggp(cs_db_t *db, int64_t machine_id, int ppn, cs_db_loggp_t *l, bool *found) {
+    int rc = CS_OK, src;
+    sqlite3_stmt *s = NULL;
+    CS_REQUIRE(db != NULL && l != NULL && found != NULL && machine_id > 0 && ppn >= 1, CS_ERR_ARG);
+    *found = false;
+    CS_CHECK(stmt(db, ST_LOGGP_NEAREST, &s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, machine_id));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 2, ppn));
+    CS_DB_CHECK(db, src = sqlite3_step(s));
+    if (src == SQLITE_ROW) {
+        l->machine_id = machine_id;
+        l->ppn = sqlite3_column_int(s, 0);
+        l->run_id = sqlite3_column_int64(s, 1);
+        l->l_us = sqlite3_column_double(s, 2);
+        l->o_us = sqlite3_column_double(s, 3);
+        l->g_us = sqlite3_column_double(s, 4);
+        l->g_per_byte_us = sqlite3_column_double(s, 5);
+        *found = true;
+    }
+out:
+    done(s);
     return rc;
 }

@@ -313,6 +313,28 @@ int cs_db_insert_validation(cs_db_t *db, const cs_db_validation_t *v) CS_MUST_CH
 int cs_db_foreach_validation(cs_db_t *db, int64_t run_id, cs_db_validation_fn fn,
                              void *ctx) CS_MUST_CHECK;
 
+/* --- LogGP --------------------------------------------------------------------------------- */
+
+/* The LogGP parameters of a machine (table loggp, docs/neighbor.md), in microseconds. */
+typedef struct cs_db_loggp {
+    int64_t machine_id;
+    int ppn;              /* processes per node of the run that measured them */
+    int64_t run_id;       /* that run; 0: none (stored as NULL) */
+    double l_us;          /* L: latency, >= 0 */
+    double o_us;          /* o: overhead per message, > 0 */
+    double g_us;          /* g: gap between consecutive sends of one process, >= 0 */
+    double g_per_byte_us; /* G: time per byte, >= 0 */
+} cs_db_loggp_t;
+
+/* Stores `l` as the LogGP parameters of (l->machine_id, l->ppn), replacing earlier ones.
+ * CS_ERR_ARG for a value out of range (negative, NaN, o not positive) or no machine. */
+int cs_db_put_loggp(cs_db_t *db, const cs_db_loggp_t *l) CS_MUST_CHECK;
+
+/* Reads the LogGP parameters of `machine_id` measured at the processes per node nearest `ppn`
+ * (ties: the smaller) into *l; *found false (and *l untouched) when the machine has none. */
+int cs_db_get_loggp(cs_db_t *db, int64_t machine_id, int ppn, cs_db_loggp_t *l,
+                    bool *found) CS_MUST_CHECK;
+
 /* --- counting ------------------------------------------------------------------------------ */
 
 /* Sets *count to the rows of `table` ("machine", "run", "measurement", "failure", "rule",

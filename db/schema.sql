@@ -1,4 +1,4 @@
--- collsel database schema. schema version: 4
+-- collsel database schema. schema version: 5
 --
 -- This file is the truth: a new database is created from it, and docs/database.md describes it.
 -- Databases made by an older collsel are brought here by db/migrations/NNNN_*.sql, applied in
@@ -144,4 +144,20 @@ CREATE TABLE validation (
                                                -- native's run-to-run spread; NULL for a
                                                -- validation made before it existed
     UNIQUE (run_id, coll, comm_size, ppn, bytes)
+);
+
+-- The LogGP parameters of a machine, measured by collsel-bench with ping-pong between two ranks
+-- of one node (docs/neighbor.md): latency L, overhead per message o, gap between consecutive
+-- sends g, time per byte G (all microseconds). The neighbourhood collectives' tree balancing
+-- uses them. One row per (machine, processes per node): the latest measurement.
+CREATE TABLE loggp (
+    machine_id  INTEGER NOT NULL REFERENCES machine (id) ON DELETE CASCADE,
+    ppn         INTEGER NOT NULL CHECK (ppn >= 1),
+    run_id      INTEGER REFERENCES run (id) ON DELETE SET NULL,   -- the run that measured it
+    l_us        REAL NOT NULL CHECK (l_us >= 0),
+    o_us        REAL NOT NULL CHECK (o_us > 0),
+    g_us        REAL NOT NULL CHECK (g_us >= 0),
+    g_per_byte_us REAL NOT NULL CHECK (g_per_byte_us >= 0),   -- LogGP's G
+    measured_at TEXT NOT NULL,
+    UNIQUE (machine_id, ppn)
 );

@@ -1290,6 +1290,74 @@ START_TEST(migration_4_keeps_version_3_rows) {
 }
 END_TEST
 
+START_TEST(loggp_round_trip) {
+    /* One row per (machine, processes per node), replaced by a later measurement; the read
+     * takes the nearest processes per node (ties: the smaller); a machine without one reads
+     * "not found"; out-of-range values are refused and store nothing. */
+    const char *path = file("loggp.db");
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    int64_t m = add_machine(db);
+    cs_db_run_t run = job(m, "x");
+    int64_t id = start(db, &run, false, NULL);
+    cs_db_loggp_t a = {m, 2, id, 0.25, 0.5, 0.5, 0.001}, b = {m, 8, 0, 1.0, 0.75, 0.8, 0.002};
+    cs_db_loggp_t got = {0};
+    bool found = true;
+    ck_assert_int_eq(cs_db_get_loggp(db, m, 4, &got, &found), CS_OK);
+    ck_assert(!found);
+    ck_assert_int_eq(cs_db_put_loggp(db, &a), CS_OK);
+    ck_assert_int_eq(cs_db_put_loggp(db, &b), CS_OK);
+    ck_assert_int_eq(cs_db_get_loggp(db, m, 6, &got, &found), CS_OK); /* 2 and 8: 8 nearer */
+    ck_assert(found);
+    ck_assert_int_eq(got.ppn, 8);
+    ck_assert_int_eq(got.run_id, 0);
+    ck_assert(got.l_us == 1.0 && got.o_us == 0.75 && got.g_us == 0.8 && got.g_per_byte_us == 0.002);
+    ck_assert_int_eq(cs_db_get_loggp(db, m, 5, &got, &found), CS_OK); /* a tie: the smaller */
+    ck_assert_int_eq(got.ppn, 2);
+    ck_assert_int_eq(got.run_id, id);
+    ck_assert_double_eq(got.o_us, 0.5);
+    a.o_us = 0.625; /* a new measurement at ppn 2 replaces the old one */
+    ck_assert_int_eq(cs_db_put_loggp(db, &a), CS_OK);
+    ck_assert_int_eq(cs_db_get_loggp(db, m, 2, &got, &found), CS_OK);
+    ck_assert_double_eq(got.o_us, 0.625);
+    ck_assert_int_eq(count(db, "run", 0), 1);
+    cs_db_loggp_t bad = a;
+    bad.o_us = 0;
+    ck_assert_int_eq(cs_db_put_loggp(db, &bad), CS_ERR_ARG);
+    bad = a;
+    bad.l_us = NAN;
+    ck_assert_int_eq(cs_db_put_loggp(db, &bad), CS_ERR_ARG);
+    bad = a;
+    bad.g_per_byte_us = -1e-6;
+    ck_assert_int_eq(cs_db_put_loggp(db, &bad), CS_ERR_ARG);
+    bad = a;
+    bad.machine_id = 0;
+    ck_assert_int_eq(cs_db_put_loggp(db, &bad), CS_ERR_ARG);
+    cs_db_close(db);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM loggp"), 2);
+}
+END_TEST
+
+START_TEST(migration_5_adds_loggp) {
+    /* A version-4 database keeps its rows and gets an empty loggp table it can store into. */
+    const char *path = file("v4_rows.db");
+    raw_db_at(path, 4,
+              "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
+              "INSERT INTO rule (machine_id, coll, comm_size, ppn, lo_bytes, hi_bytes, rank, "
+              "algorithm, params) VALUES (1, 'allreduce', 4, 4, 0, NULL, 1, "
+              "'allreduce/native', '');");
+    upgrade(path);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM rule"), 1);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM loggp"), 0);
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    cs_db_loggp_t l = {1, 4, 0, 0.1, 0.2, 0.2, 0.0005}, got = {0};
+    bool found = false;
+    ck_assert_int_eq(cs_db_put_loggp(db, &l), CS_OK);
+    ck_assert_int_eq(cs_db_get_loggp(db, 1, 4, &got, &found), CS_OK);
+    ck_assert(found && got.g_per_byte_us == 0.0005);
+    cs_db_close(db);
+}
+END_TEST
+
 START_TEST(reopen_keeps_rows) {
     const char *path = file("keep.db");
     cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
@@ -1568,6 +1636,8 @@ static Suite *db_suite(void) {
     tcase_add_test(files, migration_2_gives_runs_their_kind);
     tcase_add_test(files, migration_3_keeps_version_2_rows);
     tcase_add_test(files, migration_4_keeps_version_3_rows);
+    tcase_add_test(files, migration_5_adds_loggp);
+    tcase_add_test(files, loggp_round_trip);
     tcase_add_test(files, reopen_keeps_rows);
     tcase_add_test(files, run_times_and_resumes);
     tcase_add_test(files, rules_read_back_as_cs_rule_t);
