@@ -36,8 +36,10 @@ static double score(const cs_bench_entry_t *e, cs_db_metric_t m) {
     return cs_bench_score(e->median_us, e->loop_median_us, e->has_loop, m);
 }
 
-/* Whether `e` replaces `native` under policy `m` (see rules.h). */
-static int wins(const cs_bench_entry_t *e, const cs_bench_entry_t *native, cs_db_metric_t m) {
+/* The metric under which `e` replaces `native` under policy `m` (see rules.h): CS_DB_METRIC_SYNC
+ * or CS_DB_METRIC_LOOP (under 'both' the synchronised one when it wins under each); -1 when it
+ * does not replace native. */
+static int won_under(const cs_bench_entry_t *e, const cs_bench_entry_t *native, cs_db_metric_t m) {
     const double at_most = 1.0 + CS_STATS_MIN_GAIN; /* "not slower", with the gain's margin */
     int sync = cs_stats_is_winner(e->p_value, e->median_us, native->median_us, CS_STATS_ALPHA,
                                   CS_STATS_MIN_GAIN);
@@ -50,17 +52,26 @@ static int wins(const cs_bench_entry_t *e, const cs_bench_entry_t *native, cs_db
         !has_loop || !(e->loop_q3_us > at_most * native->loop_q3_us && native->loop_q3_us > 0);
     switch (m) {
     case CS_DB_METRIC_LOOP:
-        return loop && loop_tail;
+        return loop && loop_tail ? CS_DB_METRIC_LOOP : -1;
     case CS_DB_METRIC_BOTH:
         if (!has_loop) {
-            return sync;
+            return sync ? CS_DB_METRIC_SYNC : -1;
         }
-        return loop_tail && ((sync && e->loop_median_us <= at_most * native->loop_median_us) ||
-                             (loop && e->median_us <= at_most * native->median_us));
+        if (!loop_tail) {
+            return -1;
+        }
+        if (sync && e->loop_median_us <= at_most * native->loop_median_us) {
+            return CS_DB_METRIC_SYNC;
+        }
+        return loop && e->median_us <= at_most * native->median_us ? CS_DB_METRIC_LOOP : -1;
     case CS_DB_METRIC_SYNC:
     default:
-        return sync;
+        return sync ? CS_DB_METRIC_SYNC : -1;
     }
+}
+
+static int wins(const cs_bench_entry_t *e, const cs_bench_entry_t *native, cs_db_metric_t m) {
+    return won_under(e, native, m) >= 0;
 }
 
 int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) {
@@ -164,11 +175,18 @@ int cs_bench_rules_at(const cs_bench_size_t *sizes, int nsizes, const uint64_t *
                                                : boundary_at(sizes[end - 1].bytes, sizes[end].bytes,
                                                              thresholds, nthresholds);
             out[rows].rank = r + 1;
-            out[rows].median_us = primary_median(e, sizes[start].metric);
-            out[rows].native_us = primary_median(native, sizes[start].metric);
-            out[rows].p_value = e->native                                  ? NAN
-                                : sizes[start].metric == CS_DB_METRIC_LOOP ? e->loop_p_value
-                                                                           : e->p_value;
+            {
+                /* A winner's values are those of the metric it won under, native's the
+                 * policy's primary metric's (rules.h). */
+                int w = e->native ? (sizes[start].metric == CS_DB_METRIC_LOOP ? CS_DB_METRIC_LOOP
+                                                                              : CS_DB_METRIC_SYNC)
+                                  : won_under(e, native, sizes[start].metric);
+                out[rows].median_us = primary_median(e, (cs_db_metric_t)w);
+                out[rows].native_us = primary_median(native, (cs_db_metric_t)w);
+                out[rows].p_value = e->native                ? NAN
+                                    : w == CS_DB_METRIC_LOOP ? e->loop_p_value
+                                                             : e->p_value;
+            }
             rows++;
         }
         start = end;

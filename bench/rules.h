@@ -65,8 +65,10 @@ double cs_bench_score(double median_us, double loop_median_us, int has_loop, cs_
 int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) CS_MUST_CHECK;
 
 /* Builds the rules of sizes[0..nsizes-1] (ascending bytes) into out[0..cap-1]; *nout rows.
- * Each row gets its interval, rank, variant, medians and p-value (NaN for native) of the
- * policy's primary metric (loop under 'loop', else sync); the key
+ * Each row gets its interval, rank, variant, medians (its own and native's) and p-value: a
+ * winner's of the metric it won under (under 'both' the synchronised one when it won under
+ * each), native's (p-value NaN) of the policy's primary metric (loop under 'loop', else sync);
+ * the key
  * (machine_id, run_id, coll, comm_size, ppn) is left 0 for the caller to set. Medians and
  * p-values of a merged interval are those of its first size. CS_ERR_ARG on unsorted sizes, a
  * size without native, or an algorithm or params text longer than a cs_rule_t holds (never

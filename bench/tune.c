@@ -7,6 +7,7 @@
 #include "core/machine.h"
 #include "db.h"
 #include "derive.h"
+#include "loggp.h"
 #include "measure.h"
 #include "options.h"
 #include "plan.h"
@@ -255,6 +256,29 @@ out:
     return rc;
 }
 
+/* The machine's LogGP parameters (loggp.h), measured and stored once per tuning run. */
+static int measure_loggp(const cs_bench_opts_t *o, const cs_machine_t *machine, cs_bench_run_t *r,
+                         int rank, MPI_Comm world) {
+    int rc = CS_OK;
+    cs_bench_loggp_raw_t raw;
+    cs_db_loggp_t l = {r->machine_id, machine->ppn, r->run_id, 0, 0, 0, 0};
+    CS_CHECK(cs_bench_loggp_measure(world, &raw, &l));
+    if (rank == 0) {
+        if (cs_db_put_loggp(r->db, &l) != CS_OK) { /* not fatal: only balancing needs it */
+            cs_bench_say(rank, "warning: could not store the LogGP parameters: %s",
+                         cs_db_errmsg(r->db));
+        } else if (!o->quiet) {
+            cs_bench_say(rank,
+                         "LogGP (ping-pong, ranks 0 and 1): L %.3f us, o %.3f us, g %.3f us, "
+                         "G %.6f us/byte (round trips %.2f us at %d B, %.2f us at %d B)",
+                         l.l_us, l.o_us, l.g_us, l.g_per_byte_us, raw.rtt_small_us,
+                         CS_BENCH_LOGGP_SMALL, raw.rtt_large_us, CS_BENCH_LOGGP_LARGE);
+        }
+    }
+out:
+    return rc;
+}
+
 int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int nextra,
                   MPI_Comm world) {
     int rank, nprocs, rc = CS_OK, status = 0, resumed = 0, nrules = 0;
@@ -357,6 +381,9 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
             "warning: %d processes per node on %d cores: oversubscribed, timings are noisy "
             "(compare only within this run)",
             machine.ppn, machine.cores);
+    }
+    if (!opts.validate && machine.nprocs >= 2) {
+        CS_CHECK(measure_loggp(&opts, &machine, &r, rank, world));
     }
     if (opts.validate) {
         /* Room for the powers of two of every key: tuned points are counted by validate_start. */

@@ -4,6 +4,7 @@
  * The rules tests use hand-built sizes: at each size a few entries with medians and p-values
  * (the rank-sum test's result against native). A candidate wins when p < 0.01 and its median is
  * at least 3 % below native's (cs_stats_is_winner with CS_STATS_ALPHA, CS_STATS_MIN_GAIN). */
+#include "loggp.h"
 #include "options.h"
 #include "plan.h"
 #include "rules.h"
@@ -550,6 +551,33 @@ START_TEST(rank_metric_both_orders_and_stores_primary) {
 }
 END_TEST
 
+START_TEST(loggp_fit) {
+    /* A small message's round trip is 2 (o + L + o): with o = 0.5 and a 3 us round trip,
+     * L = 1.5 - 1 = 0.5; G from the round trips of 8 B and 16 KiB. Clamped at 0 when the
+     * round trip is shorter than the overheads; o never below its floor; bad input refused. */
+    cs_bench_loggp_raw_t raw = {
+        3.0, 3.0 + 2 * 0.001 * (CS_BENCH_LOGGP_LARGE - CS_BENCH_LOGGP_SMALL), 0.5, 0.4};
+    cs_db_loggp_t l = {0};
+    ck_assert_int_eq(cs_bench_loggp_fit(&raw, &l), CS_OK);
+    ck_assert_double_eq_tol(l.o_us, 0.5, 1e-12);
+    ck_assert_double_eq_tol(l.g_us, 0.4, 1e-12);
+    ck_assert_double_eq_tol(l.l_us, 0.5, 1e-12);
+    ck_assert_double_eq_tol(l.g_per_byte_us, 0.001, 1e-12);
+    raw.rtt_small_us = 1.0; /* shorter than 4 o: L = 0 */
+    raw.rtt_large_us = 0.5; /* a large round trip faster than the small one: G = 0 */
+    raw.send_us = 0;        /* o at its floor */
+    ck_assert_int_eq(cs_bench_loggp_fit(&raw, &l), CS_OK);
+    ck_assert_double_eq(l.l_us, 0.5 - 2 * CS_BENCH_LOGGP_MIN_O);
+    ck_assert_double_eq(l.g_per_byte_us, 0.0);
+    ck_assert_double_eq(l.o_us, CS_BENCH_LOGGP_MIN_O);
+    raw.send_us = NAN;
+    ck_assert_int_eq(cs_bench_loggp_fit(&raw, &l), CS_ERR_ARG);
+    raw.send_us = 0.5;
+    raw.burst_us = -1;
+    ck_assert_int_eq(cs_bench_loggp_fit(&raw, &l), CS_ERR_ARG);
+}
+END_TEST
+
 START_TEST(score_per_policy) {
     ck_assert_double_eq(cs_bench_score(4.0, 9.0, 1, CS_DB_METRIC_SYNC), 4.0);
     ck_assert_double_eq(cs_bench_score(4.0, 9.0, 1, CS_DB_METRIC_LOOP), 9.0);
@@ -798,6 +826,7 @@ static Suite *bench_suite(void) {
     tcase_add_test(tc, parse_size_range);
     tcase_add_test(tc, parse_metric);
     tcase_add_test(tc, score_per_policy);
+    tcase_add_test(tc, loggp_fit);
     tcase_add_test(tc, rank_loop_tail);
     tcase_add_test(tc, order_is_a_fresh_permutation);
     tcase_add_test(tc, parse_errors);
