@@ -69,7 +69,7 @@ out:
 int cs_bench_run_has_point(cs_bench_run_t *r, cs_coll_t coll, int comm_size, int ppn,
                            uint64_t bytes, bool *exists) {
     cs_db_point_t pt = {
-        cs_coll_name(coll), cs_registry_native(coll)->name, "", comm_size, ppn, bytes};
+        cs_coll_name(coll), cs_registry_native(coll)->name, "", comm_size, ppn, bytes, ""};
     return cs_db_measurement_exists(r->db, r->run_id, &pt, exists);
 }
 
@@ -81,7 +81,8 @@ int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, in
     open = 1;
     for (int i = 0; i < ncand; i++) {
         const cs_bench_cand_t *c = &cands[i];
-        cs_db_point_t pt = {cs_coll_name(coll), c->v.algo->name, c->params, comm_size, ppn, bytes};
+        cs_db_point_t pt = {
+            cs_coll_name(coll), c->v.algo->name, c->params, comm_size, ppn, bytes, ""};
         if (!c->applicable) {
             continue;
         }

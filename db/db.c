@@ -28,19 +28,19 @@
 #define NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
 /* Column lists shared by inserts and reads. */
-#define POINT_COLS "coll, algorithm, params, comm_size, ppn, bytes"
+#define POINT_COLS "coll, pattern, algorithm, params, comm_size, ppn, bytes"
 #define MEASUREMENT_COLS                                                                           \
     POINT_COLS ", reps, outliers, min_us, q1_us, median_us, q3_us, max_us, "                       \
                "verified, samples_us, loop_reps, loop_outliers, loop_min_us, loop_q1_us, "         \
                "loop_median_us, loop_q3_us, loop_max_us, loop_rankmax_median_us, loop_samples_us"
 #define RULE_COLS                                                                                  \
     "coll, comm_size, ppn, lo_bytes, hi_bytes, rank, algorithm, params, median_us, native_us, "    \
-    "p_value, run_id"
+    "p_value, run_id, pattern"
 #define VALIDATION_COLS                                                                            \
     "coll, comm_size, ppn, bytes, native_us, selected_us, oracle_us, selected_algorithm, "         \
     "selected_params, oracle_algorithm, oracle_params, native_loop_us, selected_loop_us, "         \
-    "oracle_loop_us, native2_us, native2_loop_us"
-#define POINT_ORDER "coll, comm_size, ppn, bytes, algorithm, params"
+    "oracle_loop_us, native2_us, native2_loop_us, pattern"
+#define POINT_ORDER "coll, pattern, comm_size, ppn, bytes, algorithm, params"
 
 enum stmt {
     ST_BEGIN,
@@ -82,6 +82,8 @@ enum stmt {
     ST_COUNT_VALIDATION,
     ST_LOGGP_PUT,
     ST_LOGGP_NEAREST,
+    ST_PATTERN_PUT,
+    ST_PATTERN_BY_MACHINE,
     NSTMTS
 };
 
@@ -124,28 +126,28 @@ static const char *const sql[NSTMTS] = {
                           "WHERE ?1 = 0 OR machine_id = ?1 ORDER BY id",
     [ST_MEASUREMENT_INSERT] = "INSERT INTO measurement (run_id, " MEASUREMENT_COLS ") "
                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                              "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25) "
+                              "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26) "
                               "ON CONFLICT DO NOTHING",
     [ST_MEASUREMENT_EXISTS] = "SELECT 1 FROM measurement WHERE run_id = ?1 AND coll = ?2 "
-                              "AND algorithm = ?3 AND params = ?4 AND comm_size = ?5 "
-                              "AND ppn = ?6 AND bytes = ?7",
+                              "AND pattern = ?3 AND algorithm = ?4 AND params = ?5 "
+                              "AND comm_size = ?6 AND ppn = ?7 AND bytes = ?8",
     [ST_MEASUREMENT_BY_RUN] = "SELECT " MEASUREMENT_COLS " FROM measurement WHERE run_id = ?1 "
                               "ORDER BY " POINT_ORDER,
     [ST_FAILURE_INSERT] = "INSERT INTO failure (run_id, " POINT_COLS ", message) "
-                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING",
+                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT DO NOTHING",
     [ST_FAILURE_BY_RUN] = "SELECT " POINT_COLS ", message FROM failure WHERE run_id = ?1 "
                           "ORDER BY " POINT_ORDER,
     [ST_RULE_DELETE] = "DELETE FROM rule WHERE machine_id = ?1 AND coll = ?2 "
-                       "AND comm_size = ?3 AND ppn = ?4",
+                       "AND comm_size = ?3 AND ppn = ?4 AND pattern = ?5",
     [ST_RULE_INSERT] = "INSERT INTO rule (machine_id, " RULE_COLS ") "
-                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     [ST_RULE_BY_MACHINE] = "SELECT " RULE_COLS " FROM rule WHERE machine_id = ?1 "
-                           "ORDER BY coll, comm_size, ppn, lo_bytes, rank",
+                           "ORDER BY coll, pattern, comm_size, ppn, lo_bytes, rank",
     [ST_VALIDATION_INSERT] = "INSERT INTO validation (run_id, " VALIDATION_COLS ") "
                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                             "?14, ?15, ?16, ?17) ON CONFLICT DO NOTHING",
+                             "?14, ?15, ?16, ?17, ?18) ON CONFLICT DO NOTHING",
     [ST_VALIDATION_BY_RUN] = "SELECT " VALIDATION_COLS " FROM validation WHERE run_id = ?1 "
-                             "ORDER BY coll, comm_size, ppn, bytes",
+                             "ORDER BY coll, pattern, comm_size, ppn, bytes",
     [ST_COUNT_MACHINE] = "SELECT count(*) FROM machine "
                          "WHERE ?1 = 0 OR id = (SELECT machine_id FROM run WHERE id = ?1)",
     [ST_COUNT_RUN] = "SELECT count(*) FROM run WHERE ?1 = 0 OR id = ?1",
@@ -160,6 +162,13 @@ static const char *const sql[NSTMTS] = {
                      "g_per_byte_us = excluded.g_per_byte_us, measured_at = excluded.measured_at",
     [ST_LOGGP_NEAREST] = "SELECT ppn, coalesce(run_id, 0), l_us, o_us, g_us, g_per_byte_us "
                          "FROM loggp WHERE machine_id = ?1 ORDER BY abs(ppn - ?2), ppn LIMIT 1",
+    [ST_PATTERN_PUT] = "INSERT INTO pattern (machine_id, name, p, nedges, max_out, max_in, "
+                       "mean_out, imbalance) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+                       "ON CONFLICT (machine_id, name, p) DO UPDATE SET nedges = excluded.nedges, "
+                       "max_out = excluded.max_out, max_in = excluded.max_in, "
+                       "mean_out = excluded.mean_out, imbalance = excluded.imbalance",
+    [ST_PATTERN_BY_MACHINE] = "SELECT name, p, nedges, max_out, max_in, mean_out, imbalance "
+                              "FROM pattern WHERE machine_id = ?1 ORDER BY name, p",
 };
 
 static const struct {
@@ -310,24 +319,28 @@ static int bind_id(sqlite3_stmt *s, int i, int64_t id) {
     return id == 0 ? sqlite3_bind_null(s, i) : sqlite3_bind_int64(s, i, id);
 }
 
-/* Binds a point to parameters first..first+5 in POINT_COLS order. */
+/* Binds a point to parameters first..first+6 in POINT_COLS order. */
 static int bind_point(sqlite3_stmt *s, int first, const cs_db_point_t *p) {
     int src = sqlite3_bind_text(s, first, p->coll, -1, SQLITE_STATIC);
     if (src == SQLITE_OK) {
-        src = sqlite3_bind_text(s, first + 1, p->algorithm, -1, SQLITE_STATIC);
+        src = sqlite3_bind_text(s, first + 1, p->pattern != NULL ? p->pattern : "", -1,
+                                SQLITE_STATIC);
+    }
+    if (src == SQLITE_OK) {
+        src = sqlite3_bind_text(s, first + 2, p->algorithm, -1, SQLITE_STATIC);
     }
     if (src == SQLITE_OK) {
         src =
-            sqlite3_bind_text(s, first + 2, p->params != NULL ? p->params : "", -1, SQLITE_STATIC);
+            sqlite3_bind_text(s, first + 3, p->params != NULL ? p->params : "", -1, SQLITE_STATIC);
     }
     if (src == SQLITE_OK) {
-        src = sqlite3_bind_int(s, first + 3, p->comm_size);
+        src = sqlite3_bind_int(s, first + 4, p->comm_size);
     }
     if (src == SQLITE_OK) {
-        src = sqlite3_bind_int(s, first + 4, p->ppn);
+        src = sqlite3_bind_int(s, first + 5, p->ppn);
     }
     if (src == SQLITE_OK) {
-        src = sqlite3_bind_int64(s, first + 5, (sqlite3_int64)p->bytes);
+        src = sqlite3_bind_int64(s, first + 6, (sqlite3_int64)p->bytes);
     }
     return src;
 }
@@ -341,14 +354,15 @@ static double column_real(sqlite3_stmt *s, int i) {
     return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
 }
 
-/* Reads POINT_COLS from columns first..first+5; the strings live until the next step. */
+/* Reads POINT_COLS from columns first..first+6; the strings live until the next step. */
 static void column_point(sqlite3_stmt *s, int first, cs_db_point_t *p) {
     p->coll = column_text(s, first);
-    p->algorithm = column_text(s, first + 1);
-    p->params = column_text(s, first + 2);
-    p->comm_size = sqlite3_column_int(s, first + 3);
-    p->ppn = sqlite3_column_int(s, first + 4);
-    p->bytes = (uint64_t)sqlite3_column_int64(s, first + 5);
+    p->pattern = column_text(s, first + 1);
+    p->algorithm = column_text(s, first + 2);
+    p->params = column_text(s, first + 3);
+    p->comm_size = sqlite3_column_int(s, first + 4);
+    p->ppn = sqlite3_column_int(s, first + 5);
+    p->bytes = (uint64_t)sqlite3_column_int64(s, first + 6);
 }
 
 /* Reads column i, one of names[0..n-1] (the text values of an enum: column `column` holds
@@ -1094,35 +1108,35 @@ int cs_db_insert_measurement(cs_db_t *db, const cs_db_measurement_t *m) {
     CS_CHECK(stmt(db, ST_MEASUREMENT_INSERT, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, m->run_id));
     CS_DB_CHECK(db, bind_point(s, 2, &m->point));
-    CS_DB_CHECK(db, sqlite3_bind_int(s, 8, m->reps));
-    CS_DB_CHECK(db, sqlite3_bind_int(s, 9, m->outliers));
-    CS_DB_CHECK(db, sqlite3_bind_double(s, 10, m->min_us));
-    CS_DB_CHECK(db, sqlite3_bind_double(s, 11, m->q1_us));
-    CS_DB_CHECK(db, sqlite3_bind_double(s, 12, m->median_us));
-    CS_DB_CHECK(db, sqlite3_bind_double(s, 13, m->q3_us));
-    CS_DB_CHECK(db, sqlite3_bind_double(s, 14, m->max_us));
-    CS_DB_CHECK(db, sqlite3_bind_int(s, 15, m->verified));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 9, m->reps));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 10, m->outliers));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 11, m->min_us));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 12, m->q1_us));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 13, m->median_us));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 14, m->q3_us));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 15, m->max_us));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 16, m->verified));
     if (m->nsamples > 0) {
-        CS_DB_CHECK(db, sqlite3_bind_blob64(s, 16, db->blob, (sqlite3_uint64)m->nsamples * 8,
+        CS_DB_CHECK(db, sqlite3_bind_blob64(s, 17, db->blob, (sqlite3_uint64)m->nsamples * 8,
                                             SQLITE_STATIC));
     } else {
-        CS_DB_CHECK(db, sqlite3_bind_null(s, 16));
+        CS_DB_CHECK(db, sqlite3_bind_null(s, 17));
     }
-    for (int i = 17; i <= 25; i++) { /* no loop metric: NULL columns */
+    for (int i = 18; i <= 26; i++) { /* no loop metric: NULL columns */
         CS_DB_CHECK(db, sqlite3_bind_null(s, i));
     }
     if (m->loop_reps > 0) {
-        CS_DB_CHECK(db, sqlite3_bind_int(s, 17, m->loop_reps));
-        CS_DB_CHECK(db, sqlite3_bind_int(s, 18, m->loop_outliers));
-        CS_DB_CHECK(db, sqlite3_bind_double(s, 19, m->loop_min_us));
-        CS_DB_CHECK(db, sqlite3_bind_double(s, 20, m->loop_q1_us));
-        CS_DB_CHECK(db, sqlite3_bind_double(s, 21, m->loop_median_us));
-        CS_DB_CHECK(db, sqlite3_bind_double(s, 22, m->loop_q3_us));
-        CS_DB_CHECK(db, sqlite3_bind_double(s, 23, m->loop_max_us));
-        CS_DB_CHECK(db, bind_real(s, 24, m->loop_rankmax_median_us));
+        CS_DB_CHECK(db, sqlite3_bind_int(s, 18, m->loop_reps));
+        CS_DB_CHECK(db, sqlite3_bind_int(s, 19, m->loop_outliers));
+        CS_DB_CHECK(db, sqlite3_bind_double(s, 20, m->loop_min_us));
+        CS_DB_CHECK(db, sqlite3_bind_double(s, 21, m->loop_q1_us));
+        CS_DB_CHECK(db, sqlite3_bind_double(s, 22, m->loop_median_us));
+        CS_DB_CHECK(db, sqlite3_bind_double(s, 23, m->loop_q3_us));
+        CS_DB_CHECK(db, sqlite3_bind_double(s, 24, m->loop_max_us));
+        CS_DB_CHECK(db, bind_real(s, 25, m->loop_rankmax_median_us));
         if (m->loop_nsamples > 0) {
             CS_DB_CHECK(db,
-                        sqlite3_bind_blob64(s, 25, db->blob + m->nsamples * 8,
+                        sqlite3_bind_blob64(s, 26, db->blob + m->nsamples * 8,
                                             (sqlite3_uint64)m->loop_nsamples * 8, SQLITE_STATIC));
         }
     }
@@ -1168,32 +1182,32 @@ int cs_db_foreach_measurement(cs_db_t *db, int64_t run_id, cs_db_measurement_fn 
         }
         cs_db_measurement_t m = {.run_id = run_id};
         column_point(s, 0, &m.point);
-        m.reps = sqlite3_column_int(s, 6);
-        m.outliers = sqlite3_column_int(s, 7);
-        m.min_us = column_real(s, 8);
-        m.q1_us = column_real(s, 9);
-        m.median_us = column_real(s, 10);
-        m.q3_us = column_real(s, 11);
-        m.max_us = column_real(s, 12);
-        m.verified = sqlite3_column_int(s, 13);
-        const unsigned char *blob = sqlite3_column_blob(s, 14);
-        size_t len = (size_t)sqlite3_column_bytes(s, 14);
+        m.reps = sqlite3_column_int(s, 7);
+        m.outliers = sqlite3_column_int(s, 8);
+        m.min_us = column_real(s, 9);
+        m.q1_us = column_real(s, 10);
+        m.median_us = column_real(s, 11);
+        m.q3_us = column_real(s, 12);
+        m.max_us = column_real(s, 13);
+        m.verified = sqlite3_column_int(s, 14);
+        const unsigned char *blob = sqlite3_column_blob(s, 15);
+        size_t len = (size_t)sqlite3_column_bytes(s, 15);
         if (blob != NULL && len > 0) {
             CS_CHECK(decode_samples(db, "samples_us", blob, len, &db->samples, &db->samples_cap,
                                     &m.nsamples));
             m.samples_us = db->samples;
         }
-        if (sqlite3_column_type(s, 15) != SQLITE_NULL) {
-            m.loop_reps = sqlite3_column_int(s, 15);
-            m.loop_outliers = sqlite3_column_int(s, 16);
-            m.loop_min_us = column_real(s, 17);
-            m.loop_q1_us = column_real(s, 18);
-            m.loop_median_us = column_real(s, 19);
-            m.loop_q3_us = column_real(s, 20);
-            m.loop_max_us = column_real(s, 21);
-            m.loop_rankmax_median_us = column_real(s, 22);
-            blob = sqlite3_column_blob(s, 23);
-            len = (size_t)sqlite3_column_bytes(s, 23);
+        if (sqlite3_column_type(s, 16) != SQLITE_NULL) {
+            m.loop_reps = sqlite3_column_int(s, 16);
+            m.loop_outliers = sqlite3_column_int(s, 17);
+            m.loop_min_us = column_real(s, 18);
+            m.loop_q1_us = column_real(s, 19);
+            m.loop_median_us = column_real(s, 20);
+            m.loop_q3_us = column_real(s, 21);
+            m.loop_max_us = column_real(s, 22);
+            m.loop_rankmax_median_us = column_real(s, 23);
+            blob = sqlite3_column_blob(s, 24);
+            len = (size_t)sqlite3_column_bytes(s, 24);
             if (blob != NULL && len > 0) {
                 CS_CHECK(decode_samples(db, "loop_samples_us", blob, len, &db->loop_samples,
                                         &db->loop_samples_cap, &m.loop_nsamples));
@@ -1217,7 +1231,7 @@ int cs_db_insert_failure(cs_db_t *db, const cs_db_failure_t *f) {
     CS_CHECK(stmt(db, ST_FAILURE_INSERT, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, f->run_id));
     CS_DB_CHECK(db, bind_point(s, 2, &f->point));
-    CS_DB_CHECK(db, bind_text(s, 8, f->message));
+    CS_DB_CHECK(db, bind_text(s, 9, f->message));
     CS_DB_CHECK(db, sqlite3_step(s));
 out:
     done(s);
@@ -1239,7 +1253,7 @@ int cs_db_foreach_failure(cs_db_t *db, int64_t run_id, cs_db_failure_fn fn, void
         }
         cs_db_failure_t f = {.run_id = run_id};
         column_point(s, 0, &f.point);
-        f.message = column_text(s, 6);
+        f.message = column_text(s, 7);
         CS_CHECK(call_back(fn(&f, ctx), &stop));
     }
 out:
@@ -1279,6 +1293,7 @@ static int insert_rule(cs_db_t *db, const cs_rule_t *r) {
     CS_DB_CHECK(db, bind_real(s, 11, r->native_us));
     CS_DB_CHECK(db, bind_real(s, 12, r->p_value));
     CS_DB_CHECK(db, bind_id(s, 13, r->run_id));
+    CS_DB_CHECK(db, bind_text(s, 14, r->pattern));
     CS_DB_CHECK(db, sqlite3_step(s));
 out:
     done(s);
@@ -1287,14 +1302,23 @@ out:
 
 int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll, int comm_size, int ppn,
                         const cs_rule_t *rules, size_t n) {
+    return cs_db_replace_pattern_rules(db, machine_id, coll, "", comm_size, ppn, rules, n);
+}
+
+int cs_db_replace_pattern_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll,
+                                const char *pattern, int comm_size, int ppn, const cs_rule_t *rules,
+                                size_t n) {
     int rc = CS_OK;
     bool atomic = false, savepoint = false;
     sqlite3_stmt *s = NULL;
     CS_REQUIRE(db != NULL && (int)coll >= 0 && coll < CS_COLL_COUNT && (rules != NULL || n == 0),
                CS_ERR_ARG);
-    CS_REQUIRE(comm_size >= 1 && ppn >= 1, CS_ERR_ARG);
+    CS_REQUIRE(comm_size >= 1 && ppn >= 1 && pattern != NULL && strlen(pattern) < CS_RULE_PATTERN,
+               CS_ERR_ARG);
     for (size_t i = 0; i < n; i++) {
-        CS_REQUIRE(rule_valid(&rules[i], machine_id, coll, comm_size, ppn), CS_ERR_ARG);
+        CS_REQUIRE(rule_valid(&rules[i], machine_id, coll, comm_size, ppn) &&
+                       strcmp(rules[i].pattern, pattern) == 0,
+                   CS_ERR_ARG);
     }
     CS_CHECK(atomic_begin(db, &savepoint));
     atomic = true;
@@ -1303,6 +1327,7 @@ int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll, int com
     CS_DB_CHECK(db, bind_text(s, 2, cs_coll_name(coll)));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 3, comm_size));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 4, ppn));
+    CS_DB_CHECK(db, bind_text(s, 5, pattern));
     CS_DB_CHECK(db, sqlite3_step(s));
     for (size_t i = 0; i < n; i++) {
         CS_CHECK(insert_rule(db, &rules[i]));
@@ -1339,6 +1364,11 @@ static bool column_rule(sqlite3_stmt *s, int64_t machine_id, cs_rule_t *r) {
     r->native_us = column_real(s, 9);
     r->p_value = column_real(s, 10);
     r->run_id = sqlite3_column_int64(s, 11);
+    if (snprintf(r->pattern, sizeof(r->pattern), "%s", column_text(s, 12)) >=
+        (int)sizeof(r->pattern)) {
+        cs_log(CS_LOG_DEBUG, "rule of pattern '%s' skipped: name too long", column_text(s, 12));
+        return false;
+    }
     return true;
 }
 
@@ -1391,6 +1421,7 @@ int cs_db_insert_validation(cs_db_t *db, const cs_db_validation_t *v) {
     CS_DB_CHECK(db, bind_real(s, 15, v->oracle_loop_us));
     CS_DB_CHECK(db, bind_real(s, 16, v->native2_us));
     CS_DB_CHECK(db, bind_real(s, 17, v->native2_loop_us));
+    CS_DB_CHECK(db, bind_text(s, 18, v->pattern != NULL ? v->pattern : ""));
     CS_DB_CHECK(db, sqlite3_step(s));
 out:
     done(s);
@@ -1428,6 +1459,7 @@ int cs_db_foreach_validation(cs_db_t *db, int64_t run_id, cs_db_validation_fn fn
             .oracle_loop_us = column_real(s, 13),
             .native2_us = column_real(s, 14),
             .native2_loop_us = column_real(s, 15),
+            .pattern = column_text(s, 16),
         };
         CS_CHECK(call_back(fn(&v, ctx), &stop));
     }
@@ -1496,6 +1528,64 @@ int cs_db_get_loggp(cs_db_t *db, int64_t machine_id, int ppn, cs_db_loggp_t *l, 
         l->g_us = sqlite3_column_double(s, 4);
         l->g_per_byte_us = sqlite3_column_double(s, 5);
         *found = true;
+    }
+out:
+    done(s);
+    return rc;
+}
+
+/* --- patterns ----------------------------------------------------------------------------- */
+
+static bool pattern_valid(const cs_db_pattern_t *t) {
+    return t->machine_id > 0 && t->name != NULL && t->name[0] != '\0' &&
+           strlen(t->name) < CS_RULE_PATTERN && t->p >= 1 && t->nedges >= 0 && t->max_out >= 0 &&
+           t->max_in >= 0 && isfinite(t->mean_out) && t->mean_out >= 0 && isfinite(t->imbalance) &&
+           t->imbalance >= 0;
+}
+
+int cs_db_put_pattern(cs_db_t *db, const cs_db_pattern_t *t) {
+    int rc = CS_OK;
+    sqlite3_stmt *s = NULL;
+    CS_REQUIRE(db != NULL && t != NULL && pattern_valid(t), CS_ERR_ARG);
+    CS_CHECK(stmt(db, ST_PATTERN_PUT, &s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, t->machine_id));
+    CS_DB_CHECK(db, bind_text(s, 2, t->name));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 3, t->p));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 4, t->nedges));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 5, t->max_out));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 6, t->max_in));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 7, t->mean_out));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 8, t->imbalance));
+    CS_DB_CHECK(db, sqlite3_step(s));
+out:
+    done(s);
+    return rc;
+}
+
+int cs_db_foreach_pattern(cs_db_t *db, int64_t machine_id, cs_db_pattern_fn fn, void *ctx) {
+    int rc = CS_OK;
+    int step = SQLITE_DONE;
+    bool stop = false;
+    sqlite3_stmt *s = NULL;
+    CS_REQUIRE(db != NULL && fn != NULL, CS_ERR_ARG);
+    CS_CHECK(stmt(db, ST_PATTERN_BY_MACHINE, &s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, machine_id));
+    while (!stop) {
+        CS_DB_CHECK(db, step = sqlite3_step(s));
+        if (step != SQLITE_ROW) {
+            break;
+        }
+        cs_db_pattern_t t = {
+            .machine_id = machine_id,
+            .name = column_text(s, 0),
+            .p = sqlite3_column_int(s, 1),
+            .nedges = sqlite3_column_int(s, 2),
+            .max_out = sqlite3_column_int(s, 3),
+            .max_in = sqlite3_column_int(s, 4),
+            .mean_out = column_real(s, 5),
+            .imbalance = column_real(s, 6),
+        };
+        CS_CHECK(call_back(fn(&t, ctx), &stop));
     }
 out:
     done(s);

@@ -115,6 +115,7 @@ typedef struct cs_db_point {
     int comm_size;         /* processes in the communicator measured */
     int ppn;               /* its processes per node */
     uint64_t bytes;        /* the call's selection key (DESIGN.md "A call") */
+    const char *pattern;   /* the neighbourhood pattern (docs/neighbor.md); NULL or "": none */
 } cs_db_point_t;
 
 /* A timed point. Statistics are over the reps - outliers repetitions kept after Tukey outlier
@@ -163,6 +164,7 @@ typedef struct cs_db_validation {
     const char *oracle_algorithm, *oracle_params;            /* may be NULL */
     double native_loop_us, selected_loop_us, oracle_loop_us; /* NaN: not measured */
     double native2_us, native2_loop_us;                      /* native B; NaN: not measured */
+    const char *pattern; /* the neighbourhood pattern (docs/neighbor.md); NULL or "": none */
 } cs_db_validation_t;
 
 /* Row callbacks of the cs_db_foreach_* functions: CS_OK continues, a positive value stops the
@@ -298,6 +300,14 @@ int cs_db_foreach_failure(cs_db_t *db, int64_t run_id, cs_db_failure_fn fn,
 int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll, int comm_size, int ppn,
                         const cs_rule_t *rules, size_t n) CS_MUST_CHECK;
 
+/* cs_db_replace_rules for the rules of one neighbourhood pattern (table pattern): the key is
+ * (machine_id, coll, pattern, comm_size, ppn) and every rule must carry that pattern;
+ * cs_db_replace_rules is this with pattern "". CS_ERR_ARG also for a NULL pattern or one
+ * longer than a cs_rule_t holds. */
+int cs_db_replace_pattern_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll,
+                                const char *pattern, int comm_size, int ppn, const cs_rule_t *rules,
+                                size_t n) CS_MUST_CHECK;
+
 /* Calls fn for every rule of machine `machine_id`, ordered by coll, comm_size, ppn, lo_bytes,
  * rank: each collective's intervals ascending, each interval's candidates best first. A row
  * this collsel cannot hold in a cs_rule_t (a collective it does not know, an algorithm or
@@ -334,6 +344,28 @@ int cs_db_put_loggp(cs_db_t *db, const cs_db_loggp_t *l) CS_MUST_CHECK;
  * (ties: the smaller) into *l; *found false (and *l untouched) when the machine has none. */
 int cs_db_get_loggp(cs_db_t *db, int64_t machine_id, int ppn, cs_db_loggp_t *l,
                     bool *found) CS_MUST_CHECK;
+
+/* --- patterns ------------------------------------------------------------------------------ */
+
+/* A neighbourhood pattern tuned on a machine and its signature (table pattern,
+ * docs/neighbor.md). */
+typedef struct cs_db_pattern {
+    int64_t machine_id;
+    const char *name; /* non-empty, shorter than CS_RULE_PATTERN; read: lives until the next row */
+    int p, nedges, max_out, max_in;
+    double mean_out, imbalance;
+} cs_db_pattern_t;
+
+typedef int (*cs_db_pattern_fn)(const cs_db_pattern_t *t, void *ctx);
+
+/* Stores pattern `t` of its machine, replacing the signature of the same (name, p).
+ * CS_ERR_ARG for an empty or overlong name, a negative or non-finite number, p < 1. */
+int cs_db_put_pattern(cs_db_t *db, const cs_db_pattern_t *t) CS_MUST_CHECK;
+
+/* Calls fn for every pattern of machine `machine_id`, ordered by name and p (the callback
+ * convention of the other cs_db_foreach_*). */
+int cs_db_foreach_pattern(cs_db_t *db, int64_t machine_id, cs_db_pattern_fn fn,
+                          void *ctx) CS_MUST_CHECK;
 
 /* --- counting ------------------------------------------------------------------------------ */
 

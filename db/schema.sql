@@ -1,4 +1,4 @@
--- collsel database schema. schema version: 5
+-- collsel database schema. schema version: 6
 --
 -- This file is the truth: a new database is created from it, and docs/database.md describes it.
 -- Databases made by an older collsel are brought here by db/migrations/NNNN_*.sql, applied in
@@ -54,6 +54,8 @@ CREATE INDEX run_by_machine ON run (machine_id, args);
 CREATE TABLE measurement (
     run_id     INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,
     coll       TEXT NOT NULL,                  -- 'allreduce'
+    pattern    TEXT NOT NULL DEFAULT '',     -- neighbourhood pattern tuned on (table pattern);
+                                               -- '' for the other collectives
     algorithm  TEXT NOT NULL                   -- key '<coll>/<alg>', never renamed
                CHECK (substr(algorithm, 1, length(coll) + 1) = coll || '/'),
     params     TEXT NOT NULL DEFAULT '',
@@ -85,20 +87,22 @@ CREATE TABLE measurement (
     loop_rankmax_median_us REAL,               -- median over repetitions of the slowest rank's
                                                -- mean (no outlier removal)
     loop_samples_us BLOB,                      -- every repetition's sample, as samples_us
-    UNIQUE (run_id, coll, algorithm, params, comm_size, ppn, bytes)
+    UNIQUE (run_id, coll, pattern, algorithm, params, comm_size, ppn, bytes)
 );
 
 -- A variant whose result differed from the native collective: excluded from the winners.
 CREATE TABLE failure (
     run_id    INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,
     coll      TEXT NOT NULL,
+    pattern    TEXT NOT NULL DEFAULT '',     -- neighbourhood pattern tuned on (table pattern);
+                                               -- '' for the other collectives
     algorithm TEXT NOT NULL CHECK (substr(algorithm, 1, length(coll) + 1) = coll || '/'),
     params    TEXT NOT NULL DEFAULT '',
     comm_size INTEGER NOT NULL CHECK (comm_size >= 1),
     ppn       INTEGER NOT NULL CHECK (ppn >= 1),
     bytes     INTEGER NOT NULL CHECK (bytes >= 0),
     message   TEXT NOT NULL,                   -- what differed, e.g. the first wrong element
-    UNIQUE (run_id, coll, algorithm, params, comm_size, ppn, bytes)
+    UNIQUE (run_id, coll, pattern, algorithm, params, comm_size, ppn, bytes)
 );
 
 -- The winners: for each size interval [lo_bytes, hi_bytes) a ranked list of candidates,
@@ -106,6 +110,8 @@ CREATE TABLE failure (
 CREATE TABLE rule (
     machine_id INTEGER NOT NULL REFERENCES machine (id) ON DELETE CASCADE,
     coll       TEXT NOT NULL,
+    pattern    TEXT NOT NULL DEFAULT '',     -- neighbourhood pattern tuned on (table pattern);
+                                               -- '' for the other collectives
     comm_size  INTEGER NOT NULL CHECK (comm_size >= 1),
     ppn        INTEGER NOT NULL CHECK (ppn >= 1),
     lo_bytes   INTEGER NOT NULL CHECK (lo_bytes >= 0),      -- inclusive
@@ -117,7 +123,7 @@ CREATE TABLE rule (
     native_us  REAL,                           -- the native collective, same size
     p_value    REAL,                           -- rank-sum test against native; NULL for native
     run_id     INTEGER REFERENCES run (id) ON DELETE SET NULL,   -- the run that decided it
-    UNIQUE (machine_id, coll, comm_size, ppn, lo_bytes, rank)
+    UNIQUE (machine_id, coll, pattern, comm_size, ppn, lo_bytes, rank)
 );
 
 -- collsel-bench --validate: native vs the selector's choice vs the best measured candidate,
@@ -125,6 +131,8 @@ CREATE TABLE rule (
 CREATE TABLE validation (
     run_id             INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,
     coll               TEXT NOT NULL,
+    pattern    TEXT NOT NULL DEFAULT '',     -- neighbourhood pattern tuned on (table pattern);
+                                               -- '' for the other collectives
     comm_size          INTEGER NOT NULL CHECK (comm_size >= 1),
     ppn                INTEGER NOT NULL CHECK (ppn >= 1),
     bytes              INTEGER NOT NULL CHECK (bytes >= 0),
@@ -143,7 +151,7 @@ CREATE TABLE validation (
                                                -- under each metric: native_us / native2_us is
                                                -- native's run-to-run spread; NULL for a
                                                -- validation made before it existed
-    UNIQUE (run_id, coll, comm_size, ppn, bytes)
+    UNIQUE (run_id, coll, pattern, comm_size, ppn, bytes)
 );
 
 -- The LogGP parameters of a machine, measured by collsel-bench with ping-pong between two ranks
@@ -160,4 +168,20 @@ CREATE TABLE loggp (
     g_per_byte_us REAL NOT NULL CHECK (g_per_byte_us >= 0),   -- LogGP's G
     measured_at TEXT NOT NULL,
     UNIQUE (machine_id, ppn)
+);
+
+-- A communication pattern the neighbourhood collectives were tuned on (docs/neighbor.md): its
+-- name (what measurement.pattern and rule.pattern say) and its signature, numbers that describe
+-- it whatever built it, so that the selector can match a communicator's topology with the
+-- nearest tuned pattern. One row per (machine, name, processes).
+CREATE TABLE pattern (
+    machine_id INTEGER NOT NULL REFERENCES machine (id) ON DELETE CASCADE,
+    name       TEXT NOT NULL CHECK (name <> ''),   -- 'cart2d', 'moore3d', 'random30', 'hotspot'
+    p          INTEGER NOT NULL CHECK (p >= 1),    -- processes
+    nedges     INTEGER NOT NULL CHECK (nedges >= 0),
+    max_out    INTEGER NOT NULL CHECK (max_out >= 0),   -- largest out-degree
+    max_in     INTEGER NOT NULL CHECK (max_in >= 0),    -- largest in-degree
+    mean_out   REAL NOT NULL CHECK (mean_out >= 0),     -- nedges / p
+    imbalance  REAL NOT NULL CHECK (imbalance >= 0),    -- max_in / mean_out (1 without edges)
+    UNIQUE (machine_id, name, p)
 );

@@ -23,7 +23,9 @@
 /* Longest algorithm key ("<coll>/<alg>") and params text ("key=value,...") a rule holds, with
  * the terminating NUL. CS_RULE_PARAMS fits every formatted cs_params_t. */
 #define CS_RULE_ALGORITHM 64
-#define CS_RULE_PARAMS    (CS_MAX_PARAMS * (CS_PARAM_KEY + CS_PARAM_VALUE))
+/* Longest neighbourhood pattern name a rule holds, with the NUL ("" for the other collectives). */
+#define CS_RULE_PATTERN 32
+#define CS_RULE_PARAMS  (CS_MAX_PARAMS * (CS_PARAM_KEY + CS_PARAM_VALUE))
 
 typedef struct cs_rule {
     int64_t machine_id; /* the machine it was tuned on; 0 = unknown */
@@ -36,6 +38,7 @@ typedef struct cs_rule {
     double p_value;              /* rank-sum test against native; NaN for native itself */
     char algorithm[CS_RULE_ALGORITHM];
     char params[CS_RULE_PARAMS];
+    char pattern[CS_RULE_PATTERN]; /* the tuned neighbourhood pattern (docs/neighbor.md); "" */
 } cs_rule_t;
 
 /* Sets r->algorithm and r->params (NULL params: ""). CS_ERR_ARG, leaving both empty, when

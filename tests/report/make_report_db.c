@@ -152,7 +152,7 @@ static void full(void) {
         measure(r1, "gather", "gather/binomial", "", 4, b, model(4, 0.9, b));
     }
     cs_db_failure_t fail = {
-        r1, {"gather", "gather/binomial", "", 4, 4, 64}, "element 3 is 7, not 9"};
+        r1, {"gather", "gather/binomial", "", 4, 4, 64, NULL}, "element 3 is 7, not 9"};
     check(cs_db_insert_failure(db, &fail), "failure");
     check(cs_db_finish_run(db, r1, CS_DB_RUN_DONE), "finish");
     interval_t gather[] = {{0, 32, "gather/native", ""},
@@ -218,7 +218,8 @@ static void full(void) {
                                 model(21, 0.7, b),
                                 model(20, 0.6, b),
                                 model(41, 1, b),
-                                model(35, 1, b)};
+                                model(35, 1, b),
+                                NULL};
         check(cs_db_insert_validation(db, &v), "validation");
         cs_db_validation_t w = {r4,
                                 "bcast",
@@ -236,7 +237,8 @@ static void full(void) {
                                 NAN,
                                 NAN,
                                 NAN,
-                                NAN};
+                                NAN,
+                                NULL};
         check(cs_db_insert_validation(db, &w), "validation");
     }
     check(cs_db_finish_run(db, r4, CS_DB_RUN_DONE), "finish");

@@ -764,10 +764,11 @@ START_TEST(failure_round_trip) {
     cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
     cs_db_run_t run = job(add_machine(db), "");
     int64_t id = start(db, &run, false, NULL);
-    cs_db_failure_t f = {id, {"bcast", "bcast/wrong", "radix=4", 3, 3, 8}, "element 1 is 7, not 8"};
+    cs_db_failure_t f = {
+        id, {"bcast", "bcast/wrong", "radix=4", 3, 3, 8, NULL}, "element 1 is 7, not 8"};
     ck_assert_int_eq(cs_db_insert_failure(db, &f), CS_OK);
     ck_assert_int_eq(cs_db_insert_failure(db, &f), CS_OK); /* kept once */
-    cs_db_failure_t g = {id, {"bcast", "bcast/wrong", NULL, 3, 3, 0}, "count 0: hang"};
+    cs_db_failure_t g = {id, {"bcast", "bcast/wrong", NULL, 3, 3, 0, NULL}, "count 0: hang"};
     ck_assert_int_eq(cs_db_insert_failure(db, &g), CS_OK);
     cs_db_failure_t bad = f;
     bad.message = NULL;
@@ -957,11 +958,12 @@ START_TEST(validation_round_trip) {
                             21.0,
                             20.5,
                             30.6,
-                            31.5};
+                            31.5,
+                            NULL};
     ck_assert_int_eq(cs_db_insert_validation(db, &v), CS_OK);
     ck_assert_int_eq(cs_db_insert_validation(db, &v), CS_OK); /* kept once */
     cs_db_validation_t w = {id,   "bcast", 4,    4,   8,   3.0, 3.0, 3.0, NULL,
-                            NULL, NULL,    NULL, NAN, NAN, NAN, NAN, NAN};
+                            NULL, NULL,    NULL, NAN, NAN, NAN, NAN, NAN, NULL};
     ck_assert_int_eq(cs_db_insert_validation(db, &w), CS_OK);
     w.oracle_us = NAN;
     ck_assert_int_eq(cs_db_insert_validation(db, &w), CS_ERR_ARG);
@@ -1358,6 +1360,137 @@ START_TEST(migration_5_adds_loggp) {
 }
 END_TEST
 
+typedef struct patterns {
+    int n;
+    char text[512];
+} patterns_t;
+
+static int collect_pattern(const cs_db_pattern_t *t, void *ctx) {
+    patterns_t *c = ctx;
+    size_t used = strlen(c->text);
+    c->n++;
+    snprintf(c->text + used, sizeof(c->text) - used, "%s/%d:%d,%d,%d,%g,%g;", t->name, t->p,
+             t->nedges, t->max_out, t->max_in, t->mean_out, t->imbalance);
+    return CS_OK;
+}
+
+START_TEST(pattern_round_trip) {
+    /* One row per (machine, name, p), replaced by a later signature; read back by name and p;
+     * bad signatures refused. */
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    int64_t m = add_machine(db);
+    cs_db_pattern_t a = {m, "moore2d", 16, 128, 8, 8, 8.0, 1.0};
+    cs_db_pattern_t b = {m, "hotspot", 8, 22, 3, 9, 2.75, 3.25};
+    patterns_t got = {0};
+    ck_assert_int_eq(cs_db_put_pattern(db, &a), CS_OK);
+    ck_assert_int_eq(cs_db_put_pattern(db, &b), CS_OK);
+    a.p = 4;
+    a.nedges = 32;
+    ck_assert_int_eq(cs_db_put_pattern(db, &a), CS_OK); /* another p: a second row */
+    b.max_in = 10;
+    ck_assert_int_eq(cs_db_put_pattern(db, &b), CS_OK); /* the same (name, p): replaced */
+    ck_assert_int_eq(cs_db_foreach_pattern(db, m, collect_pattern, &got), CS_OK);
+    ck_assert_int_eq(got.n, 3);
+    ck_assert_str_eq(got.text, "hotspot/8:22,3,10,2.75,3.25;moore2d/4:32,8,8,8,1;"
+                               "moore2d/16:128,8,8,8,1;");
+    cs_db_pattern_t bad = a;
+    bad.name = "";
+    ck_assert_int_eq(cs_db_put_pattern(db, &bad), CS_ERR_ARG);
+    bad = a;
+    bad.name = "a-pattern-name-far-too-long-to-fit-a-rule";
+    ck_assert_int_eq(cs_db_put_pattern(db, &bad), CS_ERR_ARG);
+    bad = a;
+    bad.mean_out = NAN;
+    ck_assert_int_eq(cs_db_put_pattern(db, &bad), CS_ERR_ARG);
+    bad = a;
+    bad.p = 0;
+    ck_assert_int_eq(cs_db_put_pattern(db, &bad), CS_ERR_ARG);
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(pattern_rules_and_points) {
+    /* The rules of a pattern and those without one share (coll, comm_size, ppn) without
+     * replacing each other; each reads back with its pattern. A measurement of the same
+     * variant and size under two patterns is two points. */
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    int64_t m = add_machine(db);
+    cs_rule_t plain = rule(m, 4, 0, CS_RULE_UNBOUNDED, 1, "allreduce/native");
+    cs_rule_t cart = rule(m, 4, 0, CS_RULE_UNBOUNDED, 1, "allreduce/native");
+    snprintf(cart.pattern, sizeof(cart.pattern), "cart2d");
+    ck_assert_int_eq(cs_db_replace_rules(db, m, CS_COLL_ALLREDUCE, 4, 4, &plain, 1), CS_OK);
+    ck_assert_int_eq(
+        cs_db_replace_pattern_rules(db, m, CS_COLL_ALLREDUCE, "cart2d", 4, 4, &cart, 1), CS_OK);
+    ck_assert_int_eq(cs_db_replace_rules(db, m, CS_COLL_ALLREDUCE, 4, 4, &plain, 1), CS_OK);
+    rules_t got = read_rules(db, m);
+    ck_assert_int_eq(got.n, 2);
+    ck_assert_str_eq(got.r[0].pattern, "");
+    ck_assert_str_eq(got.r[1].pattern, "cart2d");
+    /* a rule whose pattern is not the key's, or a pattern too long for a rule */
+    ck_assert_int_eq(cs_db_replace_rules(db, m, CS_COLL_ALLREDUCE, 4, 4, &cart, 1), CS_ERR_ARG);
+    ck_assert_int_eq(cs_db_replace_pattern_rules(db, m, CS_COLL_ALLREDUCE,
+                                                 "a-pattern-name-far-too-long-to-fit-a-rule", 4, 4,
+                                                 NULL, 0),
+                     CS_ERR_ARG);
+    ck_assert_int_eq(cs_db_replace_pattern_rules(db, m, CS_COLL_ALLREDUCE, "cart2d", 4, 4, NULL, 0),
+                     CS_OK);
+    got = read_rules(db, m);
+    ck_assert_int_eq(got.n, 1);
+    ck_assert_str_eq(got.r[0].pattern, "");
+    cs_db_run_t run = job(m, "x");
+    int64_t id = start(db, &run, false, NULL);
+    cs_db_measurement_t a = measurement(id, "allreduce/native", 64, 5.0);
+    cs_db_measurement_t b = a;
+    bool exists = true;
+    b.point.pattern = "random30";
+    ck_assert_int_eq(cs_db_insert_measurement(db, &a), CS_OK);
+    ck_assert_int_eq(cs_db_measurement_exists(db, id, &b.point, &exists), CS_OK);
+    ck_assert(!exists);
+    ck_assert_int_eq(cs_db_insert_measurement(db, &b), CS_OK);
+    ck_assert_int_eq(cs_db_measurement_exists(db, id, &b.point, &exists), CS_OK);
+    ck_assert(exists);
+    ck_assert_int_eq(count(db, "measurement", id), 2);
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(migration_6_keeps_version_5_rows) {
+    /* A version-5 database keeps every row of the four rebuilt tables, with pattern ''. */
+    const char *path = file("v5_rows.db");
+    raw_db_at(path, 5,
+              "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
+              "INSERT INTO run (id, machine_id, started_at, nprocs, nnodes, ppn, args, status) "
+              "VALUES (1, 1, '2026-01-01T00:00:00Z', 4, 1, 4, 'colls=0x1 sizes=4', 'done');"
+              "INSERT INTO measurement (run_id, coll, algorithm, params, comm_size, ppn, bytes, "
+              "reps, min_us, q1_us, median_us, q3_us, max_us, outliers, verified, loop_reps, "
+              "loop_median_us) VALUES (1, 'allreduce', 'allreduce/native', '', 4, 4, 64, 2, 1, "
+              "1.25, 1.5, 1.75, 2, 0, 1, 2, 0.5);"
+              "INSERT INTO failure (run_id, coll, algorithm, params, comm_size, ppn, bytes, "
+              "message) VALUES (1, 'allreduce', 'allreduce/ring', '', 4, 4, 64, 'wrong');"
+              "INSERT INTO rule (machine_id, coll, comm_size, ppn, lo_bytes, hi_bytes, rank, "
+              "algorithm, params, median_us, native_us, p_value, run_id) VALUES (1, 'allreduce', "
+              "4, 4, 0, NULL, 1, 'allreduce/native', '', 1.5, 1.5, NULL, 1);"
+              "INSERT INTO validation (run_id, coll, comm_size, ppn, bytes, native_us, "
+              "selected_us, oracle_us, native2_us) VALUES (1, 'allreduce', 4, 4, 64, 1.5, 1.4, "
+              "1.3, 1.6);"
+              "INSERT INTO loggp (machine_id, ppn, run_id, l_us, o_us, g_us, g_per_byte_us, "
+              "measured_at) VALUES (1, 4, 1, 1, 0.5, 0.5, 0.001, '2026-01-01T00:00:00Z');");
+    upgrade(path);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM measurement WHERE pattern = '' AND "
+                                   "loop_median_us = 0.5 AND median_us = 1.5 AND verified = 1"),
+                     1);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM failure WHERE pattern = ''"), 1);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM rule WHERE pattern = '' AND run_id = 1"),
+                     1);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM validation WHERE pattern = '' AND "
+                                   "native2_us = 1.6"),
+                     1);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM loggp"), 1);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM pattern"), 0);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%_v5'"), 0);
+}
+END_TEST
+
 START_TEST(reopen_keeps_rows) {
     const char *path = file("keep.db");
     cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
@@ -1638,6 +1771,9 @@ static Suite *db_suite(void) {
     tcase_add_test(files, migration_4_keeps_version_3_rows);
     tcase_add_test(files, migration_5_adds_loggp);
     tcase_add_test(files, loggp_round_trip);
+    tcase_add_test(files, migration_6_keeps_version_5_rows);
+    tcase_add_test(files, pattern_round_trip);
+    tcase_add_test(files, pattern_rules_and_points);
     tcase_add_test(files, reopen_keeps_rows);
     tcase_add_test(files, run_times_and_resumes);
     tcase_add_test(files, rules_read_back_as_cs_rule_t);
