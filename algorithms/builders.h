@@ -33,4 +33,8 @@ int cs_build_allgather_own(cs_sched_t *s, const cs_call_t *c, cs_blocks_t *b) CS
 /* Ring allgather of layout `b`; each rank must hold its own block (allgather_ring.c). */
 int cs_build_allgather_ring(cs_sched_t *s, const cs_blocks_t *b, int rank, int p) CS_MUST_CHECK;
 
+/* Linear (one-round) allgather of layout `b`; each rank must hold its own block
+ * (allgather_linear.c). */
+int cs_build_allgather_linear(cs_sched_t *s, const cs_blocks_t *b, int rank, int p) CS_MUST_CHECK;
+
 #endif
