@@ -55,15 +55,23 @@ void cs_bench_cands_free(cs_bench_cand_t *cands, int ncand) {
     }
 }
 
-/* Runs candidate `c` on freshly filled inputs; all ranks learn whether any rank failed. */
+/* Runs candidate `c` on freshly filled inputs; all ranks learn whether any rank failed
+ * (*failed) and whether every rank found the candidate not applicable to this call
+ * (*not_applicable: its builder's CS_ERR_NOT_APPLICABLE, decided alike on every rank). */
 static int run_checked(const cs_bench_cand_t *c, const cs_call_t *call, cs_bench_bufs_t *b,
-                       unsigned seed, MPI_Comm comm, int *failed) {
+                       unsigned seed, MPI_Comm comm, int *failed, int *not_applicable) {
     int rc = CS_OK;
-    int local = 0;
+    int status;
+    int flags[2];
     cs_bench_fill(call, b, seed);
-    local = cs_algo_run_variant(&c->v, call) != CS_OK;
-    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &local, 1, MPI_INT, MPI_LOR, comm));
-    *failed = local;
+    status = cs_algo_run_variant(&c->v, call);
+    flags[0] = status != CS_OK && status != CS_ERR_NOT_APPLICABLE; /* any rank: failed */
+    flags[1] = status != CS_ERR_NOT_APPLICABLE;                    /* any rank: applicable */
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_LOR, comm));
+    *not_applicable = !flags[1];
+    /* Some ranks not applicable and others not: a builder that decides differently per rank. */
+    *failed = flags[0] || (flags[1] && status == CS_ERR_NOT_APPLICABLE);
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, failed, 1, MPI_INT, MPI_LOR, comm));
 out:
     return rc;
 }
@@ -71,11 +79,11 @@ out:
 static int verify(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, cs_bench_bufs_t *b,
                   unsigned seed, MPI_Comm comm, cs_bench_progress_t *progress) {
     int rc = CS_OK;
-    int failed = 0;
+    int failed = 0, not_applicable = 0;
     int rank;
     size_t nout = cs_bench_output_count(call);
-    CS_CHECK(run_checked(&cands[0], call, b, seed, comm, &failed));
-    CS_REQUIRE(!failed, CS_ERR_MPI);
+    CS_CHECK(run_checked(&cands[0], call, b, seed, comm, &failed, &not_applicable));
+    CS_REQUIRE(!failed && !not_applicable, CS_ERR_MPI);
     memcpy(b->ref, b->recv, nout * sizeof(int));
     CS_MPI_CHECK(PMPI_Comm_rank(comm, &rank));
     for (int i = 1; i < ncand; i++) {
@@ -87,7 +95,11 @@ static int verify(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, cs_b
         if (progress != NULL) {
             cs_bench_progress_step(progress, cands[i].name);
         }
-        CS_CHECK(run_checked(&cands[i], call, b, seed, comm, &failed));
+        CS_CHECK(run_checked(&cands[i], call, b, seed, comm, &failed, &not_applicable));
+        if (not_applicable) { /* its builder says so for this call: neither verified nor timed */
+            cands[i].applicable = 0;
+            continue;
+        }
         for (size_t k = 0; !failed && k < nout; k++) {
             if (b->recv[k] != b->ref[k]) {
                 first = (long)k;

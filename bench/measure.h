@@ -3,7 +3,9 @@
  * cs_bench_measure():
  *   1. verifies every candidate against the native collective on pseudo-random MPI_INT data,
  *      bit-exact, on all ranks; a candidate that differs or fails is marked `failed` with a
- *      message and never timed;
+ *      message and never timed; one whose builder returns CS_ERR_NOT_APPLICABLE for this call
+ *      on every rank (a requirement only the builder can check, such as a scratch limit) is
+ *      marked not `applicable`, neither a failure nor timed;
  *   2. times the rest interleaved under two metrics (docs/tuning.md "Two metrics"). Each
  *      repetition, in its own order (cs_bench_order: a fresh permutation per repetition, so no
  *      candidate always follows the same one):

@@ -5,7 +5,9 @@
  * allreduce/test_copy_only (every rank copies its input to its output: a valid schedule, a
  * wrong allreduce for p > 1) and gather/test_root_only (the root copies its own block and
  * nobody communicates). Verification must catch both at every size: a failure row each, no
- * measurement, never in a rule.
+ * measurement, never in a rule. A third, allreduce/test_never_applicable, has a builder that
+ * returns CS_ERR_NOT_APPLICABLE for every call (as a builder-only requirement does): neither a
+ * failure nor a measurement.
  *
  * Then rank 0 opens the database read-only (db/db.h) and checks:
  *   - one machine, one run, status 'done';
@@ -84,8 +86,25 @@ static const cs_algo_t wrong_gather = {
     .build = build_root_only,
 };
 
+static int build_never(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)s;
+    (void)c;
+    (void)params;
+    return CS_ERR_NOT_APPLICABLE;
+}
+
+static const cs_algo_t never_applicable = {
+    .name = "allreduce/test_never_applicable",
+    .coll = CS_COLL_ALLREDUCE,
+    .desc = "test only: its builder refuses every call",
+    .build = build_never,
+};
+
 static const cs_algo_t *const wrong[] = {&wrong_allreduce, &wrong_gather};
 #define NWRONG ((int)(sizeof(wrong) / sizeof(wrong[0])))
+/* What the run gets besides the registry: the wrong ones, then the never applicable one. */
+static const cs_algo_t *const extra[] = {&wrong_allreduce, &wrong_gather, &never_applicable};
+#define NEXTRA ((int)(sizeof(extra) / sizeof(extra[0])))
 
 /* --- checks -------------------------------------------------------------------------------- */
 
@@ -563,7 +582,7 @@ int main(int argc, char **argv) {
                               "--no-refine", /* the checks below expect exactly these sizes */
                               NULL};
         int bench_argc = (int)(sizeof(bench_argv) / sizeof(bench_argv[0])) - 1;
-        status = cs_bench_main(bench_argc, bench_argv, wrong, NWRONG, MPI_COMM_WORLD);
+        status = cs_bench_main(bench_argc, bench_argv, extra, NEXTRA, MPI_COMM_WORLD);
     }
     if (rank == 0) {
         check(status == 0, "cs_bench_main returned %d on rank 0, want 0", status);
