@@ -37,4 +37,13 @@ int cs_build_allgather_ring(cs_sched_t *s, const cs_blocks_t *b, int rank, int p
  * (allgather_linear.c). */
 int cs_build_allgather_linear(cs_sched_t *s, const cs_blocks_t *b, int rank, int p) CS_MUST_CHECK;
 
+/* The send data of an alltoall call as a uniform layout of p blocks in *src: the send slot, or
+ * for an in-place call a copy of the receive buffer in scratch made in a round of its own, so
+ * that receiving into the receive buffer never overwrites a block still to be sent
+ * (alltoall_linear.c). */
+int cs_build_alltoall_source(cs_sched_t *s, const cs_call_t *c, cs_blocks_t *src) CS_MUST_CHECK;
+
+/* The receive buffer of an alltoall call as a uniform layout of p blocks (alltoall_linear.c). */
+cs_blocks_t cs_build_alltoall_recv(const cs_call_t *c);
+
 #endif

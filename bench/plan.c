@@ -165,10 +165,18 @@ int cs_bench_plan_set_sizes(cs_bench_plan_t *plan, const cs_bench_opts_t *o,
     if (plan->nsizes + plan->refine_max > CS_BENCH_MAX_SIZES) {
         plan->refine_max = CS_BENCH_MAX_SIZES - plan->nsizes;
     }
+    plan->npoints = 0;
+    plan->ndata_keys = 0;
     for (int c = 0; c < CS_COLL_COUNT; c++) {
-        nkeys += plan->nalgos[c] > 0;
+        if (plan->nalgos[c] > 0) {
+            nkeys++;
+            plan->ndata_keys += cs_coll_has_data((cs_coll_t)c);
+            plan->npoints += cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
+        }
     }
-    plan->npoints = nkeys * plan->ncomm_sizes * plan->nsizes;
+    plan->nkeys = nkeys * plan->ncomm_sizes;
+    plan->ndata_keys *= plan->ncomm_sizes;
+    plan->npoints *= plan->ncomm_sizes;
 out:
     return rc;
 }
@@ -217,8 +225,8 @@ int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ppn,
                 printf("%s\n", plan->cands[c][i].name);
             }
             ncolls += plan->ncands[c] > 0;
-            nmeasure += plan->ncands[c] * plan->nsizes;
-            nrefine += plan->ncands[c] > 0 ? plan->refine_max : 0;
+            nmeasure += plan->ncands[c] * cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
+            nrefine += plan->ncands[c] > 0 && cs_coll_has_data((cs_coll_t)c) ? plan->refine_max : 0;
         }
     }
     printf("sizes (%d per collective and communicator size, %d from the grid):", plan->nsizes,
@@ -228,10 +236,17 @@ int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ppn,
         printf(" %s", text);
     }
     printf("\n");
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        if (plan->nalgos[c] > 0 && !cs_coll_has_data((cs_coll_t)c)) {
+            printf("%s: no data, one point per communicator size (0 bytes), no refinement\n",
+                   cs_coll_name((cs_coll_t)c));
+        }
+    }
     double per_point = o->budget_s > 0 ? o->budget_s / (plan->npoints > 0 ? plan->npoints : 1)
                                        : CS_BENCH_POINT_BUDGET_S;
     cs_bench_format_duration(per_point * plan->npoints, dur, sizeof(dur));
-    printf("plan: %d collectives x %d sizes x %d communicator sizes = %d points, %d measurements\n",
+    printf("plan: %d collectives x %d sizes (1 without data) x %d communicator sizes = %d points, "
+           "%d measurements\n",
            ncolls, plan->nsizes, plan->ncomm_sizes, plan->npoints, nmeasure);
     if (o->no_refine) {
         printf("boundary refinement: off (--no-refine)\n");

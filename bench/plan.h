@@ -15,7 +15,8 @@
  * each half where the winner still changes, until the sizes on either side of every change are
  * neighbouring powers of two (cs_bench_refine_next). Refinement points take their share of
  * the budget: the plan reserves the most a key can add (cs_bench_refine_max) and gives back
- * what it did not use. --no-refine measures the grid only. */
+ * what it did not use. --no-refine measures the grid only. A collective without data (barrier,
+ * cs_coll_has_data) has one point per communicator size, at 0 bytes, and no refinement. */
 #ifndef CS_BENCH_PLAN_H
 #define CS_BENCH_PLAN_H
 
@@ -42,8 +43,17 @@ typedef struct cs_bench_plan {
     uint64_t sizes[CS_BENCH_MAX_SIZES]; /* of each key: the grid and the threshold points */
     int nsizes;
     int refine_max; /* refinement points one key may add (0 with --no-refine) */
-    int npoints;    /* planned points: keys x nsizes (refinement points not included) */
+    int nkeys;      /* (collective, communicator size) pairs planned */
+    int ndata_keys; /* of them, those of collectives with data: measured at nsizes, refined */
+    int npoints;    /* planned points: data keys x nsizes + the others' one point each
+                     * (refinement points not included) */
 } cs_bench_plan_t;
+
+/* The sizes a key of collective c measures before refinement: plan->nsizes, or 1 for a
+ * collective without data (barrier: its one point is 0 bytes, and it is never refined). */
+static inline int cs_bench_plan_key_nsizes(const cs_bench_plan_t *plan, cs_coll_t c) {
+    return cs_coll_has_data(c) ? plan->nsizes : 1;
+}
 
 /* The sizes one key measures before refinement, ascending and unique, into out[0..cap-1]
  * (*nout): grid[0..ngrid-1] (ascending) and, for each threshold t (any order) with

@@ -172,6 +172,11 @@ static int key_sizes(const cs_bench_opts_t *o, const cs_bench_plan_t *plan,
                      const cs_bench_validation_t *val, cs_coll_t c, int n, int rank, MPI_Comm sub,
                      uint64_t *sizes, int *nsizes) {
     int rc = CS_OK;
+    if (!cs_coll_has_data(c)) { /* barrier: one point, 0 bytes, tuned and validated alike */
+        sizes[0] = 0;
+        *nsizes = 1;
+        return CS_OK;
+    }
     if (!o->validate) {
         memcpy(sizes, plan->sizes, sizeof(uint64_t) * (size_t)plan->nsizes);
         *nsizes = plan->nsizes;
@@ -203,8 +208,7 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
     MPI_Comm sub = MPI_COMM_NULL;
     pace_t pace = {PMPI_Wtime(), 0, plan->npoints};
     uint64_t sizes[CS_BENCH_MAX_SIZES], max_bytes = plan->sizes[plan->nsizes - 1];
-    int nkeys = plan->npoints / (plan->nsizes > 0 ? plan->nsizes : 1);
-    pace.total += o->validate ? 0 : nkeys * plan->refine_max;
+    pace.total += o->validate ? 0 : plan->ndata_keys * plan->refine_max;
     progress->total = pace.total > 0 ? pace.total : 1;
     if (o->validate && rank == 0) { /* the largest tuned size may lie beyond these --sizes */
         for (size_t i = 0; i < val->nbest; i++) {
@@ -229,14 +233,14 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
             }
             CS_CHECK(key_sizes(o, plan, val, (cs_coll_t)c, n, rank, sub, sizes, &nsizes));
             if (o->validate) {
-                pace.total += nsizes - plan->nsizes;
+                pace.total += nsizes - cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
                 progress->total = pace.total > 0 ? pace.total : 1;
             }
             for (int si = 0; si < nsizes; si++) {
                 CS_CHECK(run_point(o, cands, ncand, (cs_coll_t)c, sizes[si], r, val, rank, n, ppn,
                                    sub, &bufs, &sync, &pace, progress));
             }
-            if (!o->validate && plan->refine_max > 0) {
+            if (!o->validate && plan->refine_max > 0 && cs_coll_has_data((cs_coll_t)c)) {
                 CS_CHECK(refine_key(o, plan, cands, ncand, (cs_coll_t)c, r, rank, n, ppn, sub,
                                     &bufs, &sync, &pace, progress));
             }
@@ -388,7 +392,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     if (opts.validate) {
         /* Room for the powers of two of every key: tuned points are counted by validate_start. */
         val.metric = opts.metric;
-        CS_CHECK(cs_bench_validate_start(&val, &r, plan->npoints / plan->nsizes * 64, rank, world));
+        CS_CHECK(cs_bench_validate_start(&val, &r, plan->nkeys * 64, rank, world));
     }
     cs_bench_progress_start(&progress, plan->npoints, rank == 0 && !opts.quiet);
     rc = run_points(&opts, plan, &r, &val, rank, world, &progress);

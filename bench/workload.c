@@ -54,6 +54,10 @@ int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm, cs_
         }
         return cs_call_allgatherv(call, b->send, count, MPI_INT, b->recv, b->counts, b->displs,
                                   MPI_INT, comm);
+    case CS_COLL_ALLTOALL:
+        return cs_call_alltoall(call, b->send, count, MPI_INT, b->recv, count, MPI_INT, comm);
+    case CS_COLL_BARRIER:
+        return cs_call_barrier(call, comm);
     default:
         return CS_ERR_ARG;
     }
@@ -65,6 +69,8 @@ static size_t input_count(const cs_call_t *call) {
         return 0; /* the root's data lives in the output buffer; see cs_bench_fill */
     case CS_COLL_SCATTER:
         return call->rank == call->root ? (size_t)call->sendcount * (size_t)call->nprocs : 0;
+    case CS_COLL_ALLTOALL:
+        return (size_t)call->sendcount * (size_t)call->nprocs;
     default:
         return (size_t)call->sendcount;
     }
@@ -83,8 +89,9 @@ size_t cs_bench_output_count(const cs_call_t *call) {
         return is_root ? (size_t)call->recvcount * (size_t)call->nprocs : 0;
     case CS_COLL_ALLGATHER:
     case CS_COLL_ALLGATHERV:
+    case CS_COLL_ALLTOALL:
         return (size_t)call->recvcount * (size_t)call->nprocs;
-    default:
+    default: /* barrier: no data */
         return 0;
     }
 }

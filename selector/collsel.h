@@ -86,13 +86,20 @@ COLLSEL_API int collsel_allgather(const void *sendbuf, int sendcount, MPI_Dataty
 COLLSEL_API int collsel_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void *recvbuf, const int recvcounts[], const int displs[],
                                    MPI_Datatype recvtype, MPI_Comm comm);
+/** @brief MPI_Alltoall, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm);
+/** @brief MPI_Barrier, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_barrier(MPI_Comm comm);
 
 /**
  * @brief Says which algorithm a call would run, and why.
  *
  * @param coll  collective name: "bcast", "gather", "scatter", "reduce", "allreduce",
- *              "allgather" or "allgatherv".
- * @param bytes the call's size: bytes per process (allgatherv: mean bytes per block).
+ *              "allgather", "allgatherv", "alltoall" or "barrier".
+ * @param bytes the call's size: bytes per process (allgatherv: mean bytes per block;
+ *              alltoall: bytes per block, what one rank sends to one other; barrier: 0).
  * @param comm  the communicator (collective on first use of comm, like any collsel call).
  * @param buf   receives one line of text, always NUL-terminated when len > 0.
  * @param len   size of buf.

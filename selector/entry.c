@@ -1,6 +1,6 @@
 /* The public entry points, generated from algorithms/core/coll.def, one per collective:
  *   collsel_bcast collsel_gather collsel_scatter collsel_reduce collsel_allreduce
- *   collsel_allgather collsel_allgatherv
+ *   collsel_allgather collsel_allgatherv collsel_alltoall collsel_barrier
  * (prototypes and their documentation in collsel.h, which the compiler checks these against),
  * and cs_sel_fns, the table of them.
  *

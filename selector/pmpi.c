@@ -7,6 +7,7 @@
  *
  * Generated from algorithms/core/coll.def, one wrapper per collective:
  *   MPI_Bcast MPI_Gather MPI_Scatter MPI_Reduce MPI_Allreduce MPI_Allgather MPI_Allgatherv
+ *   MPI_Alltoall MPI_Barrier
  * each `return collsel_<name>(<its arguments>);`. */
 #include "collsel.h"
 

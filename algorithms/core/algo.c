@@ -85,12 +85,14 @@ static int same_type(const cs_type_t *a, const cs_type_t *b) {
 }
 
 /* 1 when a schedule built for `a` builds the same for `b`: everything a builder reads except the
- * buffer addresses. Allgatherv calls are never cached (their counts are arrays). */
+ * buffer addresses (in_place included: an in-place alltoall's schedule reads its data before
+ * receiving over it). Allgatherv calls are never cached (their counts are arrays). */
 static int same_shape(const cs_call_t *a, const cs_call_t *b) {
     return a->coll == b->coll && a->coll != CS_COLL_ALLGATHERV && a->rank == b->rank &&
            a->nprocs == b->nprocs && a->root == b->root && a->sendcount == b->sendcount &&
            a->recvcount == b->recvcount && a->op == b->op && a->commutative == b->commutative &&
-           same_type(&a->send, &b->send) && same_type(&a->recv, &b->recv);
+           a->in_place == b->in_place && same_type(&a->send, &b->send) &&
+           same_type(&a->recv, &b->recv);
 }
 
 /* Finds the schedule of `a` for `call` in the context's cache or builds it there. */

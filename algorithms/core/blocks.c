@@ -93,3 +93,19 @@ int cs_blocks_copy(cs_sched_t *s, const cs_blocks_t *src, const cs_blocks_t *dst
 out:
     return rc;
 }
+
+int cs_blocks_move(cs_sched_t *s, const cs_blocks_t *src, int sj, const cs_blocks_t *dst, int dj,
+                   int n) {
+    int rc = CS_OK;
+    cs_ref_t sref, dref;
+    int scount, dcount;
+    CS_REQUIRE(src->counts == NULL && dst->counts == NULL && n >= 0, CS_ERR_ARG);
+    if (n == 0) {
+        return CS_OK;
+    }
+    CS_CHECK(range(src, sj, sj + n, &sref, &scount));
+    CS_CHECK(range(dst, dj, dj + n, &dref, &dcount));
+    CS_CHECK(cs_sched_copy(s, sref, scount, src->type, dref, dcount, dst->type));
+out:
+    return rc;
+}

@@ -37,6 +37,11 @@ MPI_Aint cs_blocks_count(const cs_blocks_t *b, int j0, int j1);
 /* Append sends / receives of blocks [j0, j1) to / from `peer`. */
 int cs_blocks_send(cs_sched_t *s, int peer, const cs_blocks_t *b, int j0, int j1) CS_MUST_CHECK;
 int cs_blocks_recv(cs_sched_t *s, int peer, const cs_blocks_t *b, int j0, int j1) CS_MUST_CHECK;
+/* Append a copy of n blocks from [sj, sj + n) of uniform layout `src` to [dj, dj + n) of uniform
+ * layout `dst` (an alltoall's permutations of blocks); both ranges must lie within their
+ * layouts. */
+int cs_blocks_move(cs_sched_t *s, const cs_blocks_t *src, int sj, const cs_blocks_t *dst, int dj,
+                   int n) CS_MUST_CHECK;
 /* Append a copy of blocks [j0, j1) from layout `src` to layout `dst`. */
 int cs_blocks_copy(cs_sched_t *s, const cs_blocks_t *src, const cs_blocks_t *dst, int j0,
                    int j1) CS_MUST_CHECK;

@@ -14,9 +14,6 @@ static const struct {
 };
 
 const char *cs_coll_name(cs_coll_t coll) {
-    if (coll == CS_COLL_BARRIER) {
-        return "barrier";
-    }
     return (unsigned)coll < CS_COLL_COUNT ? colls[coll].name : NULL;
 }
 
@@ -38,6 +35,10 @@ int cs_coll_is_reduction(cs_coll_t coll) {
     return (unsigned)coll < CS_COLL_COUNT && colls[coll].reduction;
 }
 
+int cs_coll_has_data(cs_coll_t coll) {
+    return coll != CS_COLL_BARRIER;
+}
+
 static uint64_t type_bytes(int count, MPI_Datatype type) {
     int size = 0;
     if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
@@ -52,6 +53,10 @@ uint64_t cs_call_key_bytes(const cs_call_key_t *key, const int *recvcounts, int 
     case CS_COLL_GATHER:
         return key->send_in_place ? type_bytes(key->recvcount, key->recvtype)
                                   : type_bytes(key->sendcount, key->sendtype);
+    case CS_COLL_ALLTOALL:
+        return type_bytes(key->recvcount, key->recvtype);
+    case CS_COLL_BARRIER:
+        return 0;
     case CS_COLL_SCATTER:
     case CS_COLL_ALLGATHER:
         return key->recv_in_place ? type_bytes(key->sendcount, key->sendtype)
@@ -182,6 +187,18 @@ void cs_call_fill_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount
     call->displs = displs;
 }
 
+void cs_call_fill_alltoall(cs_call_t *call, const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm) {
+    raw(call, CS_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    call->comm = comm;
+}
+
+void cs_call_fill_barrier(cs_call_t *call, MPI_Comm comm) {
+    raw(call, CS_COLL_BARRIER, NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE);
+    call->comm = comm;
+}
+
 int cs_call_finish(cs_call_t *call, MPI_Comm comm, int rank, int nprocs) {
     call->comm = comm;
     call->rank = rank;
@@ -244,6 +261,17 @@ int cs_call_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount, MPI_
                        MPI_Datatype recvtype, MPI_Comm comm) {
     cs_call_fill_allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                             recvtype, comm);
+    return finish(call, comm);
+}
+
+int cs_call_alltoall(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    cs_call_fill_alltoall(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return finish(call, comm);
+}
+
+int cs_call_barrier(cs_call_t *call, MPI_Comm comm) {
+    cs_call_fill_barrier(call, comm);
     return finish(call, comm);
 }
 
@@ -355,8 +383,39 @@ out:
     return rc;
 }
 
+/* Alltoall: in place, the whole receive buffer is the send data (sendcount and sendtype are
+ * insignificant). */
+static int normalize_alltoall(cs_call_t *c) {
+    int rc = CS_OK;
+    CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
+    CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+    if (c->sendbuf == MPI_IN_PLACE) {
+        c->in_place = 1;
+        c->sendbuf = c->recvbuf;
+        c->sendcount = c->recvcount;
+        c->send = c->recv;
+    } else {
+        CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->send, c->send.type));
+    }
+out:
+    return rc;
+}
+
+/* Barrier: no data, 0 elements of MPI_BYTE on both sides. */
+static int normalize_barrier(cs_call_t *c) {
+    int rc = CS_OK;
+    c->sendbuf = NULL;
+    c->recvbuf = NULL;
+    c->sendcount = c->recvcount = 0;
+    CS_CHECK(cs_type_init(&c->recv, MPI_BYTE));
+    c->send = c->recv;
+out:
+    return rc;
+}
+
 /* 1 when the caller passed MPI_IN_PLACE where MPI does not allow it: any rank of a broadcast,
- * a non-root of gather, scatter or reduce. */
+ * a non-root of gather, scatter or reduce, alltoall's receive buffer. */
 static int misplaced_in_place(const cs_call_t *c) {
     int root = c->rank == c->root;
     switch (c->coll) {
@@ -367,6 +426,8 @@ static int misplaced_in_place(const cs_call_t *c) {
         return !root && c->sendbuf == MPI_IN_PLACE;
     case CS_COLL_SCATTER:
         return !root && c->recvbuf == MPI_IN_PLACE;
+    case CS_COLL_ALLTOALL:
+        return c->recvbuf == MPI_IN_PLACE;
     default:
         return 0;
     }
@@ -399,6 +460,12 @@ int cs_call_normalize(cs_call_t *c) {
     case CS_COLL_ALLGATHERV:
         CS_CHECK(normalize_allgatherv(c));
         break;
+    case CS_COLL_ALLTOALL:
+        CS_CHECK(normalize_alltoall(c));
+        break;
+    case CS_COLL_BARRIER:
+        CS_CHECK(normalize_barrier(c));
+        break;
     default:
         rc = CS_ERR_ARG;
         break;
@@ -430,6 +497,11 @@ int cs_call_invoke(const cs_call_t *c, const cs_coll_fns_t *fns) {
     case CS_COLL_ALLGATHERV:
         return fns->allgatherv(send, c->sendcount, c->send.type, c->recvbuf, c->recvcounts,
                                c->displs, c->recv.type, c->comm);
+    case CS_COLL_ALLTOALL:
+        return fns->alltoall(send, c->sendcount, c->send.type, c->recvbuf, c->recvcount,
+                             c->recv.type, c->comm);
+    case CS_COLL_BARRIER:
+        return fns->barrier(c->comm);
     default:
         return MPI_ERR_ARG;
     }

@@ -5,21 +5,25 @@
  *
  *   - MPI_IN_PLACE is resolved so that no algorithm ever compares with it: the send side then
  *     points at the caller's data inside the receive buffer (gather root, allgather, allgatherv,
- *     reduce root, allreduce) or the receive side points into the send buffer (scatter root).
+ *     reduce root, allreduce; alltoall: the whole receive buffer, with the receive count and
+ *     type, so send and receive slots alias and builders must read what they send before
+ *     receiving over it) or the receive side points into the send buffer (scatter root).
  *     `in_place` records that the caller asked for it.
  *   - Arguments that MPI declares insignificant are replaced by the significant side, so every
  *     rank sees one "block" description: for gather/allgather/allgatherv `recv` (non-root gather
  *     ranks get recvcount/recvtype := sendcount/sendtype), for scatter `send` (non-root ranks get
  *     sendcount/sendtype := recvcount/recvtype). bcast, reduce and allreduce use one count and one
- *     type, stored on both sides.
+ *     type, stored on both sides. Barrier has no data: both sides are 0 elements of MPI_BYTE
+ *     and no buffer.
  *   - Lower bound, extent, true lower bound, true extent and size of both types are queried
  *     (cs_type_t) so builders can address blocks and size scratch buffers.
  *   - `bytes` is the selection key, equal on every rank: bytes per process for rooted and
- *     symmetric collectives, mean bytes per block for allgatherv. It is cs_call_key_bytes() of
+ *     symmetric collectives, mean bytes per block for allgatherv, bytes per block (what one
+ *     rank sends to one other) for alltoall, always 0 for barrier. It is cs_call_key_bytes() of
  *     the raw arguments, the function the selector's fast path uses before any normalisation.
  *   - `commutative` records whether the reduction op commutes.
- *   - MPI_IN_PLACE where MPI does not allow it (bcast, a non-root of gather, scatter, reduce)
- *     is CS_ERR_ARG, so no algorithm ever receives it.
+ *   - MPI_IN_PLACE where MPI does not allow it (bcast, a non-root of gather, scatter, reduce,
+ *     alltoall's receive buffer) is CS_ERR_ARG, so no algorithm ever receives it.
  *
  * cs_call_normalize() does the work without asking the communicator anything (rank and nprocs
  * must already be set), so the schedule simulator can build calls for virtual ranks. */
@@ -36,10 +40,7 @@ typedef enum cs_coll {
 #define CS_COLL(ID, ...) CS_COLL_##ID,
 #include "coll.def"
 #undef CS_COLL
-    CS_COLL_COUNT,
-    /* Not a collective collsel tunes or dispatches (so past CS_COLL_COUNT): only a schedule's
-     * COLL operation (sched.h) starts it, as MPI_Ibarrier on a group. Named "barrier". */
-    CS_COLL_BARRIER
+    CS_COLL_COUNT
 } cs_coll_t;
 
 /* A datatype with the facts builders need. */
@@ -105,13 +106,13 @@ static inline int cs_call_same_key(const cs_call_key_t *a, const cs_call_key_t *
 
 /* The selection key's size, equal on every rank of a correct call: bytes per process (the
  * significant side; a root's MPI_IN_PLACE side does not count), for allgatherv the mean bytes
- * per block of recvcounts[0..nprocs-1] (NULL for every other collective). Asks MPI the type
+ * per block of recvcounts[0..nprocs-1] (NULL for every other collective), for alltoall the
+ * bytes of one block (recvcount elements of recvtype), for barrier 0. Asks MPI the type
  * sizes only (PMPI_Type_size), normalises nothing. 0 for what no correct call has (negative
  * counts, a null type or counts array, a type MPI does not know). */
 uint64_t cs_call_key_bytes(const cs_call_key_t *key, const int *recvcounts, int nprocs);
 
-/* Name of a collective ("allreduce"; "barrier" for CS_COLL_BARRIER), or NULL for an invalid
- * value. */
+/* Name of a collective ("allreduce"), or NULL for an invalid value. */
 const char *cs_coll_name(cs_coll_t coll);
 /* Looks a collective up by name; CS_ERR_NOT_FOUND if there is none. */
 int cs_coll_from_name(const char *name, cs_coll_t *out) CS_MUST_CHECK;
@@ -119,6 +120,9 @@ int cs_coll_from_name(const char *name, cs_coll_t *out) CS_MUST_CHECK;
 int cs_coll_is_rooted(cs_coll_t coll);
 /* 1 for reduce, allreduce. */
 int cs_coll_is_reduction(cs_coll_t coll);
+/* 0 for a collective without data (barrier): its calls all have the key size 0, so a tuning
+ * run measures it at one size; 1 for every other. */
+int cs_coll_has_data(cs_coll_t coll);
 
 /* Queries extents and size of `type` into `out`. CS_ERR_MPI on failure. */
 int cs_type_init(cs_type_t *out, MPI_Datatype type) CS_MUST_CHECK;
@@ -144,6 +148,10 @@ int cs_call_allgather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_D
 int cs_call_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                        void *recvbuf, const int *recvcounts, const int *displs,
                        MPI_Datatype recvtype, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_alltoall(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_barrier(cs_call_t *call, MPI_Comm comm) CS_MUST_CHECK;
 
 /* The constructors in two steps, for callers that know rank and size already (the selector):
  * cs_call_fill_<coll>() stores the MPI arguments, all of them as MPI takes them (coll.def's
@@ -167,6 +175,10 @@ void cs_call_fill_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
 void cs_call_fill_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount,
                              MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
                              const int *displs, MPI_Datatype recvtype, MPI_Comm comm);
+void cs_call_fill_alltoall(cs_call_t *call, const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm);
+void cs_call_fill_barrier(cs_call_t *call, MPI_Comm comm);
 int cs_call_finish(cs_call_t *call, MPI_Comm comm, int rank, int nprocs) CS_MUST_CHECK;
 
 /* A set of functions with MPI's collective signatures: the MPI library's (PMPI_*), or

@@ -65,6 +65,10 @@ static int mpi_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *re
         err = PMPI_Iallgatherv(sb, c->sendcount, c->sendtype, recv, counts, counts + c->group.size,
                                c->recvtype, comm, req);
         break;
+    case CS_COLL_ALLTOALL:
+        err = PMPI_Ialltoall(sb, c->sendcount, c->sendtype, recv, c->recvcount, c->recvtype, comm,
+                             req);
+        break;
     default:
         return CS_ERR_ARG;
     }

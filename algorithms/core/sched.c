@@ -156,7 +156,7 @@ int cs_sched_coll(cs_sched_t *s, const cs_coll_op_t *c, const int *counts, const
     cs_coll_op_t *d;
     int n = c->group.size;
     CS_REQUIRE(n >= 1 && c->group.base >= 0 && c->group.stride >= 1, CS_ERR_ARG);
-    CS_REQUIRE((c->coll >= 0 && c->coll < CS_COLL_COUNT) || c->coll == CS_COLL_BARRIER, CS_ERR_ARG);
+    CS_REQUIRE(c->coll >= 0 && c->coll < CS_COLL_COUNT, CS_ERR_ARG);
     CS_REQUIRE(c->comm >= 0 && c->comm < CS_STATE_COMMS, CS_ERR_ARG);
     CS_REQUIRE(!cs_coll_is_rooted(c->coll) || (c->root >= 0 && c->root < n), CS_ERR_ARG);
     CS_REQUIRE(c->sendcount >= 0 && c->recvcount >= 0, CS_ERR_ARG);

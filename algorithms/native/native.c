@@ -6,7 +6,7 @@
  * Rounds, cost and requirements: whatever the MPI library does. Parameters: none.
  *
  * Generated from core/coll.def: the table of PMPI_<Mpi> functions and one descriptor
- * cs_algo_<name>_native per collective (cs_algo_bcast_native ... cs_algo_allgatherv_native).
+ * cs_algo_<name>_native per collective (cs_algo_bcast_native ... cs_algo_barrier_native).
  */
 #include "core/algo.h"
 

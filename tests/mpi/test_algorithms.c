@@ -421,6 +421,40 @@ out:
     return rc;
 }
 
+/* alltoall: rank r's block for rank q is owner r * nprocs + q's data, so every block differs;
+ * in place (one type only) the receive buffer holds the blocks to send. */
+static int prep_alltoall(const tcase_t *tc, side_t *s) {
+    int rc = CS_OK;
+    int scount = tc->count * tc->kind->send_ratio, rcount = tc->count * tc->kind->recv_ratio;
+    args_init(tc, s);
+    CS_CHECK(buf_alloc(&s->recv, tc->kind->recv_type, (long)nprocs * rcount, RECV_SENTINEL));
+    if (tc->in_place) {
+        for (int q = 0; q < nprocs; q++) {
+            fill(tc, s->recv.origin, (long)q * rcount, rcount, rank * nprocs + q);
+        }
+        s->a.sendbuf = MPI_IN_PLACE;
+    } else {
+        CS_CHECK(buf_alloc(&s->send, tc->kind->type, (long)nprocs * scount, SEND_SENTINEL));
+        for (int q = 0; q < nprocs; q++) {
+            fill(tc, s->send.origin, (long)q * scount, scount, rank * nprocs + q);
+        }
+        s->a.sendbuf = s->send.origin;
+    }
+    s->a.recvbuf = s->recv.origin;
+    s->a.sendcount = scount;
+    s->a.recvcount = rcount;
+    s->recv_significant = 1;
+out:
+    return rc;
+}
+
+/* barrier: no buffers; the run checks that it completes on every rank (the simulator checks
+ * that it synchronises). */
+static int prep_barrier(const tcase_t *tc, side_t *s) {
+    args_init(tc, s);
+    return CS_OK;
+}
+
 static int native_bcast(const args_t *a) {
     return MPI_Bcast(a->recvbuf, a->recvcount, a->type, a->root, comm);
 }
@@ -445,6 +479,15 @@ static int native_allgather(const args_t *a) {
 static int native_allgatherv(const args_t *a) {
     return MPI_Allgatherv(a->sendbuf, a->sendcount, a->type, a->recvbuf, a->recvcounts, a->displs,
                           a->recvtype, comm);
+}
+
+static int native_alltoall(const args_t *a) {
+    return MPI_Alltoall(a->sendbuf, a->sendcount, a->type, a->recvbuf, a->recvcount, a->recvtype,
+                        comm);
+}
+static int native_barrier(const args_t *a) {
+    (void)a;
+    return MPI_Barrier(comm);
 }
 
 static int construct_bcast(cs_call_t *c, const args_t *a) {
@@ -473,6 +516,15 @@ static int construct_allgatherv(cs_call_t *c, const args_t *a) {
                               a->displs, a->recvtype, comm);
 }
 
+static int construct_alltoall(cs_call_t *c, const args_t *a) {
+    return cs_call_alltoall(c, a->sendbuf, a->sendcount, a->type, a->recvbuf, a->recvcount,
+                            a->recvtype, comm);
+}
+static int construct_barrier(cs_call_t *c, const args_t *a) {
+    (void)a;
+    return cs_call_barrier(c, comm);
+}
+
 static const coll_ops_t colls[CS_COLL_COUNT] = {
     [CS_COLL_BCAST] = {prep_bcast, native_bcast, construct_bcast, 0},
     [CS_COLL_GATHER] = {prep_gather, native_gather, construct_gather, 1},
@@ -481,6 +533,8 @@ static const coll_ops_t colls[CS_COLL_COUNT] = {
     [CS_COLL_ALLREDUCE] = {prep_reduce, native_allreduce, construct_allreduce, 1},
     [CS_COLL_ALLGATHER] = {prep_allgather, native_allgather, construct_allgather, 1},
     [CS_COLL_ALLGATHERV] = {prep_allgatherv, native_allgatherv, construct_allgatherv, 1},
+    [CS_COLL_ALLTOALL] = {prep_alltoall, native_alltoall, construct_alltoall, 1},
+    [CS_COLL_BARRIER] = {prep_barrier, native_barrier, construct_barrier, 0},
 };
 
 /* ---- checking ----------------------------------------------------------------------------- */
@@ -663,7 +717,10 @@ static void test_variant(const cs_variant_t *v, int quick, totals_t *all) {
     tcase_t tc;
     char name[256];
     int nlayouts = algo->coll == CS_COLL_ALLGATHERV ? 2 : 1;
-    if (quick) {
+    if (!cs_coll_has_data(algo->coll)) { /* barrier: one case, no data to vary */
+        ncounts = add_count(counts, ncounts, 0);
+        nkinds = 1;
+    } else if (quick) {
         ncounts = add_count(counts, ncounts, 0);
         ncounts = add_count(counts, ncounts, nprocs + 1);
     } else {
@@ -707,7 +764,7 @@ static void test_variant(const cs_variant_t *v, int quick, totals_t *all) {
             }
         }
     }
-    for (int ip = 0; !quick && ip <= ops->in_place_allowed; ip++) {
+    for (int ip = 0; !quick && cs_coll_has_data(algo->coll) && ip <= ops->in_place_allowed; ip++) {
         /* Large cases: int data, the last rank as root. */
         tc.kind = &kinds[0];
         tc.count = BIG_COUNT;

@@ -589,7 +589,7 @@ static void test_intercomm(void) {
 
 static void test_api(void) {
     char buf[EXPLAIN_LEN], small[8];
-    check(collsel_explain("alltoall", 8, MPI_COMM_WORLD, buf, sizeof(buf)) == MPI_ERR_ARG,
+    check(collsel_explain("alltoallw", 8, MPI_COMM_WORLD, buf, sizeof(buf)) == MPI_ERR_ARG,
           "explain of an unknown collective must return MPI_ERR_ARG");
     check(collsel_explain("bcast", 8, MPI_COMM_WORLD, NULL, 10) == MPI_ERR_ARG,
           "explain with a NULL buffer must return MPI_ERR_ARG");

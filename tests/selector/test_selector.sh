@@ -506,8 +506,8 @@ group_unknown_rules() {
     local db=$WORK/unknown.db
     cp "$FOUR" "$db"
     sql "$db" "delete from rule; insert into rule (machine_id, coll, comm_size, ppn, lo_bytes,
-        hi_bytes, rank, algorithm, params) select id, 'alltoall', 4, 4, 0, null, 1,
-        'alltoall/pairwise', '' from machine"
+        hi_bytes, rank, algorithm, params) select id, 'alltoallw', 4, 4, 0, null, 1,
+        'alltoallw/pairwise', '' from machine"
     step "rules for an unknown collective only"
     run unknown 3 -x COLLSEL_DB="$db" -x COLLSEL_VERBOSE=1 "$DISPATCH" --native
     expect_pass unknown

@@ -982,6 +982,45 @@ static int run_coll(sim_t *sim, gcoll_t *g) {
         }
         break;
     }
+    case CS_COLL_ALLTOALL: {
+        /* Every member's blocks packed first (in place: from its receive buffer, which the
+         * unpacking then overwrites): block i of member j's data goes to block j of member i. */
+        int *at = malloc((size_t)n * (size_t)n * sizeof(int) + sizeof(int));
+        CS_REQUIRE(at != NULL, CS_ERR_NOMEM);
+        for (int j = 0; j < n && rc == CS_OK; j++) {
+            const rec_t *m = g->member[j];
+            const cs_coll_op_t *c = m->coll;
+            char *src = c->in_place ? m->recv : m->buf;
+            int cnt = c->in_place ? c->recvcount : c->sendcount;
+            MPI_Datatype t = c->in_place ? c->recvtype : c->sendtype;
+            for (int i = 0; i < n && rc == CS_OK; i++) {
+                at[j * n + i] = len;
+                rc = pack_into(&img, &len, &cap, src + (MPI_Aint)i * cnt * type_extent(t), cnt, t);
+            }
+        }
+        at[n * n] = len;
+        for (int i = 0; i < n && rc == CS_OK && want < 0; i++) {
+            const rec_t *m = g->member[i];
+            const cs_coll_op_t *c = m->coll;
+            MPI_Aint ext = type_extent(c->recvtype);
+            for (int j = 0; j < n && rc == CS_OK; j++) {
+                int k = j * n + i;
+                if (data_bytes(c->recvcount, c->recvtype) != at[k + 1] - at[k]) {
+                    want = at[k + 1] - at[k];
+                    break;
+                }
+                pos = at[k];
+                rc = unpack_from(img, len, &pos, m->recv + (MPI_Aint)j * c->recvcount * ext,
+                                 c->recvcount, c->recvtype);
+            }
+        }
+        free(at);
+        CS_CHECK(rc);
+        if (want >= 0) {
+            goto mismatch;
+        }
+        break;
+    }
     case CS_COLL_REDUCE:
     case CS_COLL_ALLREDUCE: {
         int cnt = c0->sendcount;

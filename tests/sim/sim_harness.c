@@ -397,7 +397,8 @@ static int setup(world_t *w, const scase_t *sc) {
     MPI_Datatype st = sk->type, rt = rk->type;
     for (int j = 0; j < p; j++) {
         int blocks = sc->coll == CS_COLL_ALLGATHERV ? pattern_blocks(sc->count, j, p) : sc->count;
-        w->nin[j] = blocks * coarse;
+        w->nin[j] =
+            blocks * coarse * (sc->coll == CS_COLL_ALLTOALL ? p : 1); /* alltoall: p blocks */
         w->in[j] = malloc((size_t)(w->nin[j] > 0 ? w->nin[j] : 1) * sizeof(int));
         CS_REQUIRE(w->in[j] != NULL, CS_ERR_NOMEM);
         for (int i = 0; i < w->nin[j]; i++) {
@@ -509,6 +510,25 @@ static int setup(world_t *w, const scase_t *sc) {
             }
             c->recvcounts = w->counts;
             c->displs = w->displs;
+            break;
+        case CS_COLL_ALLTOALL: /* in[j][d n ..): rank j's block for rank d */
+            CS_CHECK(buf_init(v, rk, (MPI_Aint)p * rcount));
+            if (ip) {
+                buf_put(v, 0, w->in[r], p * n, 1);
+            }
+            for (int j = 0; j < p; j++) {
+                buf_put(v, (MPI_Aint)j * rcount, w->in[j] + (size_t)r * (size_t)n, n, 0);
+            }
+            if (ip) {
+                call_raw(c, sc, r, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf_ptr(v), rcount, rt);
+            } else {
+                CS_CHECK(buf_init(s, sk, (MPI_Aint)p * scount));
+                buf_put(s, 0, w->in[r], p * n, 1);
+                call_raw(c, sc, r, buf_ptr(s), scount, st, buf_ptr(v), rcount, rt);
+            }
+            break;
+        case CS_COLL_BARRIER: /* no data: check_barrier() checks what it does */
+            call_raw(c, sc, r, NULL, 0, MPI_DATATYPE_NULL, NULL, 0, MPI_DATATYPE_NULL);
             break;
         default:
             rc = CS_ERR_INTERNAL;
@@ -676,6 +696,151 @@ static int check_windows(const world_t *w, int ncalls, const cs_nodes_t *nodes, 
     return CASE_PASS;
 }
 
+/* ---- barrier semantics ---------------------------------------------------------------------- */
+
+/* A message of check_barrier's replay: who sent it to whom, what the sender knew. */
+typedef struct kmsg {
+    int src, dst, used;
+    uint64_t know;
+} kmsg_t;
+
+/* A COLL barrier group of the replay: who has arrived and what they knew. At most 3 groups
+ * per rank (one per grid dimension), at most 64 ranks. */
+#define KCOLLS 192
+typedef struct kcoll {
+    cs_group_t g;
+    int arrived;
+    uint64_t know;
+} kcoll_t;
+
+/* The index of group g's entry in k[0..*n), added when new (NULL: no room). */
+static kcoll_t *kcoll_find(kcoll_t *k, int *n, int cap, cs_group_t g) {
+    for (int i = 0; i < *n; i++) {
+        if (k[i].g.base == g.base && k[i].g.stride == g.stride && k[i].g.size == g.size) {
+            return &k[i];
+        }
+    }
+    if (*n == cap) {
+        return NULL;
+    }
+    k[*n].g = g;
+    k[*n].arrived = 0;
+    k[*n].know = 0;
+    return &k[(*n)++];
+}
+
+/* Barrier semantics, which no buffer shows: replays the schedules of w's p <= 64 ranks round
+ * by round (a round's messages carry the set of ranks its sender knows to have entered when
+ * the round starts; a round ends once every receive has its message, FIFO per pair, and every
+ * COLL barrier of it has all its group; then the rank knows what they knew). Every rank must
+ * end knowing that all p have entered: otherwise one could leave the barrier early.
+ * CASE_PASS or CASE_FAIL (why in `why`); negative on a failure of the test itself. */
+static int check_barrier(const world_t *w, char *why, size_t cap) {
+    int rc = CS_OK, p = w->p, result = CASE_PASS, progress = 1, nmsg = 0, mcap = 0, ncoll = 0;
+    int *round = calloc((size_t)p, sizeof(int)), *started = calloc((size_t)p, sizeof(int));
+    uint64_t *know = calloc((size_t)p, sizeof(uint64_t));
+    uint64_t all = p == 64 ? ~(uint64_t)0 : (((uint64_t)1 << p) - 1);
+    kmsg_t *msg = NULL;
+    kcoll_t colls[KCOLLS];
+    CS_REQUIRE(round != NULL && started != NULL && know != NULL && p <= 64, CS_ERR_NOMEM);
+    for (int r = 0; r < p; r++) {
+        know[r] = (uint64_t)1 << r;
+        mcap += w->sched[r].nops;
+    }
+    msg = calloc((size_t)(mcap > 0 ? mcap : 1), sizeof(*msg));
+    CS_REQUIRE(msg != NULL, CS_ERR_NOMEM);
+    while (progress) {
+        progress = 0;
+        for (int r = 0; r < p; r++) {
+            const cs_sched_t *s = &w->sched[r];
+            int begin, end, ready = 1;
+            if (round[r] >= s->nrounds) {
+                continue;
+            }
+            begin = round[r] > 0 ? s->round_end[round[r] - 1] : 0;
+            end = s->round_end[round[r]];
+            if (!started[r]) {
+                for (int i = begin; i < end; i++) {
+                    const cs_op_t *op = &s->ops[i];
+                    if (op->kind == CS_OP_SEND) {
+                        msg[nmsg++] = (kmsg_t){r, op->peer, 0, know[r]};
+                    } else if (op->kind == CS_OP_COLL) {
+                        kcoll_t *k = kcoll_find(colls, &ncoll, KCOLLS, s->colls[op->peer].group);
+                        CS_REQUIRE(k != NULL, CS_ERR_NOMEM);
+                        k->arrived++;
+                        k->know |= know[r];
+                    }
+                }
+                started[r] = 1;
+                progress = 1;
+            }
+            /* Can every receive and COLL of the round complete? (a dry run, then for real) */
+            for (int pass = 0; pass < 2 && ready; pass++) {
+                int taken[64] = {0}; /* receives from each peer matched in this pass */
+                for (int i = begin; i < end && ready; i++) {
+                    const cs_op_t *op = &s->ops[i];
+                    if (op->kind == CS_OP_RECV) {
+                        int seen = 0, found = -1;
+                        for (int m = 0; m < nmsg && found < 0; m++) {
+                            if (msg[m].src == op->peer && msg[m].dst == r && !msg[m].used &&
+                                seen++ == taken[op->peer]) {
+                                found = m;
+                            }
+                        }
+                        ready = found >= 0;
+                        taken[op->peer]++;
+                        if (pass == 1 && ready) {
+                            know[r] |= msg[found].know;
+                        }
+                    } else if (op->kind == CS_OP_COLL) {
+                        kcoll_t *k = kcoll_find(colls, &ncoll, KCOLLS, s->colls[op->peer].group);
+                        CS_REQUIRE(k != NULL, CS_ERR_NOMEM);
+                        ready = k->arrived == k->g.size;
+                        if (pass == 1 && ready) {
+                            know[r] |= k->know;
+                        }
+                    }
+                }
+                if (pass == 1) { /* consume the matched messages */
+                    for (int q = 0; q < p; q++) {
+                        for (int m = 0; m < nmsg && taken[q] > 0; m++) {
+                            if (msg[m].src == q && msg[m].dst == r && !msg[m].used) {
+                                msg[m].used = 1;
+                                taken[q]--;
+                            }
+                        }
+                    }
+                }
+            }
+            if (ready) {
+                round[r]++;
+                started[r] = 0;
+                progress = 1;
+            }
+        }
+    }
+    for (int r = 0; r < p && result == CASE_PASS; r++) {
+        if (round[r] < w->sched[r].nrounds) {
+            snprintf(why, cap, "barrier replay: rank %d stuck in round %d", r, round[r] + 1);
+            result = CASE_FAIL;
+        } else if (know[r] != all) {
+            int missing = 0;
+            while (know[r] & ((uint64_t)1 << missing)) {
+                missing++;
+            }
+            snprintf(why, cap, "barrier: rank %d leaves without knowing that rank %d entered", r,
+                     missing);
+            result = CASE_FAIL;
+        }
+    }
+out:
+    free(round);
+    free(started);
+    free(know);
+    free(msg);
+    return rc < 0 ? rc : result;
+}
+
 /* Puts "call <k + 1>: " before the description in `why`. */
 static void prefix_call(int k, char *why, size_t cap) {
     char head[24];
@@ -733,6 +898,14 @@ int run_calls(const cs_algo_t *a, const cs_params_t *params, const scase_t *sc, 
     }
     if (result == CASE_PASS && nodes != NULL) {
         result = check_windows(w, ncalls, nodes, why, cap);
+    }
+    for (int k = 0; k < ncalls && result == CASE_PASS; k++) {
+        if (sc[k].coll == CS_COLL_BARRIER) {
+            CS_CHECK(result = check_barrier(&w[k], why, cap));
+            if (result == CASE_FAIL && ncalls > 1) {
+                prefix_call(k, why, cap);
+            }
+        }
     }
 out:
     free(ranks);

@@ -79,7 +79,7 @@ static int make_cases(cs_coll_t coll, int p, caselist_t *l) {
     typepair_t types[5];
     int ntypes = type_pairs(coll, types), roots[16], nroots = 0, counts[PATTERNS], ncounts = 0;
     int rooted = cs_coll_is_rooted(coll);
-    int may_in_place = coll != CS_COLL_BCAST;
+    int may_in_place = coll != CS_COLL_BCAST && cs_coll_has_data(coll);
     scase_t sc;
     l->n = 0;
     if (!rooted) {
@@ -98,6 +98,9 @@ static int make_cases(cs_coll_t coll, int p, caselist_t *l) {
         for (int pat = 0; pat < PATTERNS; pat++) {
             counts[ncounts++] = pat;
         }
+    } else if (!cs_coll_has_data(coll)) { /* barrier: one case, nothing to vary */
+        counts[ncounts++] = 0;
+        ntypes = 1;
     } else {
         add_unique(counts, &ncounts, 0);
         add_unique(counts, &ncounts, 1);
@@ -113,9 +116,11 @@ static int make_cases(cs_coll_t coll, int p, caselist_t *l) {
     sc.calls = 1;
     for (int t = 0; t < ntypes; t++) {
         for (int ip = 0; ip <= may_in_place; ip++) {
-            /* In-place allgather(v) uses the receive type only: mixed types add nothing. */
+            /* In-place allgather(v), alltoall use the receive type only: mixed types add
+             * nothing. */
             if (ip && types[t].sk != types[t].rk &&
-                (coll == CS_COLL_ALLGATHER || coll == CS_COLL_ALLGATHERV)) {
+                (coll == CS_COLL_ALLGATHER || coll == CS_COLL_ALLGATHERV ||
+                 coll == CS_COLL_ALLTOALL)) {
                 continue;
             }
             for (int ri = 0; ri < nroots; ri++) {
@@ -184,7 +189,7 @@ static int make_sequences(cs_coll_t coll, int p, caselist_t *l) {
             sc.sk = &kinds[t->sk];
             sc.rk = &kinds[t->rk];
             sc.op = t->op;
-            sc.in_place = coll != CS_COLL_BCAST && q->in_place[k];
+            sc.in_place = coll != CS_COLL_BCAST && cs_coll_has_data(coll) && q->in_place[k];
             sc.root = cs_coll_is_rooted(coll) && (i + k) % 2 == 1 ? p - 1 : 0;
             sc.count = coll == CS_COLL_ALLGATHERV ? count % PATTERNS : count;
             sc.calls = k == 0 ? q->ncalls : 0;

@@ -16,12 +16,15 @@ START_TEST(test_coll_names) {
         }
     }
     ck_assert_ptr_null(cs_coll_name(CS_COLL_COUNT));
-    ck_assert_str_eq(cs_coll_name(CS_COLL_BARRIER), "barrier"); /* schedules only */
-    ck_assert_int_eq(cs_coll_from_name("barrier", &back_barrier), CS_ERR_NOT_FOUND);
+    ck_assert_str_eq(cs_coll_name(CS_COLL_BARRIER), "barrier");
+    ck_assert_int_eq(cs_coll_from_name("barrier", &back_barrier), CS_OK);
+    ck_assert_int_eq(back_barrier, CS_COLL_BARRIER);
+    ck_assert_int_eq(cs_coll_has_data(CS_COLL_BARRIER), 0);
+    ck_assert_int_eq(cs_coll_has_data(CS_COLL_ALLTOALL), 1);
     ck_assert_ptr_null(cs_coll_name((cs_coll_t)-1));
     {
         cs_coll_t out = CS_COLL_BCAST;
-        ck_assert_int_eq(cs_coll_from_name("alltoall", &out), CS_ERR_NOT_FOUND);
+        ck_assert_int_eq(cs_coll_from_name("alltoallw", &out), CS_ERR_NOT_FOUND);
         ck_assert_int_eq(cs_coll_from_name("", &out), CS_ERR_NOT_FOUND);
         ck_assert_int_eq(cs_coll_from_name("Bcast", &out), CS_ERR_NOT_FOUND);
         ck_assert_int_eq(cs_coll_from_name("allgather/ring", &out), CS_ERR_NOT_FOUND);

@@ -1538,7 +1538,7 @@ START_TEST(rules_read_back_as_cs_rule_t) {
     ck_assert_int_eq(cs_db_replace_rules(db, mid, CS_COLL_COUNT, 4, 4, NULL, 0), CS_ERR_ARG);
     cs_db_close(db);
     raw_exec(path, "INSERT INTO rule (machine_id, coll, comm_size, ppn, lo_bytes, rank, "
-                   "algorithm) VALUES (1, 'alltoall', 4, 4, 0, 1, 'alltoall/native'), "
+                   "algorithm) VALUES (1, 'alltoallw', 4, 4, 0, 1, 'alltoallw/native'), "
                    "(1, 'bcast', 4, 4, 0, 1, 'bcast/" /* 70 characters: too long */
                    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')");
     db = open_db(path, CS_DB_READ_ONLY);

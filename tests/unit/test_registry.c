@@ -145,7 +145,7 @@ START_TEST(test_find) {
     ck_assert_ptr_null(cs_registry_find(""));
     ck_assert_ptr_null(cs_registry_find("Allreduce/native"));
     ck_assert_ptr_null(cs_registry_find("allreduce/native "));
-    ck_assert_ptr_null(cs_registry_find("alltoall/native"));
+    ck_assert_ptr_null(cs_registry_find("alltoallw/native"));
 }
 END_TEST
 

@@ -568,6 +568,12 @@ START_TEST(test_key_bytes) {
     ck_assert_int_eq(key_allgatherv(2, p, in_place, -1, NUL, recv, counts, displs, I, c), want);
     /* allgatherv: the mean block, from the counts (24 ints over 4 processes) */
     ck_assert_int_eq(key_allgatherv(3, p, send, 18, I, recv, uneven, displs, I, c), want);
+    /* alltoall: one block, in place or not (the send side insignificant in place) */
+    ck_assert_int_eq(key_alltoall(0, p, send, 6, I, recv, 6, I, c), want);
+    ck_assert_int_eq(key_alltoall(2, p, in_place, -1, NUL, recv, 6, I, c), want);
+    ck_assert_int_eq(key_alltoall(1, p, send, 3, MPI_DOUBLE, recv, 6, I, c), want);
+    /* barrier: no data, always 0 */
+    ck_assert_int_eq(key_barrier(3, p, c), 0);
 }
 END_TEST
 
