@@ -296,20 +296,30 @@ out:
     return rc;
 }
 
+/* The send side of a call whose receive side is set: with MPI_IN_PLACE the send data is
+ * `count` elements of the receive type at element `at` of the receive buffer; otherwise the
+ * caller's send count and type, checked. */
+static int send_or_in_place(cs_call_t *c, MPI_Aint at, int count) {
+    int rc = CS_OK;
+    if (c->sendbuf == MPI_IN_PLACE) {
+        c->in_place = 1;
+        c->sendbuf = block_addr(c->recvbuf, at, &c->recv);
+        c->sendcount = count;
+        c->send = c->recv;
+    } else {
+        CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->send, c->send.type));
+    }
+out:
+    return rc;
+}
+
 static int normalize_gather(cs_call_t *c) {
     int rc = CS_OK;
     if (c->rank == c->root) {
         CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
         CS_CHECK(cs_type_init(&c->recv, c->recv.type));
-        if (c->sendbuf == MPI_IN_PLACE) {
-            c->in_place = 1;
-            c->sendbuf = block_addr(c->recvbuf, (MPI_Aint)c->root * c->recvcount, &c->recv);
-            c->sendcount = c->recvcount;
-            c->send = c->recv;
-        } else {
-            CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
-            CS_CHECK(cs_type_init(&c->send, c->send.type));
-        }
+        CS_CHECK(send_or_in_place(c, (MPI_Aint)c->root * c->recvcount, c->recvcount));
     } else {
         CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
         CS_CHECK(cs_type_init(&c->send, c->send.type));
@@ -350,15 +360,7 @@ static int normalize_allgather(cs_call_t *c) {
     int rc = CS_OK;
     CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
     CS_CHECK(cs_type_init(&c->recv, c->recv.type));
-    if (c->sendbuf == MPI_IN_PLACE) {
-        c->in_place = 1;
-        c->sendbuf = block_addr(c->recvbuf, (MPI_Aint)c->rank * c->recvcount, &c->recv);
-        c->sendcount = c->recvcount;
-        c->send = c->recv;
-    } else {
-        CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
-        CS_CHECK(cs_type_init(&c->send, c->send.type));
-    }
+    CS_CHECK(send_or_in_place(c, (MPI_Aint)c->rank * c->recvcount, c->recvcount));
 out:
     return rc;
 }
@@ -370,15 +372,7 @@ static int normalize_allgatherv(cs_call_t *c) {
         CS_REQUIRE(c->recvcounts[i] >= 0, CS_ERR_ARG);
     }
     CS_CHECK(cs_type_init(&c->recv, c->recv.type));
-    if (c->sendbuf == MPI_IN_PLACE) {
-        c->in_place = 1;
-        c->sendbuf = block_addr(c->recvbuf, c->displs[c->rank], &c->recv);
-        c->sendcount = c->recvcounts[c->rank];
-        c->send = c->recv;
-    } else {
-        CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
-        CS_CHECK(cs_type_init(&c->send, c->send.type));
-    }
+    CS_CHECK(send_or_in_place(c, c->displs[c->rank], c->recvcounts[c->rank]));
 out:
     return rc;
 }
@@ -389,15 +383,7 @@ static int normalize_alltoall(cs_call_t *c) {
     int rc = CS_OK;
     CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
     CS_CHECK(cs_type_init(&c->recv, c->recv.type));
-    if (c->sendbuf == MPI_IN_PLACE) {
-        c->in_place = 1;
-        c->sendbuf = c->recvbuf;
-        c->sendcount = c->recvcount;
-        c->send = c->recv;
-    } else {
-        CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
-        CS_CHECK(cs_type_init(&c->send, c->send.type));
-    }
+    CS_CHECK(send_or_in_place(c, 0, c->recvcount));
 out:
     return rc;
 }
