@@ -798,8 +798,9 @@ static void run_pass(MPI_Comm c, const char *name, int quick, const char *only, 
     for (int i = 0; i < cs_registry_count && v != NULL; i++) {
         const cs_algo_t *algo = cs_registry[i];
         int nv = 0;
-        if (only != NULL && strncmp(algo->name, only, strlen(only)) != 0) {
-            continue;
+        if ((only != NULL && strncmp(algo->name, only, strlen(only)) != 0) ||
+            cs_coll_is_neighbor(algo->coll)) {
+            continue; /* the neighbourhood collectives need topology communicators */
         }
         if (cs_algo_variants(algo, nprocs, ppn, v, CS_MAX_VARIANTS, &nv) != CS_OK) {
             fprintf(stderr, "FAIL %s: cs_algo_variants failed\n", algo->name);

@@ -14,8 +14,8 @@
  * belong to one 'done' run.
  *
  * --list-algorithms prints every registered algorithm key, one per line (the registry the
- * tests loop over). --print-winners prints, per collective, the intervals with the algorithm the
- * selector must choose in each, as COLLSEL_VERBOSE=2 lists them:
+ * tests loop over). --print-winners prints, per collective that has test rules, the intervals
+ * with the algorithm the selector must choose in each, as COLLSEL_VERBOSE=2 lists them:
  *   allreduce: [0, 64) allreduce/native [64, 4096) allreduce/recursive_doubling ...
  *
  * Exit status 0 on success, 1 on a database error, 2 on bad usage. No MPI_Init: the fingerprint
@@ -59,6 +59,13 @@ static int parse_sizes(const char *text, int *sizes) {
 static void print_winners(void) {
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         const char *coll = cs_coll_name((cs_coll_t)c);
+        int has_rules = 0;
+        for (int i = 0; i < cs_spec_count; i++) {
+            has_rules |= strcmp(cs_spec[i].coll, coll) == 0;
+        }
+        if (!has_rules) {
+            continue; /* the neighbourhood collectives: no test rules, so native */
+        }
         printf("%s:", coll);
         for (int i = 0; i < cs_spec_count; i++) {
             const cs_spec_interval_t *iv = &cs_spec[i];
