@@ -33,4 +33,10 @@ int cs_build_allgather_own(cs_sched_t *s, const cs_call_t *c, cs_blocks_t *b) CS
 /* Ring allgather of layout `b`; each rank must hold its own block (allgather_ring.c). */
 int cs_build_allgather_ring(cs_sched_t *s, const cs_blocks_t *b, int rank, int p) CS_MUST_CHECK;
 
+/* The linear schedule of any neighbourhood collective: one round, a receive on every in-edge
+ * then a send on every out-edge, in MPI's order (neighbor_allgather_linear.c). A cs_algo_t
+ * build function. */
+int cs_build_neighbor_linear(cs_sched_t *s, const cs_call_t *c,
+                             const cs_params_t *params) CS_MUST_CHECK;
+
 #endif
