@@ -46,4 +46,10 @@ int cs_build_alltoall_source(cs_sched_t *s, const cs_call_t *c, cs_blocks_t *src
 /* The receive buffer of an alltoall call as a uniform layout of p blocks (alltoall_linear.c). */
 cs_blocks_t cs_build_alltoall_recv(const cs_call_t *c);
 
+/* The linear schedule of any neighbourhood collective: one round, a receive on every in-edge
+ * then a send on every out-edge, in MPI's order (neighbor_allgather_linear.c). A cs_algo_t
+ * build function. */
+int cs_build_neighbor_linear(cs_sched_t *s, const cs_call_t *c,
+                             const cs_params_t *params) CS_MUST_CHECK;
+
 #endif

@@ -93,13 +93,48 @@ COLLSEL_API int collsel_alltoall(const void *sendbuf, int sendcount, MPI_Datatyp
 /** @brief MPI_Barrier, dispatched to the tuned algorithm. */
 COLLSEL_API int collsel_barrier(MPI_Comm comm);
 
+/* The neighbourhood collectives run on the neighbours of a communicator made by
+ * MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create or MPI_Dist_graph_create_adjacent
+ * (collsel queries them once per communicator). On a communicator without a topology, and
+ * for any call collsel cannot serve (MPI_IN_PLACE, a negative count, a null datatype), they
+ * call the MPI library's collective with the same arguments, so its error handling applies. */
+/** @brief MPI_Neighbor_allgather, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_neighbor_allgather(const void *sendbuf, int sendcount,
+                                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                           MPI_Datatype recvtype, MPI_Comm comm);
+/** @brief MPI_Neighbor_allgatherv, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_neighbor_allgatherv(const void *sendbuf, int sendcount,
+                                            MPI_Datatype sendtype, void *recvbuf,
+                                            const int recvcounts[], const int displs[],
+                                            MPI_Datatype recvtype, MPI_Comm comm);
+/** @brief MPI_Neighbor_alltoall, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                          void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                          MPI_Comm comm);
+/** @brief MPI_Neighbor_alltoallv, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                                           const int sdispls[], MPI_Datatype sendtype,
+                                           void *recvbuf, const int recvcounts[],
+                                           const int rdispls[], MPI_Datatype recvtype,
+                                           MPI_Comm comm);
+/** @brief MPI_Neighbor_alltoallw, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                                           const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                           void *recvbuf, const int recvcounts[],
+                                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                           MPI_Comm comm);
+
 /**
  * @brief Says which algorithm a call would run, and why.
  *
  * @param coll  collective name: "bcast", "gather", "scatter", "reduce", "allreduce",
- *              "allgather", "allgatherv", "alltoall" or "barrier".
+ *              "allgather", "allgatherv", "alltoall", "barrier", "neighbor_allgather",
+ *              "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv" or
+ *              "neighbor_alltoallw".
  * @param bytes the call's size: bytes per process (allgatherv: mean bytes per block;
- *              alltoall: bytes per block, what one rank sends to one other; barrier: 0).
+ *              alltoall: bytes per block, what one rank sends to one other; barrier: 0;
+ *              neighbor_allgather, neighbor_alltoall: bytes per block; the other
+ *              neighbourhood collectives: mean bytes per edge, sent and received).
  * @param comm  the communicator (collective on first use of comm, like any collsel call).
  * @param buf   receives one line of text, always NUL-terminated when len > 0.
  * @param len   size of buf.

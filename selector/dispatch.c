@@ -203,26 +203,30 @@ cs_sel_route_t cs_sel_start_slow(int repeat, MPI_Comm comm, const cs_call_key_t 
                                resolve(h->recv_from, h->recv_off, raw_send, raw_recv));
             return CS_SEL_RAN;
         }
-        if (!cs_sel_goes_native(at->sc, (cs_coll_t)key->coll, cs_call_key_bytes(key, NULL, 0),
+        if (!cs_sel_goes_native(at->sc, (cs_coll_t)key->coll, cs_call_key_bytes(key, NULL, 0, NULL),
                                 &at->iv)) {
             return CS_SEL_TO_DISPATCH;
         }
         remember_native(key);
     }
     if (cs_sel_hot.log_calls) {
-        cs_sel_log_native((cs_coll_t)key->coll, cs_call_key_bytes(key, NULL, 0));
+        cs_sel_log_native((cs_coll_t)key->coll, cs_call_key_bytes(key, NULL, 0, NULL));
     }
     return CS_SEL_TO_PMPI;
 }
 
-cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key, const int *counts,
-                                     cs_sel_at_t *at, int *rc) {
+cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
+                                     const cs_call_arrays_t *arrays, cs_sel_at_t *at, int *rc) {
     uint64_t bytes;
+    const cs_neighbors_t *nbrs = NULL;
     *rc = CS_OK; /* never CS_SEL_RAN: nothing is cached */
     if (cs_sel_enter(comm, &at->ctx, &at->sc) != CS_OK || at->sc->native_only) {
         return CS_SEL_TO_PMPI;
     }
-    bytes = cs_call_key_bytes(key, counts, at->ctx->nprocs);
+    if (cs_coll_is_neighbor((cs_coll_t)key->coll) && cs_comm_neighbors(at->ctx, &nbrs) != CS_OK) {
+        return CS_SEL_TO_PMPI; /* no topology: the MPI library's call, and its error */
+    }
+    bytes = cs_call_key_bytes(key, arrays, at->ctx->nprocs, nbrs);
     if (!cs_sel_goes_native(at->sc, (cs_coll_t)key->coll, bytes, &at->iv)) {
         return CS_SEL_TO_DISPATCH;
     }

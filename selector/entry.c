@@ -1,14 +1,17 @@
 /* The public entry points, generated from algorithms/core/coll.def, one per collective:
  *   collsel_bcast collsel_gather collsel_scatter collsel_reduce collsel_allreduce
  *   collsel_allgather collsel_allgatherv collsel_alltoall collsel_barrier
+ *   collsel_allgather collsel_allgatherv collsel_neighbor_allgather collsel_neighbor_allgatherv
+ *   collsel_neighbor_alltoall collsel_neighbor_alltoallv collsel_neighbor_alltoallw
  * (prototypes and their documentation in collsel.h, which the compiler checks these against),
  * and cs_sel_fns, the table of them.
  *
  * Each one: the call's key from its raw arguments (coll.def's KEY); for a cached collective
  * the native repeat inline, then the call cache and the rules (cs_sel_start), for the others
- * the rules by the key's size with the count array (cs_sel_start_uncached); a call that goes
- * anywhere but native is filled (FILL), normalised and dispatched; everything else goes to
- * PMPI_<Mpi>. */
+ * the rules by the key's size with the per-block arrays (ARRAYS, cs_sel_start_uncached); a
+ * call that goes anywhere but native is filled (FILL), normalised and dispatched, a
+ * neighbourhood collective with the communicator's neighbourhood (none: no topology, so the
+ * call is MPI's); everything else goes to PMPI_<Mpi>. */
 #include "collsel.h"
 
 #include "select_int.h"
@@ -17,20 +20,26 @@
 #define KEY_SEND(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, op, root) sendbuf
 #define KEY_RECV(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, op, root) recvbuf
 
-#define CS_COLL(ID, name, rooted, reduction, Mpi, PARAMS, ARGS, FILL, KEY, COUNTS, CACHED)         \
+#define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ARGS, FILL, KEY, ARRAYS,       \
+                CACHED)                                                                            \
     int collsel_##name PARAMS {                                                                    \
         const cs_call_key_t key = cs_call_key(CS_COLL_##ID, CS_UNPAREN KEY);                       \
+        const cs_call_arrays_t arrays = {CS_UNPAREN ARRAYS};                                       \
         const void *raw_send = KEY_SEND KEY, *raw_recv = KEY_RECV KEY;                             \
+        const cs_neighbors_t *nbrs = NULL;                                                         \
         cs_sel_at_t at;                                                                            \
         cs_call_t call;                                                                            \
         int rc;                                                                                    \
         switch (CACHED ? cs_sel_start(comm, &key, &at, raw_send, raw_recv, &rc)                    \
-                       : cs_sel_start_uncached(comm, &key, COUNTS, &at, &rc)) {                    \
+                       : cs_sel_start_uncached(comm, &key, &arrays, &at, &rc)) {                   \
         case CS_SEL_RAN:                                                                           \
             return cs_sel_mpi_status(rc);                                                          \
         case CS_SEL_TO_DISPATCH:                                                                   \
+            if (neighbor && cs_comm_neighbors(at.ctx, &nbrs) != CS_OK) {                           \
+                break;                                                                             \
+            }                                                                                      \
             FILL(&call, CS_UNPAREN ARGS);                                                          \
-            if (cs_call_finish(&call, comm, at.ctx->rank, at.ctx->nprocs) == CS_OK) {              \
+            if (cs_call_finish(&call, comm, at.ctx->rank, at.ctx->nprocs, nbrs) == CS_OK) {        \
                 return cs_sel_mpi_status(                                                          \
                     cs_sel_dispatch(&at, &call, CACHED ? &key : NULL, raw_send, raw_recv));        \
             }                                                                                      \

@@ -8,12 +8,14 @@
  * Generated from algorithms/core/coll.def, one wrapper per collective:
  *   MPI_Bcast MPI_Gather MPI_Scatter MPI_Reduce MPI_Allreduce MPI_Allgather MPI_Allgatherv
  *   MPI_Alltoall MPI_Barrier
+ *   MPI_Neighbor_allgather MPI_Neighbor_allgatherv MPI_Neighbor_alltoall MPI_Neighbor_alltoallv
+ *   MPI_Neighbor_alltoallw
  * each `return collsel_<name>(<its arguments>);`. */
 #include "collsel.h"
 
 #include "core/call.h"
 
-#define CS_COLL(ID, name, rooted, reduction, Mpi, PARAMS, ARGS, ...)                               \
+#define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ARGS, ...)                     \
     COLLSEL_API int MPI_##Mpi PARAMS {                                                             \
         return collsel_##name ARGS;                                                                \
     }

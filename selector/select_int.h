@@ -145,10 +145,12 @@ static inline cs_sel_route_t cs_sel_start(MPI_Comm comm, const cs_call_key_t *ke
 }
 
 /* The start of the entry points of collectives that are not cached (coll.def's CACHED 0):
- * enter, then the rules by cs_call_key_bytes(key, counts). Returns the route, never
+ * enter, then the rules by cs_call_key_bytes(key, arrays) (a neighbourhood collective with the
+ * communicator's neighbourhood: CS_SEL_TO_PMPI without a topology). Returns the route, never
  * CS_SEL_RAN (*rc is CS_OK), so that both starts have one shape. */
 CS_SEL_INTERNAL cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
-                                                     const int *counts, cs_sel_at_t *at, int *rc);
+                                                     const cs_call_arrays_t *arrays,
+                                                     cs_sel_at_t *at, int *rc);
 
 /* The interval for a call of `coll` of `bytes` on `sc` into *iv (NULL when there is none or
  * the collective is forced); 1 when the call goes native by the rules (the fast path: no call

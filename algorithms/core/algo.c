@@ -19,8 +19,10 @@ int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) {
         return CS_ERR_NOT_APPLICABLE;
     }
     /* Schedules move ranges of up to p blocks as one int count. Decided here from what every
-     * rank knows alike, so that no rank refuses a call the others run. */
-    if (a->build != NULL &&
+     * rank knows alike, so that no rank refuses a call the others run. The neighbourhood
+     * collectives are exempt: their schedules move the caller's blocks as they are (one count
+     * per edge), and their counts may differ between ranks. */
+    if (a->build != NULL && !cs_coll_is_neighbor(call->coll) &&
         (MPI_Aint)call->nprocs *
                 (call->sendcount > call->recvcount ? call->sendcount : call->recvcount) >
             INT_MAX) {
@@ -86,9 +88,11 @@ static int same_type(const cs_type_t *a, const cs_type_t *b) {
 
 /* 1 when a schedule built for `a` builds the same for `b`: everything a builder reads except the
  * buffer addresses (in_place included: an in-place alltoall's schedule reads its data before
- * receiving over it). Allgatherv calls are never cached (their counts are arrays). */
+ * receiving over it). Calls with count arrays (allgatherv, the neighbourhood v and w
+ * collectives: cs_coll_is_cached) are never cached. A neighbourhood call's neighbours are the
+ * context's, the same for every call on it. */
 static int same_shape(const cs_call_t *a, const cs_call_t *b) {
-    return a->coll == b->coll && a->coll != CS_COLL_ALLGATHERV && a->rank == b->rank &&
+    return a->coll == b->coll && cs_coll_is_cached(a->coll) && a->rank == b->rank &&
            a->nprocs == b->nprocs && a->root == b->root && a->sendcount == b->sendcount &&
            a->recvcount == b->recvcount && a->op == b->op && a->commutative == b->commutative &&
            a->in_place == b->in_place && same_type(&a->send, &b->send) &&

@@ -1,14 +1,18 @@
 /* Call construction and normalisation (see call.h for the rules). */
 #include "call.h"
 
+#include "comm.h"
+
 #include <stdint.h>
 #include <string.h>
 
 static const struct {
     const char *name;
-    int rooted, reduction;
+    int rooted, reduction, neighbor, cached;
 } colls[CS_COLL_COUNT] = {
-#define CS_COLL(ID, name, rooted, reduction, ...) [CS_COLL_##ID] = {#name, rooted, reduction},
+#define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ARGS, FILL, KEY, ARRAYS,       \
+                CACHED)                                                                            \
+    [CS_COLL_##ID] = {#name, rooted, reduction, neighbor, CACHED},
 #include "coll.def"
 #undef CS_COLL
 };
@@ -39,6 +43,14 @@ int cs_coll_has_data(cs_coll_t coll) {
     return coll != CS_COLL_BARRIER;
 }
 
+int cs_coll_is_neighbor(cs_coll_t coll) {
+    return (unsigned)coll < CS_COLL_COUNT && colls[coll].neighbor;
+}
+
+int cs_coll_is_cached(cs_coll_t coll) {
+    return (unsigned)coll < CS_COLL_COUNT && colls[coll].cached;
+}
+
 static uint64_t type_bytes(int count, MPI_Datatype type) {
     int size = 0;
     if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
@@ -48,7 +60,54 @@ static uint64_t type_bytes(int count, MPI_Datatype type) {
     return (uint64_t)count * (uint64_t)size;
 }
 
-uint64_t cs_call_key_bytes(const cs_call_key_t *key, const int *recvcounts, int nprocs) {
+/* The bytes of `n` blocks of counts[i] elements of types[i] (or of `type` when types is
+ * NULL); *ok cleared for what no correct call has. */
+static uint64_t blocks_bytes(int n, const int *counts, const MPI_Datatype *types, MPI_Datatype type,
+                             int *ok) {
+    uint64_t total = 0, elems = 0;
+    if (n > 0 && (counts == NULL || (types == NULL && type == MPI_DATATYPE_NULL))) {
+        *ok = 0;
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0 || (types != NULL && types[i] == MPI_DATATYPE_NULL)) {
+            *ok = 0;
+            return 0;
+        }
+        if (types != NULL) {
+            total += type_bytes(counts[i], types[i]);
+        } else {
+            elems += (uint64_t)counts[i];
+        }
+    }
+    return types != NULL ? total : elems * type_bytes(1, type);
+}
+
+/* The mean bytes per edge of a neighbourhood call with v or w arrays (call.h). */
+static uint64_t edge_mean_bytes(const cs_call_key_t *key, const cs_call_arrays_t *a,
+                                const cs_neighbors_t *nbrs) {
+    int ok = 1, edges;
+    uint64_t sent, received;
+    if (nbrs == NULL || a == NULL) {
+        return 0;
+    }
+    edges = nbrs->indegree + nbrs->outdegree;
+    if (edges == 0) {
+        return 0;
+    }
+    if (key->coll == CS_COLL_NEIGHBOR_ALLGATHERV) { /* one block, sent along every out-edge */
+        ok = key->sendcount >= 0;
+        sent = (uint64_t)nbrs->outdegree * type_bytes(key->sendcount, key->sendtype);
+    } else {
+        sent = blocks_bytes(nbrs->outdegree, a->sendcounts, a->sendtypes, key->sendtype, &ok);
+    }
+    received = blocks_bytes(nbrs->indegree, a->recvcounts, a->recvtypes, key->recvtype, &ok);
+    return ok ? (sent + received) / (uint64_t)edges : 0;
+}
+
+uint64_t cs_call_key_bytes(const cs_call_key_t *key, const cs_call_arrays_t *arrays, int nprocs,
+                           const cs_neighbors_t *nbrs) {
+    const int *recvcounts = arrays != NULL ? arrays->recvcounts : NULL;
     switch (key->coll) {
     case CS_COLL_GATHER:
         return key->send_in_place ? type_bytes(key->recvcount, key->recvtype)
@@ -74,6 +133,13 @@ uint64_t cs_call_key_bytes(const cs_call_key_t *key, const int *recvcounts, int 
         }
         return total * type_bytes(1, key->recvtype) / (uint64_t)nprocs;
     }
+    case CS_COLL_NEIGHBOR_ALLGATHER:
+    case CS_COLL_NEIGHBOR_ALLTOALL:
+        return type_bytes(key->recvcount, key->recvtype);
+    case CS_COLL_NEIGHBOR_ALLGATHERV:
+    case CS_COLL_NEIGHBOR_ALLTOALLV:
+    case CS_COLL_NEIGHBOR_ALLTOALLW:
+        return edge_mean_bytes(key, arrays, nbrs);
     default: /* bcast, reduce, allreduce: one count and type, on both sides */
         return type_bytes(key->sendcount, key->sendtype);
     }
@@ -199,21 +265,85 @@ void cs_call_fill_barrier(cs_call_t *call, MPI_Comm comm) {
     call->comm = comm;
 }
 
-int cs_call_finish(cs_call_t *call, MPI_Comm comm, int rank, int nprocs) {
+void cs_call_fill_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
+                                     MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                     MPI_Datatype recvtype, MPI_Comm comm) {
+    raw(call, CS_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+        recvtype);
+    call->comm = comm;
+}
+
+void cs_call_fill_neighbor_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                                      const int *displs, MPI_Datatype recvtype, MPI_Comm comm) {
+    raw(call, CS_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype);
+    call->comm = comm;
+    call->recvcounts = recvcounts;
+    call->displs = displs;
+}
+
+void cs_call_fill_neighbor_alltoall(cs_call_t *call, const void *sendbuf, int sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                    MPI_Datatype recvtype, MPI_Comm comm) {
+    raw(call, CS_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+        recvtype);
+    call->comm = comm;
+}
+
+void cs_call_fill_neighbor_alltoallv(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                                     const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                                     const int *recvcounts, const int *rdispls,
+                                     MPI_Datatype recvtype, MPI_Comm comm) {
+    raw(call, CS_COLL_NEIGHBOR_ALLTOALLV, sendbuf, 0, sendtype, recvbuf, 0, recvtype);
+    call->comm = comm;
+    call->sendcounts = sendcounts;
+    call->sdispls = sdispls;
+    call->recvcounts = recvcounts;
+    call->displs = rdispls;
+}
+
+void cs_call_fill_neighbor_alltoallw(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                                     const MPI_Aint *sdispls, const MPI_Datatype *sendtypes,
+                                     void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls,
+                                     const MPI_Datatype *recvtypes, MPI_Comm comm) {
+    raw(call, CS_COLL_NEIGHBOR_ALLTOALLW, sendbuf, 0, MPI_DATATYPE_NULL, recvbuf, 0,
+        MPI_DATATYPE_NULL);
+    call->comm = comm;
+    call->sendcounts = sendcounts;
+    call->sdispls_bytes = sdispls;
+    call->sendtypes = sendtypes;
+    call->recvcounts = recvcounts;
+    call->rdispls_bytes = rdispls;
+    call->recvtypes = recvtypes;
+}
+
+int cs_call_finish(cs_call_t *call, MPI_Comm comm, int rank, int nprocs,
+                   const cs_neighbors_t *nbrs) {
     call->comm = comm;
     call->rank = rank;
     call->nprocs = nprocs;
+    call->nbrs = nbrs;
     return cs_call_normalize(call);
 }
 
-/* Queries rank and size of `comm`, then normalises. */
+/* Queries rank and size of `comm` (and, for a neighbourhood collective, its neighbourhood from
+ * the communicator context), then normalises. */
 static int finish(cs_call_t *call, MPI_Comm comm) {
     int rc = CS_OK;
     int rank, nprocs;
+    const cs_neighbors_t *nbrs = NULL;
     CS_REQUIRE(comm != MPI_COMM_NULL, CS_ERR_ARG);
     CS_MPI_CHECK(PMPI_Comm_rank(comm, &rank));
     CS_MPI_CHECK(PMPI_Comm_size(comm, &nprocs));
-    CS_CHECK(cs_call_finish(call, comm, rank, nprocs));
+    if (cs_coll_is_neighbor(call->coll)) {
+        cs_comm_t *ctx = NULL;
+        CS_CHECK(cs_comm_get(comm, &ctx));
+        if (cs_comm_neighbors(ctx, &nbrs) != CS_OK) {
+            rc = CS_ERR_ARG; /* no topology */
+            goto out;
+        }
+    }
+    CS_CHECK(cs_call_finish(call, comm, rank, nprocs, nbrs));
 out:
     return rc;
 }
@@ -272,6 +402,48 @@ int cs_call_alltoall(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Da
 
 int cs_call_barrier(cs_call_t *call, MPI_Comm comm) {
     cs_call_fill_barrier(call, comm);
+    return finish(call, comm);
+}
+
+int cs_call_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm) {
+    cs_call_fill_neighbor_allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                    recvtype, comm);
+    return finish(call, comm);
+}
+
+int cs_call_neighbor_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                                const int *displs, MPI_Datatype recvtype, MPI_Comm comm) {
+    cs_call_fill_neighbor_allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                     displs, recvtype, comm);
+    return finish(call, comm);
+}
+
+int cs_call_neighbor_alltoall(cs_call_t *call, const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype, MPI_Comm comm) {
+    cs_call_fill_neighbor_alltoall(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                   comm);
+    return finish(call, comm);
+}
+
+int cs_call_neighbor_alltoallv(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                               const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                               const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+                               MPI_Comm comm) {
+    cs_call_fill_neighbor_alltoallv(call, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                    recvcounts, rdispls, recvtype, comm);
+    return finish(call, comm);
+}
+
+int cs_call_neighbor_alltoallw(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                               const MPI_Aint *sdispls, const MPI_Datatype *sendtypes,
+                               void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls,
+                               const MPI_Datatype *recvtypes, MPI_Comm comm) {
+    cs_call_fill_neighbor_alltoallw(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                    recvcounts, rdispls, recvtypes, comm);
     return finish(call, comm);
 }
 
@@ -400,10 +572,77 @@ out:
     return rc;
 }
 
+/* `n` counts, none negative, and (with `need_displs`) their displacements: present unless
+ * n is 0. */
+static int counts_ok(int n, const int *counts, int need_displs, const void *displs) {
+    if (n == 0) {
+        return 1;
+    }
+    if (counts == NULL || (need_displs && displs == NULL)) {
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* `n` datatypes, none MPI_DATATYPE_NULL (present unless n is 0). */
+static int types_ok(int n, const MPI_Datatype *types) {
+    if (n > 0 && types == NULL) {
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        if (types[i] == MPI_DATATYPE_NULL) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The neighbourhood collectives: arguments checked, types queried (but alltoallw's). */
+static int normalize_neighbor(cs_call_t *c) {
+    int rc = CS_OK;
+    int in, out;
+    CS_REQUIRE(c->nbrs != NULL, CS_ERR_ARG);
+    in = c->nbrs->indegree;
+    out = c->nbrs->outdegree;
+    switch (c->coll) {
+    case CS_COLL_NEIGHBOR_ALLGATHER:
+    case CS_COLL_NEIGHBOR_ALLTOALL:
+        CS_REQUIRE(c->sendcount >= 0 && c->recvcount >= 0, CS_ERR_ARG);
+        break;
+    case CS_COLL_NEIGHBOR_ALLGATHERV:
+        CS_REQUIRE(c->sendcount >= 0 && counts_ok(in, c->recvcounts, 1, c->displs), CS_ERR_ARG);
+        break;
+    case CS_COLL_NEIGHBOR_ALLTOALLV:
+        CS_REQUIRE(counts_ok(out, c->sendcounts, 1, c->sdispls) &&
+                       counts_ok(in, c->recvcounts, 1, c->displs),
+                   CS_ERR_ARG);
+        break;
+    default: /* alltoallw */
+        CS_REQUIRE(counts_ok(out, c->sendcounts, 1, c->sdispls_bytes) &&
+                       counts_ok(in, c->recvcounts, 1, c->rdispls_bytes) &&
+                       types_ok(out, c->sendtypes) && types_ok(in, c->recvtypes),
+                   CS_ERR_ARG);
+        goto out;
+    }
+    CS_CHECK(cs_type_init(&c->send, c->send.type));
+    CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+out:
+    return rc;
+}
+
 /* 1 when the caller passed MPI_IN_PLACE where MPI does not allow it: any rank of a broadcast,
- * a non-root of gather, scatter or reduce, alltoall's receive buffer. */
+ * a non-root of gather, scatter or reduce, alltoall's receive buffer, any rank of a
+ * neighbourhood collective. */
 static int misplaced_in_place(const cs_call_t *c) {
     int root = c->rank == c->root;
+    if (cs_coll_is_neighbor(c->coll)) {
+        return c->sendbuf == MPI_IN_PLACE || c->recvbuf == MPI_IN_PLACE;
+    }
     switch (c->coll) {
     case CS_COLL_BCAST:
         return c->recvbuf == MPI_IN_PLACE;
@@ -423,6 +662,7 @@ int cs_call_normalize(cs_call_t *c) {
     int rc = CS_OK;
     const cs_call_key_t key = cs_call_key(c->coll, c->sendbuf, c->sendcount, c->send.type,
                                           c->recvbuf, c->recvcount, c->recv.type, c->op, c->root);
+    const cs_call_arrays_t arrays = {c->sendcounts, c->recvcounts, c->sendtypes, c->recvtypes};
     CS_REQUIRE(c->nprocs >= 1 && c->rank >= 0 && c->rank < c->nprocs, CS_ERR_ARG);
     CS_REQUIRE(!misplaced_in_place(c), CS_ERR_ARG);
     CS_REQUIRE(!cs_coll_is_rooted(c->coll) || (c->root >= 0 && c->root < c->nprocs), CS_ERR_ARG);
@@ -452,11 +692,18 @@ int cs_call_normalize(cs_call_t *c) {
     case CS_COLL_BARRIER:
         CS_CHECK(normalize_barrier(c));
         break;
+    case CS_COLL_NEIGHBOR_ALLGATHER:
+    case CS_COLL_NEIGHBOR_ALLGATHERV:
+    case CS_COLL_NEIGHBOR_ALLTOALL:
+    case CS_COLL_NEIGHBOR_ALLTOALLV:
+    case CS_COLL_NEIGHBOR_ALLTOALLW:
+        CS_CHECK(normalize_neighbor(c));
+        break;
     default:
         rc = CS_ERR_ARG;
         break;
     }
-    c->bytes = (size_t)cs_call_key_bytes(&key, c->recvcounts, c->nprocs);
+    c->bytes = (size_t)cs_call_key_bytes(&key, &arrays, c->nprocs, c->nbrs);
 out:
     return rc;
 }
@@ -488,6 +735,22 @@ int cs_call_invoke(const cs_call_t *c, const cs_coll_fns_t *fns) {
                              c->recv.type, c->comm);
     case CS_COLL_BARRIER:
         return fns->barrier(c->comm);
+    case CS_COLL_NEIGHBOR_ALLGATHER:
+        return fns->neighbor_allgather(c->sendbuf, c->sendcount, c->send.type, c->recvbuf,
+                                       c->recvcount, c->recv.type, c->comm);
+    case CS_COLL_NEIGHBOR_ALLGATHERV:
+        return fns->neighbor_allgatherv(c->sendbuf, c->sendcount, c->send.type, c->recvbuf,
+                                        c->recvcounts, c->displs, c->recv.type, c->comm);
+    case CS_COLL_NEIGHBOR_ALLTOALL:
+        return fns->neighbor_alltoall(c->sendbuf, c->sendcount, c->send.type, c->recvbuf,
+                                      c->recvcount, c->recv.type, c->comm);
+    case CS_COLL_NEIGHBOR_ALLTOALLV:
+        return fns->neighbor_alltoallv(c->sendbuf, c->sendcounts, c->sdispls, c->send.type,
+                                       c->recvbuf, c->recvcounts, c->displs, c->recv.type, c->comm);
+    case CS_COLL_NEIGHBOR_ALLTOALLW:
+        return fns->neighbor_alltoallw(c->sendbuf, c->sendcounts, c->sdispls_bytes, c->sendtypes,
+                                       c->recvbuf, c->recvcounts, c->rdispls_bytes, c->recvtypes,
+                                       c->comm);
     default:
         return MPI_ERR_ARG;
     }

@@ -17,16 +17,37 @@
  *     and no buffer.
  *   - Lower bound, extent, true lower bound, true extent and size of both types are queried
  *     (cs_type_t) so builders can address blocks and size scratch buffers.
- *   - `bytes` is the selection key, equal on every rank: bytes per process for rooted and
- *     symmetric collectives, mean bytes per block for allgatherv, bytes per block (what one
- *     rank sends to one other) for alltoall, always 0 for barrier. It is cs_call_key_bytes() of
- *     the raw arguments, the function the selector's fast path uses before any normalisation.
+ *   - `bytes` is the selection key: bytes per process for rooted and symmetric collectives,
+ *     mean bytes per block for allgatherv, bytes per block (what one rank sends to one other) for
+ *     alltoall, always 0 for barrier, all equal on every rank; for the neighbourhood
+ *     collectives see "Neighbourhood collectives" below. It is cs_call_key_bytes() of the raw
+ *     arguments, the function the selector's fast path uses before any normalisation.
  *   - `commutative` records whether the reduction op commutes.
  *   - MPI_IN_PLACE where MPI does not allow it (bcast, a non-root of gather, scatter, reduce,
- *     alltoall's receive buffer) is CS_ERR_ARG, so no algorithm ever receives it.
+ *     alltoall's receive buffer, any neighbourhood collective) is CS_ERR_ARG, so no algorithm ever receives it.
  *
- * cs_call_normalize() does the work without asking the communicator anything (rank and nprocs
- * must already be set), so the schedule simulator can build calls for virtual ranks. */
+ * Neighbourhood collectives (coll.def's `neighbor` column: MPI_Neighbor_allgather(v),
+ * MPI_Neighbor_alltoall(v,w)) run on the neighbours of a Cartesian, graph or distributed-graph
+ * communicator. The call points at this rank's neighbourhood (`nbrs`, cs_neighbors_t below,
+ * which the communicator context keeps: comm.h cs_comm_neighbors); a call without one is
+ * CS_ERR_ARG, which sends it to the MPI library unchanged. Out-edge i carries send block i to
+ * nbrs->destinations[i], in-edge j fills receive block j from nbrs->sources[j] (core/edges.h
+ * says where each block is). Nothing is resolved: neighbourhood collectives have no
+ * MPI_IN_PLACE and no insignificant arguments. Their types are queried as for the others, except
+ * alltoallw's per-edge types, which are passed on as they are. Their selection key:
+ *   - neighbor_allgather, neighbor_alltoall: bytes per block, recvcount * size(recvtype);
+ *   - neighbor_allgatherv, neighbor_alltoallv, neighbor_alltoallw: mean bytes per edge, the
+ *     bytes this rank sends over its out-edges plus the bytes it receives over its in-edges,
+ *     divided by outdegree + indegree (MPI_PROC_NULL neighbours are edges: they are blocks of
+ *     the buffers); 0 for a rank without edges. For a call whose blocks all have one size
+ *     this is that size, the key of the uniform collective, on every rank with an edge.
+ * Unlike the others, these keys are equal on every rank only when the blocks are (a correct
+ * call only needs the two ends of each edge to agree); see docs/selector.md for what that means
+ * for rules.
+ *
+ * cs_call_normalize() does the work without asking the communicator anything (rank, nprocs
+ * and, for a neighbourhood collective, nbrs must already be set), so the schedule simulator can
+ * build calls for virtual ranks. */
 #ifndef CS_CALL_H
 #define CS_CALL_H
 
@@ -52,15 +73,45 @@ typedef struct cs_type {
     int dense;                     /* one element is `size` contiguous bytes, extent == size */
 } cs_type_t;
 
+/* A rank's neighbourhood in a topology communicator, in MPI's order: the sources and
+ * destinations of MPI_Dist_graph_neighbors (MPI_DIST_GRAPH), the neighbours of
+ * MPI_Graph_neighbors as both (MPI_GRAPH), and for MPI_CART, per dimension d, the rank at
+ * displacement -1 then the one at +1 (MPI_Cart_shift(d, 1)) as both. A neighbour of a
+ * non-periodic Cartesian border is MPI_PROC_NULL: its block exists in the buffers and is never
+ * touched. Repeated neighbours (repeated edges, a periodic Cartesian dimension of size 1 or 2)
+ * are matched in order: the k-th message from rank a to rank b in a's send order fills the k-th
+ * block from a in b's source order. The send order is the destination order on graphs (MPI's
+ * rule for repeated edges) and, on a Cartesian communicator, per dimension the +1 neighbour's
+ * block before the -1 neighbour's (core/edges.h: cs_edges_send_order), so that the block a
+ * rank sends towards +1 arrives as the receiver's block from -1 even where both neighbours are
+ * one rank (as MPI-4 specifies and Open MPI 4.1 does). Self-loops are edges like any other. */
+typedef struct cs_neighbors {
+    int kind; /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
+    int indegree, outdegree;
+    const int *sources;                     /* [indegree] */
+    const int *destinations;                /* [outdegree] */
+    int weighted;                           /* MPI_DIST_GRAPH created with weights */
+    const int *sourceweights, *destweights; /* [indegree], [outdegree] when weighted, else NULL */
+} cs_neighbors_t;
+
 typedef struct cs_call {
     cs_coll_t coll;
     const void *sendbuf;
     void *recvbuf;
     int sendcount, recvcount;
-    cs_type_t send, recv;
-    const int *recvcounts, *displs; /* allgatherv only */
-    MPI_Op op;                      /* reduce, allreduce */
-    int root;                       /* rooted collectives; 0 otherwise */
+    cs_type_t send, recv; /* neighbor_alltoallw: unset (per-edge types below) */
+    /* Receive counts and displacements in elements: allgatherv (per rank), neighbor_allgatherv
+     * and neighbor_alltoallv (per in-edge, displs being rdispls). */
+    const int *recvcounts, *displs;
+    /* Send counts (neighbor_alltoallv, neighbor_alltoallw) and displacements in elements
+     * (neighbor_alltoallv), per out-edge. */
+    const int *sendcounts, *sdispls;
+    /* neighbor_alltoallw: displacements in bytes and types, per edge. */
+    const MPI_Aint *sdispls_bytes, *rdispls_bytes;
+    const MPI_Datatype *sendtypes, *recvtypes;
+    const cs_neighbors_t *nbrs; /* neighbourhood collectives: this rank's neighbours */
+    MPI_Op op;                  /* reduce, allreduce */
+    int root;                   /* rooted collectives; 0 otherwise */
     MPI_Comm comm;
     int rank, nprocs;
     int in_place;
@@ -69,7 +120,7 @@ typedef struct cs_call {
 } cs_call_t;
 
 /* The selection key of a call: the MPI arguments that decide which algorithm runs (all but the
- * buffers' addresses, count arrays and the communicator), as the caller gave them. The
+ * buffers' addresses, per-block arrays and the communicator), as the caller gave them. The
  * selector caches decisions by it; cs_call_key_bytes() makes the size that rules are looked up
  * by from it. */
 typedef struct cs_call_key {
@@ -104,13 +155,23 @@ static inline int cs_call_same_key(const cs_call_key_t *a, const cs_call_key_t *
            a->recv_in_place == b->recv_in_place;
 }
 
-/* The selection key's size, equal on every rank of a correct call: bytes per process (the
- * significant side; a root's MPI_IN_PLACE side does not count), for allgatherv the mean bytes
- * per block of recvcounts[0..nprocs-1] (NULL for every other collective), for alltoall the
- * bytes of one block (recvcount elements of recvtype), for barrier 0. Asks MPI the type
- * sizes only (PMPI_Type_size), normalises nothing. 0 for what no correct call has (negative
- * counts, a null type or counts array, a type MPI does not know). */
-uint64_t cs_call_key_bytes(const cs_call_key_t *key, const int *recvcounts, int nprocs);
+/* The per-block arrays of a call that its key leaves out (coll.def's ARRAYS), as the caller
+ * gave them; NULL where the collective has none. */
+typedef struct cs_call_arrays {
+    const int *sendcounts, *recvcounts;
+    const MPI_Datatype *sendtypes, *recvtypes;
+} cs_call_arrays_t;
+
+/* The selection key's size (see the top of this file): bytes per process (the significant
+ * side; a root's MPI_IN_PLACE side does not count), for allgatherv the mean bytes per block of
+ * arrays->recvcounts[0..nprocs-1], for alltoall the bytes of one block (recvcount elements of
+ * recvtype), for barrier 0, for neighbor_allgather and neighbor_alltoall the bytes per
+ * block, for the other neighbourhood collectives the mean bytes per edge of this rank, whose
+ * degrees `nbrs` gives (NULL for the other collectives). Asks MPI the type sizes only
+ * (PMPI_Type_size), normalises nothing. 0 for what no correct call has (negative counts, a
+ * null type or array, a type MPI does not know, a neighbourhood collective without nbrs). */
+uint64_t cs_call_key_bytes(const cs_call_key_t *key, const cs_call_arrays_t *arrays, int nprocs,
+                           const cs_neighbors_t *nbrs);
 
 /* Name of a collective ("allreduce"), or NULL for an invalid value. */
 const char *cs_coll_name(cs_coll_t coll);
@@ -123,6 +184,11 @@ int cs_coll_is_reduction(cs_coll_t coll);
 /* 0 for a collective without data (barrier): its calls all have the key size 0, so a tuning
  * run measures it at one size; 1 for every other. */
 int cs_coll_has_data(cs_coll_t coll);
+/* 1 for the neighbourhood collectives (coll.def's `neighbor`). */
+int cs_coll_is_neighbor(cs_coll_t coll);
+/* 1 when calls of `coll` are decided by their key (coll.def's CACHED): schedules and decisions
+ * may be remembered by it; 0 when count arrays decide (allgatherv, neighbour v and w). */
+int cs_coll_is_cached(cs_coll_t coll);
 
 /* Queries extents and size of `type` into `out`. CS_ERR_MPI on failure. */
 int cs_type_init(cs_type_t *out, MPI_Datatype type) CS_MUST_CHECK;
@@ -152,11 +218,34 @@ int cs_call_alltoall(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Da
                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
                      MPI_Comm comm) CS_MUST_CHECK;
 int cs_call_barrier(cs_call_t *call, MPI_Comm comm) CS_MUST_CHECK;
+/* The neighbourhood collectives' constructors also take `comm`'s neighbourhood from its
+ * communicator context (comm.h: cs_comm_get, cs_comm_neighbors), so they are collective on
+ * the first use of `comm`, like cs_algo_run(); the call points into the context. CS_ERR_ARG
+ * for a communicator without a topology. */
+int cs_call_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_neighbor_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                                const int *displs, MPI_Datatype recvtype,
+                                MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_neighbor_alltoall(cs_call_t *call, const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_neighbor_alltoallv(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                               const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                               const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+                               MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_neighbor_alltoallw(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                               const MPI_Aint *sdispls, const MPI_Datatype *sendtypes,
+                               void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls,
+                               const MPI_Datatype *recvtypes, MPI_Comm comm) CS_MUST_CHECK;
 
 /* The constructors in two steps, for callers that know rank and size already (the selector):
  * cs_call_fill_<coll>() stores the MPI arguments, all of them as MPI takes them (coll.def's
- * FILL; no MPI call, cannot fail), then cs_call_finish() records communicator, rank and size
- * and normalises. */
+ * FILL; no MPI call, cannot fail), then cs_call_finish() records communicator, rank, size and
+ * the neighbourhood (neighbourhood collectives; NULL otherwise, or when the communicator has
+ * no topology) and normalises. */
 void cs_call_fill_bcast(cs_call_t *call, void *buf, int count, MPI_Datatype type, int root,
                         MPI_Comm comm);
 void cs_call_fill_gather(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -179,7 +268,25 @@ void cs_call_fill_alltoall(cs_call_t *call, const void *sendbuf, int sendcount,
                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm);
 void cs_call_fill_barrier(cs_call_t *call, MPI_Comm comm);
-int cs_call_finish(cs_call_t *call, MPI_Comm comm, int rank, int nprocs) CS_MUST_CHECK;
+void cs_call_fill_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
+                                     MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                     MPI_Datatype recvtype, MPI_Comm comm);
+void cs_call_fill_neighbor_allgatherv(cs_call_t *call, const void *sendbuf, int sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                                      const int *displs, MPI_Datatype recvtype, MPI_Comm comm);
+void cs_call_fill_neighbor_alltoall(cs_call_t *call, const void *sendbuf, int sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                    MPI_Datatype recvtype, MPI_Comm comm);
+void cs_call_fill_neighbor_alltoallv(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                                     const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                                     const int *recvcounts, const int *rdispls,
+                                     MPI_Datatype recvtype, MPI_Comm comm);
+void cs_call_fill_neighbor_alltoallw(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                                     const MPI_Aint *sdispls, const MPI_Datatype *sendtypes,
+                                     void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls,
+                                     const MPI_Datatype *recvtypes, MPI_Comm comm);
+int cs_call_finish(cs_call_t *call, MPI_Comm comm, int rank, int nprocs,
+                   const cs_neighbors_t *nbrs) CS_MUST_CHECK;
 
 /* A set of functions with MPI's collective signatures: the MPI library's (PMPI_*), or
  * collsel's public ones. */
@@ -187,7 +294,7 @@ int cs_call_finish(cs_call_t *call, MPI_Comm comm, int rank, int nprocs) CS_MUST
 #define CS_UNPAREN(...) __VA_ARGS__
 
 typedef struct cs_coll_fns {
-#define CS_COLL(ID, name, rooted, reduction, Mpi, PARAMS, ...) int(*name) PARAMS;
+#define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ...) int(*name) PARAMS;
 #include "coll.def"
 #undef CS_COLL
 } cs_coll_fns_t;
@@ -197,8 +304,8 @@ typedef struct cs_coll_fns {
  * Returns the MPI error code. */
 int cs_call_invoke(const cs_call_t *call, const cs_coll_fns_t *fns);
 
-/* Normalises a call whose MPI arguments, rank and nprocs are set (see above). The raw MPI
- * arguments are as the caller gave them, including MPI_IN_PLACE. */
+/* Normalises a call whose MPI arguments, rank, nprocs and (neighbourhood collectives) nbrs are
+ * set (see above). The raw MPI arguments are as the caller gave them, including MPI_IN_PLACE. */
 int cs_call_normalize(cs_call_t *call) CS_MUST_CHECK;
 
 #endif

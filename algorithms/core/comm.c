@@ -64,6 +64,7 @@ static void context_free(cs_comm_t *ctx) {
     }
     free(ctx->scratch);
     free(ctx->reqs);
+    free(ctx->nbrs_mem);
     free(ctx);
 }
 
@@ -349,5 +350,75 @@ int cs_comm_state(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *para
     st = NULL;
 out:
     free(st);
+    return rc;
+}
+
+/* The neighbourhood of a Cartesian communicator: per dimension, the ranks at -1 and +1. */
+static int cart_neighbors(MPI_Comm comm, int **mem, int *degree) {
+    int rc = CS_OK;
+    int ndims = 0;
+    *mem = NULL;
+    CS_MPI_CHECK(PMPI_Cartdim_get(comm, &ndims));
+    *degree = 2 * ndims;
+    *mem = malloc((size_t)(2 * ndims + 1) * sizeof(int));
+    CS_REQUIRE(*mem != NULL, CS_ERR_NOMEM);
+    for (int d = 0; d < ndims; d++) {
+        CS_MPI_CHECK(PMPI_Cart_shift(comm, d, 1, &(*mem)[2 * d], &(*mem)[2 * d + 1]));
+    }
+out:
+    return rc;
+}
+
+int cs_comm_neighbors(cs_comm_t *ctx, const cs_neighbors_t **out) {
+    int rc = CS_OK;
+    int kind = MPI_UNDEFINED, in = 0, out_degree = 0, weighted = 0;
+    int *mem = NULL;
+    cs_neighbors_t nb;
+    *out = NULL;
+    if (ctx->nbrs_state != 0) {
+        *out = ctx->nbrs_state > 0 ? &ctx->nbrs : NULL;
+        return ctx->nbrs_state > 0 ? CS_OK : CS_ERR_NOT_APPLICABLE;
+    }
+    memset(&nb, 0, sizeof(nb));
+    CS_MPI_CHECK(PMPI_Topo_test(ctx->comm, &kind));
+    if (kind == MPI_CART) {
+        CS_CHECK(cart_neighbors(ctx->comm, &mem, &in));
+        out_degree = in;
+        nb.sources = nb.destinations = mem;
+    } else if (kind == MPI_GRAPH) {
+        CS_MPI_CHECK(PMPI_Graph_neighbors_count(ctx->comm, ctx->rank, &in));
+        out_degree = in;
+        mem = malloc((size_t)(in + 1) * sizeof(int));
+        CS_REQUIRE(mem != NULL, CS_ERR_NOMEM);
+        CS_MPI_CHECK(PMPI_Graph_neighbors(ctx->comm, ctx->rank, in, mem));
+        nb.sources = nb.destinations = mem;
+    } else if (kind == MPI_DIST_GRAPH) {
+        CS_MPI_CHECK(PMPI_Dist_graph_neighbors_count(ctx->comm, &in, &out_degree, &weighted));
+        /* sources, destinations, then their weights */
+        mem = malloc((size_t)(2 * (in + out_degree) + 1) * sizeof(int));
+        CS_REQUIRE(mem != NULL, CS_ERR_NOMEM);
+        CS_MPI_CHECK(PMPI_Dist_graph_neighbors(ctx->comm, in, mem, mem + in + out_degree,
+                                               out_degree, mem + in, mem + 2 * in + out_degree));
+        nb.sources = mem;
+        nb.destinations = mem + in;
+        if (weighted) {
+            nb.weighted = 1;
+            nb.sourceweights = mem + in + out_degree;
+            nb.destweights = mem + 2 * in + out_degree;
+        }
+    } else {
+        ctx->nbrs_state = -1;
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    nb.kind = kind;
+    nb.indegree = in;
+    nb.outdegree = out_degree;
+    ctx->nbrs = nb;
+    ctx->nbrs_mem = mem;
+    ctx->nbrs_state = 1;
+    mem = NULL;
+    *out = &ctx->nbrs;
+out:
+    free(mem);
     return rc;
 }

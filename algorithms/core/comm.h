@@ -16,7 +16,10 @@
  * (MPI_Comm_split_type shared, or COLLSEL_NODE_SIZE=k consecutive ranks, machine.h), processes
  * per node and number of nodes (cs_nodes_t, sched.h), each local rank's package/NUMA domain
  * from hwloc, the leader communicators of each leader set (cs_comm_leaders) and the node's
- * shared-memory window (cs_comm_window). */
+ * shared-memory window (cs_comm_window).
+ *
+ * The neighbourhood (cs_comm_neighbors) of a Cartesian or graph communicator, which the
+ * neighbourhood collectives run on, is queried on the first request too, locally. */
 #ifndef CS_COMM_H
 #define CS_COMM_H
 
@@ -92,6 +95,11 @@ typedef struct cs_comm {
     cs_comm_state_t *states;          /* variants' states, in order of creation */
     cs_comm_line_t *lines;            /* line communicators, in order of creation */
     cs_comm_node_t *node;             /* node layout, NULL until cs_comm_node */
+    /* The neighbourhood (cs_comm_neighbors): nbrs_state 0 not asked yet, 1 nbrs is set (its
+     * arrays in nbrs_mem), -1 the communicator has no topology. */
+    int nbrs_state;
+    cs_neighbors_t nbrs;
+    int *nbrs_mem;
 } cs_comm_t;
 
 /* Returns the context of `user`, creating it (collectively: PMPI_Comm_dup) on first use.
@@ -137,6 +145,15 @@ int cs_comm_leaders(cs_comm_t *ctx, int l, const int *lranks, MPI_Comm *out) CS_
  * collectively over the node: every rank of a node must make the same requests (the same call
  * shapes do). Never shrinks, so a schedule whose need was reserved once stays served. */
 int cs_comm_window(cs_comm_t *ctx, MPI_Aint bytes) CS_MUST_CHECK;
+
+/* This rank's neighbourhood in the communicator's topology (cs_neighbors_t, call.h), in MPI's
+ * order: queried on the first request with local MPI calls only (MPI_Topo_test, then
+ * MPI_Cartdim_get and MPI_Cart_shift, MPI_Graph_neighbors(_count), or
+ * MPI_Dist_graph_neighbors(_count); no communication, so any rank may ask at any time) and
+ * kept in the context, which owns it, until the communicator is freed; later requests allocate
+ * nothing. CS_ERR_NOT_APPLICABLE (*out NULL) for a communicator without a topology, every time
+ * (that answer is kept too); CS_ERR_NOMEM or CS_ERR_MPI, with nothing kept, on failure. */
+int cs_comm_neighbors(cs_comm_t *ctx, const cs_neighbors_t **out) CS_MUST_CHECK;
 
 /* The state of variant (algo, params) on this communicator: found in the context, or set up by
  * algo->setup (collectively, see algo.h) and kept there. Nothing is kept when setup() fails; its

@@ -72,9 +72,9 @@ int cs_sched_scratch(cs_sched_t *s, MPI_Aint count, const cs_type_t *t, cs_ref_t
 }
 
 static int comm_op(cs_sched_t *s, cs_op_kind_t kind, int peer, cs_ref_t buf, int count,
-                   const cs_type_t *t) {
+                   MPI_Datatype type) {
     cs_op_t op;
-    if (peer < 0 || count < 0) {
+    if (peer < 0 || count < 0 || type == MPI_DATATYPE_NULL) {
         return CS_ERR_ARG;
     }
     memset(&op, 0, sizeof(op));
@@ -82,16 +82,24 @@ static int comm_op(cs_sched_t *s, cs_op_kind_t kind, int peer, cs_ref_t buf, int
     op.peer = peer;
     op.buf = buf;
     op.count = count;
-    op.type = t->type;
+    op.type = type;
     return append(s, &op);
 }
 
 int cs_sched_send(cs_sched_t *s, int peer, cs_ref_t buf, int count, const cs_type_t *t) {
-    return comm_op(s, CS_OP_SEND, peer, buf, count, t);
+    return comm_op(s, CS_OP_SEND, peer, buf, count, t->type);
 }
 
 int cs_sched_recv(cs_sched_t *s, int peer, cs_ref_t buf, int count, const cs_type_t *t) {
-    return comm_op(s, CS_OP_RECV, peer, buf, count, t);
+    return comm_op(s, CS_OP_RECV, peer, buf, count, t->type);
+}
+
+int cs_sched_send_raw(cs_sched_t *s, int peer, cs_ref_t buf, int count, MPI_Datatype type) {
+    return comm_op(s, CS_OP_SEND, peer, buf, count, type);
+}
+
+int cs_sched_recv_raw(cs_sched_t *s, int peer, cs_ref_t buf, int count, MPI_Datatype type) {
+    return comm_op(s, CS_OP_RECV, peer, buf, count, type);
 }
 
 int cs_sched_copy(cs_sched_t *s, cs_ref_t src, int scount, const cs_type_t *st, cs_ref_t dst,

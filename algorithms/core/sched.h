@@ -196,6 +196,14 @@ int cs_sched_send(cs_sched_t *s, int peer, cs_ref_t buf, int count,
                   const cs_type_t *t) CS_MUST_CHECK;
 int cs_sched_recv(cs_sched_t *s, int peer, cs_ref_t buf, int count,
                   const cs_type_t *t) CS_MUST_CHECK;
+/* cs_sched_send/recv of `count` elements of a bare MPI datatype, for a message whose type the
+ * builder never needs to know more of (no copy, no scratch): every SEND and RECV carries its
+ * own type, so a schedule may use a different one per message (neighbor_alltoallw's per-edge
+ * types, core/edges.h). */
+int cs_sched_send_raw(cs_sched_t *s, int peer, cs_ref_t buf, int count,
+                      MPI_Datatype type) CS_MUST_CHECK;
+int cs_sched_recv_raw(cs_sched_t *s, int peer, cs_ref_t buf, int count,
+                      MPI_Datatype type) CS_MUST_CHECK;
 /* Copies (scount, st) at src to (dcount, dt) at dst; the signatures must match. */
 int cs_sched_copy(cs_sched_t *s, cs_ref_t src, int scount, const cs_type_t *st, cs_ref_t dst,
                   int dcount, const cs_type_t *dt) CS_MUST_CHECK;

@@ -6,12 +6,13 @@
  * Rounds, cost and requirements: whatever the MPI library does. Parameters: none.
  *
  * Generated from core/coll.def: the table of PMPI_<Mpi> functions and one descriptor
- * cs_algo_<name>_native per collective (cs_algo_bcast_native ... cs_algo_barrier_native).
+ * cs_algo_<name>_native per collective (cs_algo_bcast_native ...
+ * cs_algo_neighbor_alltoallw_native).
  */
 #include "core/algo.h"
 
 static const cs_coll_fns_t pmpi = {
-#define CS_COLL(ID, name, rooted, reduction, Mpi, ...) .name = PMPI_##Mpi,
+#define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, ...) .name = PMPI_##Mpi,
 #include "core/coll.def"
 #undef CS_COLL
 };

@@ -25,6 +25,8 @@
  * and the same counts packed in rank order.
  * After MPI_COMM_WORLD, a reduced set (as --quick) runs again on a communicator with the ranks
  * in reverse order, which also creates and frees a per-communicator context while MPI runs.
+ * The neighbourhood collectives, which need topology communicators, are tested by
+ * test_neighbor.c (cs_test_neighbors) after each pass.
  *
  * All ranks agree on every case's verdict (MPI_Allreduce), so they stay in step after a
  * failure. Failures are printed to stderr by the rank that sees them; rank 0 of MPI_COMM_WORLD
@@ -38,6 +40,7 @@
  */
 #include "core/algo.h"
 #include "core/machine.h"
+#include "mpi_test.h"
 #include "registry.h"
 
 #include <mpi.h>
@@ -671,10 +674,6 @@ out:
 
 /* ---- case enumeration --------------------------------------------------------------------- */
 
-typedef struct totals {
-    int passed, failed, skipped;
-} totals_t;
-
 static void tally(totals_t *t, int result) {
     if (result > 0) {
         t->passed++;
@@ -855,8 +854,9 @@ static void run_pass(MPI_Comm c, const char *name, int quick, const char *only, 
     for (int i = 0; i < cs_registry_count && v != NULL; i++) {
         const cs_algo_t *algo = cs_registry[i];
         int nv = 0;
-        if (only != NULL && strncmp(algo->name, only, strlen(only)) != 0) {
-            continue;
+        if ((only != NULL && strncmp(algo->name, only, strlen(only)) != 0) ||
+            cs_coll_is_neighbor(algo->coll)) {
+            continue; /* the neighbourhood collectives: test_neighbor.c */
         }
         if (cs_algo_variants(algo, nprocs, ppn, v, CS_MAX_VARIANTS, &nv) != CS_OK) {
             fprintf(stderr, "FAIL %s: cs_algo_variants failed\n", algo->name);
@@ -900,10 +900,12 @@ int main(int argc, char **argv) {
     }
     setup_types();
     run_pass(MPI_COMM_WORLD, "world", quick, only, &all);
+    cs_test_neighbors(MPI_COMM_WORLD, "world", quick, only, &all);
     /* Ranks in reverse order: catches confusing world ranks with communicator ranks, and the
      * per-communicator context is created and freed (MPI_Comm_free) while MPI runs. */
     MPI_Comm_split(MPI_COMM_WORLD, 0, world_size - world_rank, &reversed);
     run_pass(reversed, "reversed", 1, only, &all);
+    cs_test_neighbors(reversed, "reversed", 1, only, &all);
     MPI_Comm_free(&reversed);
     free_types();
     if (world_rank == 0) {

@@ -16,7 +16,7 @@ exports() {
 
 grep -oE '^COLLSEL_API [^(]*[ *](collsel_[a-z_]+)\(' "$header" |
     sed -E 's/.*(collsel_[a-z_]+)\($/\1/' | sort -u >"$work/want.collsel"
-sed -nE 's/^CS_COLL\([A-Z_]+, [a-z_]+, [01], [01], ([A-Za-z_]+),.*/MPI_\1/p' "$table" |
+sed -nE 's/^CS_COLL\([A-Z_]+, [a-z_]+, [01], [01], [01], ([A-Za-z_]+),.*/MPI_\1/p' "$table" |
     sort -u >"$work/want.collsel_pmpi"
 exports "$lib" >"$work/got.collsel"
 exports "$pmpi" >"$work/got.collsel_pmpi"

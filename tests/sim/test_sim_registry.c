@@ -306,7 +306,10 @@ int test_registry(const char *only, int only_p, int *ran, int *passed, int *fail
     int rc = CS_OK;
     for (int i = 0; i < cs_registry_count; i++) {
         const cs_algo_t *a = cs_registry[i];
-        if (a->build == NULL || (only != NULL && strcmp(a->name, only) != 0)) {
+        /* The neighbourhood collectives need per-rank topologies, which this harness's cases
+         * do not have yet: tests/mpi (test_neighbor.c) checks them against MPI. */
+        if (a->build == NULL || cs_coll_is_neighbor(a->coll) ||
+            (only != NULL && strcmp(a->name, only) != 0)) {
             continue;
         }
         CS_CHECK(test_algo(a, only_p, 0, 0, passed, failed));

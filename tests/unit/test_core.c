@@ -55,6 +55,7 @@ static Suite *core_suite(void) {
     suite_add_tcase(s, core_tcase_call());
     suite_add_tcase(s, core_tcase_sched());
     suite_add_tcase(s, core_tcase_blocks());
+    suite_add_tcase(s, core_tcase_edges());
     return s;
 }
 

@@ -29,5 +29,6 @@ TCase *core_tcase_type(void);
 TCase *core_tcase_call(void);
 TCase *core_tcase_sched(void);
 TCase *core_tcase_blocks(void);
+TCase *core_tcase_edges(void);
 
 #endif

@@ -537,6 +537,83 @@ START_TEST(test_call_other_errors) {
 }
 END_TEST
 
+/* ---- call normalisation: the neighbourhood collectives ----------------------------------- */
+
+/* A rank with in-edges from 2, MPI_PROC_NULL, 2 and out-edges to 1, 3. */
+static const int nb_src[3] = {2, MPI_PROC_NULL, 2}, nb_dst[2] = {1, 3};
+static const cs_neighbors_t nb = {MPI_DIST_GRAPH, 3, 2, nb_src, nb_dst, 0, NULL, NULL};
+
+START_TEST(test_call_neighbor_uniform) {
+    cs_call_t c = make_call(CS_COLL_NEIGHBOR_ALLTOALL, 1, 4, 0);
+    set_send(&c, buf_a, 3, odd_type);
+    set_recv(&c, buf_b, 6, MPI_INT);
+    c.nbrs = &nb;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+    ck_assert_ptr_eq(c.sendbuf, buf_a);
+    ck_assert_ptr_eq(c.recvbuf, buf_b);
+    assert_type_is(&c.send, odd_type);
+    assert_type_is(&c.recv, MPI_INT);
+    ck_assert_int_eq(c.in_place, 0);
+    ck_assert_uint_eq(c.bytes, 6 * sizeof(int)); /* bytes per block */
+    /* no neighbourhood (no topology), MPI_IN_PLACE on either side, negative counts: refused */
+    c.nbrs = NULL;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+    c.nbrs = &nb;
+    c.sendbuf = MPI_IN_PLACE;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+    c.sendbuf = buf_a;
+    c.recvbuf = MPI_IN_PLACE;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+    c.recvbuf = buf_b;
+    c.sendcount = -1;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+    c.coll = CS_COLL_NEIGHBOR_ALLGATHER;
+    c.sendcount = 3;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+    ck_assert_uint_eq(c.bytes, 6 * sizeof(int));
+}
+END_TEST
+
+START_TEST(test_call_neighbor_v_w) {
+    const int scounts[2] = {2, 4}, sdispls[2] = {5, 0}, rcounts[3] = {1, 0, 5},
+              rdispls[3] = {9, 0, 2}, bad_counts[3] = {1, -1, 5};
+    const MPI_Aint sbytes[2] = {40, 0}, rbytes[3] = {100, 0, 20};
+    const MPI_Datatype stypes[2] = {MPI_INT, MPI_INT}, rtypes[3] = {MPI_INT, odd_type, MPI_INT},
+                       null_types[3] = {MPI_INT, MPI_DATATYPE_NULL, MPI_INT};
+    cs_call_t c;
+    /* alltoallv: (2 + 4 + 1 + 0 + 5) ints over 5 edges */
+    cs_call_fill_neighbor_alltoallv(&c, buf_a, scounts, sdispls, MPI_INT, buf_b, rcounts, rdispls,
+                                    MPI_INT, MPI_COMM_NULL);
+    ck_assert_int_eq(cs_call_finish(&c, MPI_COMM_NULL, 0, 4, &nb), CS_OK);
+    ck_assert_ptr_eq(c.sendcounts, scounts);
+    ck_assert_ptr_eq(c.sdispls, sdispls);
+    ck_assert_ptr_eq(c.recvcounts, rcounts);
+    ck_assert_ptr_eq(c.displs, rdispls);
+    ck_assert_uint_eq(c.bytes, 12 * sizeof(int) / 5);
+    cs_call_fill_neighbor_alltoallv(&c, buf_a, scounts, sdispls, MPI_INT, buf_b, bad_counts,
+                                    rdispls, MPI_INT, MPI_COMM_NULL);
+    ck_assert_int_eq(cs_call_finish(&c, MPI_COMM_NULL, 0, 4, &nb), CS_ERR_ARG);
+    cs_call_fill_neighbor_alltoallv(&c, buf_a, scounts, sdispls, MPI_INT, buf_b, rcounts, NULL,
+                                    MPI_INT, MPI_COMM_NULL);
+    ck_assert_int_eq(cs_call_finish(&c, MPI_COMM_NULL, 0, 4, &nb), CS_ERR_ARG);
+    /* alltoallw: per-edge types are passed on, not queried; (8 + 16 + 4 + 0 + 20) bytes */
+    cs_call_fill_neighbor_alltoallw(&c, buf_a, scounts, sbytes, stypes, buf_b, rcounts, rbytes,
+                                    rtypes, MPI_COMM_NULL);
+    ck_assert_int_eq(cs_call_finish(&c, MPI_COMM_NULL, 0, 4, &nb), CS_OK);
+    ck_assert_ptr_eq(c.sendtypes, stypes);
+    ck_assert_ptr_eq(c.rdispls_bytes, rbytes);
+    ck_assert_uint_eq(c.bytes, 48 / 5);
+    cs_call_fill_neighbor_alltoallw(&c, buf_a, scounts, sbytes, stypes, buf_b, rcounts, rbytes,
+                                    null_types, MPI_COMM_NULL);
+    ck_assert_int_eq(cs_call_finish(&c, MPI_COMM_NULL, 0, 4, &nb), CS_ERR_ARG);
+    /* allgatherv: one block of 3 ints on 2 out-edges, 6 ints in, over 5 edges */
+    cs_call_fill_neighbor_allgatherv(&c, buf_a, 3, MPI_INT, buf_b, rcounts, rdispls, MPI_INT,
+                                     MPI_COMM_NULL);
+    ck_assert_int_eq(cs_call_finish(&c, MPI_COMM_NULL, 0, 4, &nb), CS_OK);
+    ck_assert_uint_eq(c.bytes, 12 * sizeof(int) / 5);
+}
+END_TEST
+
 /* ---- constructors (query the communicator, then normalise) -------------------------------- */
 
 START_TEST(test_call_constructors) {
@@ -596,6 +673,11 @@ START_TEST(test_call_constructors) {
     ck_assert_int_eq(c.sendcount, 5);
     ck_assert_uint_eq(c.bytes, 5 * sizeof(int));
 
+    /* MPI_COMM_SELF has no topology: the neighbourhood constructors refuse */
+    ck_assert_int_eq(
+        cs_call_neighbor_alltoall(&c, buf_a, 1, MPI_INT, buf_b, 1, MPI_INT, MPI_COMM_SELF),
+        CS_ERR_ARG);
+
     ck_assert_int_eq(cs_call_bcast(&c, buf_a, 4, MPI_INT, 0, MPI_COMM_NULL), CS_ERR_ARG);
     ck_assert_int_eq(cs_call_bcast(&c, buf_a, 4, MPI_INT, 1, MPI_COMM_SELF), CS_ERR_ARG);
     ck_assert_int_eq(cs_call_bcast(&c, buf_a, -4, MPI_INT, 0, MPI_COMM_SELF), CS_ERR_ARG);
@@ -626,6 +708,8 @@ TCase *core_tcase_call(void) {
     tcase_add_test(tc, test_call_root_out_of_range);
     tcase_add_test(tc, test_call_null_type);
     tcase_add_test(tc, test_call_other_errors);
+    tcase_add_test(tc, test_call_neighbor_uniform);
+    tcase_add_test(tc, test_call_neighbor_v_w);
     tcase_add_test(tc, test_call_constructors);
     return tc;
 }

@@ -1,6 +1,8 @@
 /* test_core: collectives (core/coll.def: names and flags). */
 #include "test_core.h"
 
+#include <string.h>
+
 /* ---- collectives -------------------------------------------------------------------------- */
 
 START_TEST(test_coll_names) {
@@ -50,6 +52,20 @@ START_TEST(test_coll_flags) {
     ck_assert_int_eq(cs_coll_is_reduction(CS_COLL_COUNT), 0);
     ck_assert_int_eq(cs_coll_is_rooted((cs_coll_t)-1), 0);
     ck_assert_int_eq(cs_coll_is_reduction((cs_coll_t)-1), 0);
+    /* the neighbourhood collectives; the ones with count arrays are not cached */
+    ck_assert_str_eq(cs_coll_name(CS_COLL_NEIGHBOR_ALLTOALLW), "neighbor_alltoallw");
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        const char *name = cs_coll_name((cs_coll_t)c);
+        int neighbor = strncmp(name, "neighbor_", 9) == 0;
+        int arrays = c == CS_COLL_ALLGATHERV || c == CS_COLL_NEIGHBOR_ALLGATHERV ||
+                     c == CS_COLL_NEIGHBOR_ALLTOALLV || c == CS_COLL_NEIGHBOR_ALLTOALLW;
+        ck_assert_int_eq(cs_coll_is_neighbor((cs_coll_t)c), neighbor);
+        ck_assert_int_eq(cs_coll_is_cached((cs_coll_t)c), !arrays);
+        ck_assert_int_eq(
+            neighbor && (cs_coll_is_rooted((cs_coll_t)c) || cs_coll_is_reduction((cs_coll_t)c)), 0);
+    }
+    ck_assert_int_eq(cs_coll_is_neighbor(CS_COLL_COUNT), 0);
+    ck_assert_int_eq(cs_coll_is_cached(CS_COLL_COUNT), 0);
 }
 END_TEST
 

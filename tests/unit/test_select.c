@@ -521,13 +521,16 @@ END_TEST
 /* Per collective of core/coll.def, from MPI arguments as a call on `rank` of `nprocs` would pass
  * them: the key's size as the selector's entry point makes it (KEY, COUNTS) and the `bytes` of
  * the normalised call (FILL, cs_call_finish), which must be equal. Returns the size. */
-#define CS_COLL(ID, name, rooted, reduction, Mpi, PARAMS, ARGS, FILL, KEY, COUNTS, CACHED)         \
-    static uint64_t key_##name(int rank, int nprocs, CS_UNPAREN PARAMS) {                          \
+#define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ARGS, FILL, KEY, ARRAYS,       \
+                CACHED)                                                                            \
+    static uint64_t key_##name(int rank, int nprocs, const cs_neighbors_t *nbrs,                   \
+                               CS_UNPAREN PARAMS) {                                                \
         const cs_call_key_t key = cs_call_key(CS_COLL_##ID, CS_UNPAREN KEY);                       \
-        uint64_t fast = cs_call_key_bytes(&key, COUNTS, nprocs);                                   \
+        const cs_call_arrays_t arrays = {CS_UNPAREN ARRAYS};                                       \
+        uint64_t fast = cs_call_key_bytes(&key, &arrays, nprocs, nbrs);                            \
         cs_call_t call;                                                                            \
         FILL(&call, CS_UNPAREN ARGS);                                                              \
-        ck_assert_int_eq(cs_call_finish(&call, comm, rank, nprocs), CS_OK);                        \
+        ck_assert_int_eq(cs_call_finish(&call, comm, rank, nprocs, nbrs), CS_OK);                  \
         ck_assert_msg(fast == call.bytes, "%s on rank %d: key %llu, call %zu bytes", #name, rank,  \
                       (unsigned long long)fast, call.bytes);                                       \
         return fast;                                                                               \
@@ -545,35 +548,75 @@ START_TEST(test_key_bytes) {
     const int p = 4, root = 1, want = 6 * (int)sizeof(int);
     const int counts[4] = {6, 6, 6, 6}, uneven[4] = {1, 2, 3, 18}, displs[4] = {0, 6, 12, 18};
     /* root, non-root */
-    ck_assert_int_eq(key_bcast(root, p, send, 6, I, root, c), want);
-    ck_assert_int_eq(key_bcast(0, p, send, 6, I, root, c), want);
+    ck_assert_int_eq(key_bcast(root, p, NULL, send, 6, I, root, c), want);
+    ck_assert_int_eq(key_bcast(0, p, NULL, send, 6, I, root, c), want);
     /* root, root in place, non-root (receive side insignificant) */
-    ck_assert_int_eq(key_gather(root, p, send, 6, I, recv, 6, I, root, c), want);
-    ck_assert_int_eq(key_gather(root, p, in_place, -1, NUL, recv, 6, I, root, c), want);
-    ck_assert_int_eq(key_gather(0, p, send, 6, I, NULL, -1, NUL, root, c), want);
+    ck_assert_int_eq(key_gather(root, p, NULL, send, 6, I, recv, 6, I, root, c), want);
+    ck_assert_int_eq(key_gather(root, p, NULL, in_place, -1, NUL, recv, 6, I, root, c), want);
+    ck_assert_int_eq(key_gather(0, p, NULL, send, 6, I, NULL, -1, NUL, root, c), want);
     /* root, root in place (receive side), non-root (send side insignificant) */
-    ck_assert_int_eq(key_scatter(root, p, send, 6, I, recv, 6, I, root, c), want);
-    ck_assert_int_eq(key_scatter(root, p, send, 6, I, in_place, -1, NUL, root, c), want);
-    ck_assert_int_eq(key_scatter(0, p, NULL, -1, NUL, recv, 6, I, root, c), want);
+    ck_assert_int_eq(key_scatter(root, p, NULL, send, 6, I, recv, 6, I, root, c), want);
+    ck_assert_int_eq(key_scatter(root, p, NULL, send, 6, I, in_place, -1, NUL, root, c), want);
+    ck_assert_int_eq(key_scatter(0, p, NULL, NULL, -1, NUL, recv, 6, I, root, c), want);
     /* root, root in place, non-root */
-    ck_assert_int_eq(key_reduce(root, p, send, recv, 6, I, MPI_SUM, root, c), want);
-    ck_assert_int_eq(key_reduce(root, p, in_place, recv, 6, I, MPI_SUM, root, c), want);
-    ck_assert_int_eq(key_reduce(0, p, send, NULL, 6, I, MPI_SUM, root, c), want);
+    ck_assert_int_eq(key_reduce(root, p, NULL, send, recv, 6, I, MPI_SUM, root, c), want);
+    ck_assert_int_eq(key_reduce(root, p, NULL, in_place, recv, 6, I, MPI_SUM, root, c), want);
+    ck_assert_int_eq(key_reduce(0, p, NULL, send, NULL, 6, I, MPI_SUM, root, c), want);
     /* every rank alike, in place or not */
-    ck_assert_int_eq(key_allreduce(0, p, send, recv, 6, I, MPI_SUM, c), want);
-    ck_assert_int_eq(key_allreduce(2, p, in_place, recv, 6, I, MPI_SUM, c), want);
-    ck_assert_int_eq(key_allgather(0, p, send, 6, I, recv, 6, I, c), want);
-    ck_assert_int_eq(key_allgather(2, p, in_place, -1, NUL, recv, 6, I, c), want);
-    ck_assert_int_eq(key_allgatherv(0, p, send, 6, I, recv, counts, displs, I, c), want);
-    ck_assert_int_eq(key_allgatherv(2, p, in_place, -1, NUL, recv, counts, displs, I, c), want);
+    ck_assert_int_eq(key_allreduce(0, p, NULL, send, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_allreduce(2, p, NULL, in_place, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_allgather(0, p, NULL, send, 6, I, recv, 6, I, c), want);
+    ck_assert_int_eq(key_allgather(2, p, NULL, in_place, -1, NUL, recv, 6, I, c), want);
+    ck_assert_int_eq(key_allgatherv(0, p, NULL, send, 6, I, recv, counts, displs, I, c), want);
+    ck_assert_int_eq(key_allgatherv(2, p, NULL, in_place, -1, NUL, recv, counts, displs, I, c),
+                     want);
     /* allgatherv: the mean block, from the counts (24 ints over 4 processes) */
-    ck_assert_int_eq(key_allgatherv(3, p, send, 18, I, recv, uneven, displs, I, c), want);
+    ck_assert_int_eq(key_allgatherv(3, p, NULL, send, 18, I, recv, uneven, displs, I, c), want);
     /* alltoall: one block, in place or not (the send side insignificant in place) */
-    ck_assert_int_eq(key_alltoall(0, p, send, 6, I, recv, 6, I, c), want);
-    ck_assert_int_eq(key_alltoall(2, p, in_place, -1, NUL, recv, 6, I, c), want);
-    ck_assert_int_eq(key_alltoall(1, p, send, 3, MPI_DOUBLE, recv, 6, I, c), want);
+    ck_assert_int_eq(key_alltoall(0, p, NULL, send, 6, I, recv, 6, I, c), want);
+    ck_assert_int_eq(key_alltoall(2, p, NULL, in_place, -1, NUL, recv, 6, I, c), want);
+    ck_assert_int_eq(key_alltoall(1, p, NULL, send, 3, MPI_DOUBLE, recv, 6, I, c), want);
     /* barrier: no data, always 0 */
-    ck_assert_int_eq(key_barrier(3, p, c), 0);
+    ck_assert_int_eq(key_barrier(3, p, NULL, c), 0);
+}
+END_TEST
+
+/* The neighbourhood collectives: bytes per block (allgather, alltoall), mean bytes per edge,
+ * sent and received (v, w), on a rank with 3 in-edges and 2 out-edges (one MPI_PROC_NULL: it
+ * is a block all the same), and 0 on a rank without edges. */
+START_TEST(test_key_bytes_neighbor) {
+    static char buf[4096];
+    char *send = buf, *recv = buf + 2048;
+    const MPI_Datatype I = MPI_INT, D = MPI_DOUBLE;
+    const MPI_Comm c = MPI_COMM_SELF;
+    const int p = 4, want = 6 * (int)sizeof(int);
+    const int sources[3] = {1, 2, 3}, dests[2] = {MPI_PROC_NULL, 2};
+    const cs_neighbors_t nb = {MPI_DIST_GRAPH, 3, 2, sources, dests, 0, NULL, NULL};
+    const cs_neighbors_t none = {MPI_DIST_GRAPH, 0, 0, sources, dests, 0, NULL, NULL};
+    const int six[3] = {6, 6, 6}, d6[3] = {0, 6, 12}, uneven_in[3] = {0, 4, 20},
+              uneven_out[2] = {3, 3};
+    const MPI_Aint b6[3] = {0, 24, 48};
+    const MPI_Datatype ints[3] = {I, I, I}, mixed_in[3] = {D, I, I};
+    const int mixed_counts[3] = {3, 6, 6}; /* 3 doubles = 6 ints in bytes */
+    ck_assert_int_eq(key_neighbor_allgather(0, p, &nb, send, 6, I, recv, 6, I, c), want);
+    ck_assert_int_eq(key_neighbor_alltoall(0, p, &nb, send, 6, I, recv, 6, I, c), want);
+    ck_assert_int_eq(key_neighbor_allgatherv(0, p, &nb, send, 6, I, recv, six, d6, I, c), want);
+    ck_assert_int_eq(key_neighbor_alltoallv(0, p, &nb, send, six, d6, I, recv, six, d6, I, c),
+                     want);
+    ck_assert_int_eq(key_neighbor_alltoallw(0, p, &nb, send, six, b6, ints, recv, six, b6, ints, c),
+                     want);
+    ck_assert_int_eq(
+        key_neighbor_alltoallw(0, p, &nb, send, six, b6, ints, recv, mixed_counts, b6, mixed_in, c),
+        want);
+    /* 24 ints in, 6 out, over 5 edges: 6 ints per edge */
+    ck_assert_int_eq(
+        key_neighbor_alltoallv(0, p, &nb, send, uneven_out, d6, I, recv, uneven_in, d6, I, c),
+        want);
+    /* allgatherv: one block of 3 ints over 2 out-edges, 24 ints in: 6 per edge */
+    ck_assert_int_eq(key_neighbor_allgatherv(0, p, &nb, send, 3, I, recv, uneven_in, d6, I, c),
+                     want);
+    ck_assert_int_eq(
+        key_neighbor_alltoallv(0, p, &none, send, NULL, NULL, I, recv, NULL, NULL, I, c), 0);
 }
 END_TEST
 
@@ -585,6 +628,7 @@ static Suite *select_suite(void) {
     TCase *lookup = tcase_create("lookup");
     TCase *key = tcase_create("key");
     tcase_add_test(key, test_key_bytes);
+    tcase_add_test(key, test_key_bytes_neighbor);
     suite_add_tcase(s, key);
     tcase_add_test(force, test_force_one);
     tcase_add_test(force, test_force_many);
