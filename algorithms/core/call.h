@@ -24,7 +24,8 @@
  *     arguments, the function the selector's fast path uses before any normalisation.
  *   - `commutative` records whether the reduction op commutes.
  *   - MPI_IN_PLACE where MPI does not allow it (bcast, a non-root of gather, scatter, reduce,
- *     alltoall's receive buffer, any neighbourhood collective) is CS_ERR_ARG, so no algorithm ever receives it.
+ *     alltoall's receive buffer, any neighbourhood collective) is CS_ERR_ARG, so no algorithm
+ *     ever receives it.
  *
  * Neighbourhood collectives (coll.def's `neighbor` column: MPI_Neighbor_allgather(v),
  * MPI_Neighbor_alltoall(v,w)) run on the neighbours of a Cartesian, graph or distributed-graph
