@@ -12,10 +12,10 @@
  *                           (repeats and self-loops happen), rank 0 sending to rank 1 twice,
  *                           a self-loop on the last rank with edges, and from p = 3 on a last
  *                           rank without any edge; sources listed by descending rank.
- *   dist                    MPI_Dist_graph_create on the same graph, each rank giving the
- *                           out-edges of the next rank (edges given by other ranks; the MPI
- *                           library orders the neighbours); unweighted (make_dist says why).
- * Weighted and unweighted: adjacent_w and the others.
+ *   dist, dist_w            MPI_Dist_graph_create on the same graph, unweighted and weighted,
+ *                           each rank giving the out-edges of the next rank (edges given by
+ *                           other ranks; the MPI library orders the neighbours). main() picks
+ *                           Open MPI's basic topology component (its treematch hangs here).
  *   graph                   MPI_Graph_create on a symmetric multigraph: a ring, the edge 0-1
  *                           once more, a self-loop on 0, from p = 4 on a last rank isolated.
  * Data: int; a derived type with a non-zero lower bound and gaps (2 ints at bytes 8 and 16,
@@ -283,17 +283,16 @@ static MPI_Comm make_adjacent(int weighted) {
     return c;
 }
 
-/* Each rank gives the out-edges of the next one; unweighted, because with weights Open MPI
- * 4.1.4 hands MPI_Dist_graph_create to its topo/treematch component, which now and then hangs
- * every rank in ompi_comm_nextcid (seen at 3 and 4 processes). */
-static MPI_Comm make_dist(void) {
-    int s = (rank + 1) % nprocs, out[8];
+/* Each rank gives the out-edges of the next one. */
+static MPI_Comm make_dist(int weighted) {
+    int s = (rank + 1) % nprocs, out[8], w[8];
     int nout = graph_out(s, nprocs, out);
-    /* volatile: GCC takes MPI_UNWEIGHTED, a sentinel address, for an empty array it may not
-     * read (-Wstringop-overread) */
-    const int *volatile unweighted = MPI_UNWEIGHTED;
     MPI_Comm c = MPI_COMM_NULL;
-    MPI_Dist_graph_create(comm, 1, &s, &nout, out, unweighted, MPI_INFO_NULL, 0, &c);
+    for (int i = 0; i < nout; i++) {
+        w[i] = weight(s, out[i], occurrence(out, i));
+    }
+    MPI_Dist_graph_create(comm, 1, &s, &nout, out, weighted ? w : MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                          &c);
     return c;
 }
 
@@ -811,7 +810,7 @@ static void types_init(void) {
 
 void cs_test_neighbors(MPI_Comm base, const char *base_name, int quick, const char *only,
                        totals_t *all) {
-    topo_t topos[8];
+    topo_t topos[9];
     int ntopos = 0, any = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     for (int i = 0; i < cs_registry_count; i++) {
@@ -838,7 +837,9 @@ void cs_test_neighbors(MPI_Comm base, const char *base_name, int quick, const ch
     snprintf(topos[ntopos].name, sizeof(topos[0].name), "adjacent_w");
     topos[ntopos++].comm = make_adjacent(1);
     snprintf(topos[ntopos].name, sizeof(topos[0].name), "dist");
-    topos[ntopos++].comm = make_dist();
+    topos[ntopos++].comm = make_dist(0);
+    snprintf(topos[ntopos].name, sizeof(topos[0].name), "dist_w");
+    topos[ntopos++].comm = make_dist(1);
     snprintf(topos[ntopos].name, sizeof(topos[0].name), "graph");
     topos[ntopos++].comm = make_graph();
     for (int t = 0; t < ntopos; t++) {
