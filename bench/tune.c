@@ -385,6 +385,17 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
             "warning: %d processes per node on %d cores: oversubscribed, timings are noisy "
             "(compare only within this run)",
             machine.ppn, machine.cores);
+        /* Unbound, the OS moves ranks between cores, and which of them share a core changes
+         * every few seconds: a candidate then has a fast and a slow mode, each lasting a whole
+         * point, that tuning and a later check see differently (docs/tuning.md). */
+        int unbound = cs_machine_core_bound() == 0;
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &unbound, 1, MPI_INT, MPI_MAX, world));
+        if (unbound) {
+            cs_bench_say(rank,
+                         "warning: ranks are not bound to cores, so the OS moves them and their "
+                         "timings switch between modes that last seconds; bind them with "
+                         "mpirun --bind-to core:overload-allowed (scripts/tune does)");
+        }
     }
     if (!opts.validate && machine.nprocs >= 2) {
         CS_CHECK(measure_loggp(&opts, &machine, &r, rank, world));

@@ -43,6 +43,23 @@ int cs_machine_domain(void) {
     return domain;
 }
 
+int cs_machine_core_bound(void) {
+    hwloc_topology_t topo;
+    hwloc_bitmap_t set = NULL;
+    int bound = -1;
+    if (hwloc_topology_init(&topo) != 0) {
+        return -1;
+    }
+    set = hwloc_bitmap_alloc();
+    if (set != NULL && hwloc_topology_load(topo) == 0 &&
+        hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
+        bound = covering(topo, HWLOC_OBJ_CORE, set) >= 0;
+    }
+    hwloc_bitmap_free(set);
+    hwloc_topology_destroy(topo);
+    return bound;
+}
+
 static void topology(cs_machine_t *m) {
     hwloc_topology_t topo;
     snprintf(m->topology, sizeof(m->topology), "unknown");

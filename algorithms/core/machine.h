@@ -39,6 +39,11 @@ int cs_machine_node_comm(MPI_Comm comm, MPI_Comm *node, int *emulated) CS_MUST_C
  * -1 when unknown (not bound, bound across domains, hwloc failed). */
 int cs_machine_domain(void);
 
+/* Whether this process is bound to one core (not collective): 1 when its CPU binding lies
+ * within one core's processing units, 0 when it may run on several cores (not bound, or bound
+ * wider), -1 when hwloc cannot tell. */
+int cs_machine_core_bound(void);
+
 /* Fills `m` (collective over `comm`). CS_ERR_MPI on failure; hwloc failure leaves the
  * topology as "unknown" and cores 0. */
 int cs_machine_query(cs_machine_t *m, MPI_Comm comm) CS_MUST_CHECK;
