@@ -9,6 +9,7 @@
 #include "registry.h"
 #include "rules.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ typedef struct point {
     size_t n;
     double *loop_samples; /* NULL: no loop metric (a run made before it existed) */
     size_t nloop;
+    double median_us, loop_median_us; /* as stored (after outlier removal); loop NaN: none */
 } point_t;
 
 /* A run's measurements in the order of cs_db_foreach_measurement: by coll, comm_size, ppn,
@@ -53,6 +55,8 @@ static int collect(const cs_db_measurement_t *m, void *ctx) {
             (int)sizeof(p->params)) {
         return CS_ERR_ARG; /* not something this collsel measured */
     }
+    p->median_us = m->median_us;
+    p->loop_median_us = m->loop_reps > 0 ? m->loop_median_us : NAN;
     p->comm_size = m->point.comm_size;
     p->ppn = m->point.ppn;
     p->bytes = m->point.bytes;
@@ -136,11 +140,35 @@ out:
     return rc;
 }
 
+/* The confirmation pass's measurements at the size of entries[0..k-1] (points p[0..k-1] of one
+ * key and size, entries in the order size_entries made them) from conf[0..nconf-1]: each entry
+ * measured there gets its confirmation medians. Returns 1 when the pass measured this size. */
+static int attach_confirmations(const point_t *p, cs_bench_entry_t *entries, int k,
+                                const point_t *conf, size_t nconf) {
+    int measured = 0;
+    for (size_t j = 0; j < nconf; j++) {
+        const point_t *c = &conf[j];
+        if (!same_key(c, &p[0]) || c->bytes != p[0].bytes) {
+            continue;
+        }
+        measured = 1;
+        for (int i = 0; i < k; i++) {
+            if (strcmp(entries[i].algorithm, c->algorithm) == 0 &&
+                strcmp(entries[i].params, c->params) == 0) {
+                entries[i].has_confirm = 1;
+                entries[i].confirm_median_us = c->median_us;
+                entries[i].confirm_loop_median_us = c->loop_median_us;
+            }
+        }
+    }
+    return measured;
+}
+
 /* The rules of one key from its points p[0..n-1] (ordered by bytes) into out[0..n-1], with
  * the key, machine_id and run_id set; *nout rows. No database access. */
-static int key_rules(const point_t *p, size_t n, int64_t machine_id, int64_t run_id,
-                     cs_db_metric_t metric, const uint64_t *thresholds, int nthresholds,
-                     cs_rule_t *out, int *nout) {
+static int key_rules(const point_t *p, size_t n, const points_t *conf, int64_t machine_id,
+                     int64_t run_id, cs_db_metric_t metric, const uint64_t *thresholds,
+                     int nthresholds, cs_rule_t *out, int *nout) {
     int rc = CS_OK;
     cs_bench_entry_t *entries = calloc(n, sizeof(*entries));
     cs_bench_size_t *sizes = calloc(n, sizeof(*sizes));
@@ -159,6 +187,7 @@ static int key_rules(const point_t *p, size_t n, int64_t machine_id, int64_t run
             sizes[nsizes].entries = &entries[s];
             sizes[nsizes].n = k;
             sizes[nsizes].metric = metric;
+            sizes[nsizes].confirmed = attach_confirmations(&p[s], &entries[s], k, conf->v, conf->n);
             nsizes++;
         }
         s = e;
@@ -198,7 +227,7 @@ static int find_metric(const cs_db_run_row_t *r, void *ctx) {
 int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
                           const uint64_t *thresholds, int nthresholds, int *nrules) {
     int rc = CS_OK;
-    points_t ps = {NULL, 0, 0};
+    points_t ps = {NULL, 0, 0}, conf = {NULL, 0, 0};
     cs_rule_t *rules = NULL;
     run_metric_t rm = {run_id, CS_DB_METRIC_SYNC, 0};
     int open = 0;
@@ -206,6 +235,7 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
     CS_CHECK(cs_db_foreach_run(db, machine_id, find_metric, &rm));
     CS_REQUIRE(rm.found, CS_ERR_NOT_FOUND);
     CS_CHECK(cs_db_foreach_measurement(db, run_id, collect, &ps));
+    CS_CHECK(cs_db_foreach_confirmation(db, run_id, collect, &conf));
     CS_CHECK(cs_db_begin(db));
     open = 1;
     for (size_t first = 0; first < ps.n;) {
@@ -216,8 +246,8 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
         }
         rules = calloc(last - first, sizeof(*rules));
         CS_REQUIRE(rules != NULL, CS_ERR_NOMEM);
-        CS_CHECK(key_rules(&ps.v[first], last - first, machine_id, run_id, rm.metric, thresholds,
-                           nthresholds, rules, &nout));
+        CS_CHECK(key_rules(&ps.v[first], last - first, &conf, machine_id, run_id, rm.metric,
+                           thresholds, nthresholds, rules, &nout));
         CS_CHECK(cs_db_replace_rules(db, machine_id, ps.v[first].coll, ps.v[first].comm_size,
                                      ps.v[first].ppn, rules, (size_t)nout));
         *nrules += nout;
@@ -233,59 +263,138 @@ out:
     }
     free(rules);
     points_free(&ps);
+    points_free(&conf);
     return rc;
 }
 
-int cs_bench_derive_winners(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
-                            int comm_size, int ppn, uint64_t *sizes, int *winner, int cap, int *n) {
+/* Calls fn for every size run `run_id` measured for key (coll, comm_size, ppn) (comm_size 0:
+ * of every key), ascending, with
+ * that size's entries ranked by cs_bench_rank under `metric` (order[0..nrank-1], native last;
+ * the confirmation pass not counted). A non-zero return of fn other than CS_OK stops and is
+ * returned. */
+typedef int (*ranked_fn)(void *ctx, uint64_t bytes, const cs_bench_entry_t *entries,
+                         const int *order, int nrank);
+
+static int each_ranked_size(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
+                            int comm_size, int ppn, ranked_fn fn, void *ctx) {
     int rc = CS_OK;
     points_t ps = {NULL, 0, 0};
     cs_bench_entry_t *entries = NULL;
     cs_bench_cand_t *cands = calloc(CS_BENCH_MAX_CANDS, sizeof(*cands));
-    const cs_bench_entry_t **seen = NULL; /* the winner of each id */
-    int nseen = 0, order[CS_BENCH_MAX_RANKED], nrank = 0;
-    *n = 0;
+    int order[CS_BENCH_MAX_RANKED], nrank = 0;
     CS_REQUIRE(cands != NULL, CS_ERR_NOMEM);
     CS_CHECK(cs_db_foreach_measurement(db, run_id, collect, &ps));
     entries = calloc(ps.n + 1, sizeof(*entries));
-    seen = calloc((size_t)cap + 1, sizeof(*seen));
-    CS_REQUIRE(entries != NULL && seen != NULL, CS_ERR_NOMEM);
+    CS_REQUIRE(entries != NULL, CS_ERR_NOMEM);
     for (size_t s = 0; s < ps.n;) {
         size_t e = s;
-        int k = 0, id;
+        int k = 0;
         while (e < ps.n && same_key(&ps.v[s], &ps.v[e]) && ps.v[e].bytes == ps.v[s].bytes) {
             e++;
         }
-        if (ps.v[s].coll != coll || ps.v[s].comm_size != comm_size || ps.v[s].ppn != ppn) {
+        if (comm_size != 0 &&
+            (ps.v[s].coll != coll || ps.v[s].comm_size != comm_size || ps.v[s].ppn != ppn)) {
             s = e;
             continue;
         }
         CS_CHECK(size_entries(&ps.v[s], e - s, cands, &entries[s], &k));
-        if (k > 0 && *n < cap) {
+        if (k > 0) {
             const cs_bench_size_t size = {
                 .bytes = ps.v[s].bytes, .entries = &entries[s], .n = k, .metric = metric};
-            const cs_bench_entry_t *w;
             CS_CHECK(cs_bench_rank(&size, order, &nrank));
-            w = &entries[s + (size_t)order[0]];
-            for (id = 0; id < nseen; id++) {
-                if (strcmp(seen[id]->algorithm, w->algorithm) == 0 &&
-                    strcmp(seen[id]->params, w->params) == 0) {
-                    break;
-                }
-            }
-            if (id == nseen) {
-                seen[nseen++] = w;
-            }
-            sizes[*n] = ps.v[s].bytes;
-            winner[*n] = id;
-            (*n)++;
+            CS_CHECK(fn(ctx, ps.v[s].bytes, &entries[s], order, nrank));
         }
         s = e;
     }
 out:
-    free(seen);
     free(entries);
     free(cands);
     points_free(&ps);
     return rc;
+}
+
+/* cs_bench_derive_winners' state: the winners seen so far, one id each. */
+typedef struct winners {
+    uint64_t *sizes;
+    int *winner, cap, *n;
+    char seen[CS_BENCH_MAX_SIZES][CS_RULE_ALGORITHM + CS_RULE_PARAMS + 1];
+    int nseen;
+} winners_t;
+
+static int add_winner(void *ctx, uint64_t bytes, const cs_bench_entry_t *entries, const int *order,
+                      int nrank) {
+    winners_t *w = ctx;
+    const cs_bench_entry_t *best = &entries[order[0]];
+    char name[sizeof(w->seen[0])];
+    int id;
+    (void)nrank;
+    if (*w->n >= w->cap) {
+        return CS_OK;
+    }
+    snprintf(name, sizeof(name), "%s(%s", best->algorithm, best->params);
+    for (id = 0; id < w->nseen && strcmp(w->seen[id], name) != 0; id++) {
+    }
+    if (id == w->nseen) {
+        if (w->nseen == CS_BENCH_MAX_SIZES) {
+            return CS_ERR_ARG;
+        }
+        memcpy(w->seen[w->nseen++], name, sizeof(name));
+    }
+    w->sizes[*w->n] = bytes;
+    w->winner[*w->n] = id;
+    (*w->n)++;
+    return CS_OK;
+}
+
+int cs_bench_derive_winners(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
+                            int comm_size, int ppn, uint64_t *sizes, int *winner, int cap, int *n) {
+    int rc;
+    winners_t *w = calloc(1, sizeof(*w));
+    *n = 0;
+    if (w == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    w->sizes = sizes;
+    w->winner = winner;
+    w->cap = cap;
+    w->n = n;
+    rc = each_ranked_size(db, run_id, metric, coll, comm_size, ppn, add_winner, w);
+    free(w);
+    return rc;
+}
+
+/* cs_bench_derive_contenders' state. */
+typedef struct contenders {
+    cs_bench_contender_t *out;
+    int cap, *n;
+} contenders_t;
+
+static int add_contenders(void *ctx, uint64_t bytes, const cs_bench_entry_t *entries,
+                          const int *order, int nrank) {
+    contenders_t *c = ctx;
+    cs_bench_contender_t *o;
+    if (nrank < 2 || *c->n >= c->cap) { /* native alone: nothing to confirm */
+        return CS_OK;
+    }
+    if (c->out == NULL) { /* counting */
+        (*c->n)++;
+        return CS_OK;
+    }
+    o = &c->out[(*c->n)++];
+    memset(o, 0, sizeof(*o));
+    o->bytes = bytes;
+    for (int i = 0; i < nrank - 1 && o->k < CS_BENCH_CONFIRM_CANDS; i++) {
+        const cs_bench_entry_t *e = &entries[order[i]];
+        snprintf(o->algorithm[o->k], sizeof(o->algorithm[0]), "%s", e->algorithm);
+        snprintf(o->params[o->k], sizeof(o->params[0]), "%s", e->params);
+        o->k++;
+    }
+    return CS_OK;
+}
+
+int cs_bench_derive_contenders(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
+                               int comm_size, int ppn, cs_bench_contender_t *out, int cap, int *n) {
+    contenders_t c = {out, cap, n};
+    *n = 0;
+    return each_ranked_size(db, run_id, metric, coll, comm_size, ppn, add_contenders, &c);
 }

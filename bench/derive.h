@@ -17,6 +17,7 @@
 #ifndef CS_BENCH_DERIVE_H
 #define CS_BENCH_DERIVE_H
 
+#include "core/rule.h"
 #include "db.h"
 
 #include <stdint.h>
@@ -37,5 +38,27 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
 int cs_bench_derive_winners(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
                             int comm_size, int ppn, uint64_t *sizes, int *winner, int cap,
                             int *n) CS_MUST_CHECK;
+
+/* The confirmation pass (docs/tuning.md "Confirmation") measures again, with native, the
+ * candidates that beat native at a size: at most this many, the best first. */
+#define CS_BENCH_CONFIRM_CANDS 2
+
+/* One size to confirm: the candidates (variant keys and parameter texts) that beat native there,
+ * best first. */
+typedef struct cs_bench_contender {
+    uint64_t bytes;
+    int k;
+    char algorithm[CS_BENCH_CONFIRM_CANDS][CS_RULE_ALGORITHM];
+    char params[CS_BENCH_CONFIRM_CANDS][CS_RULE_PARAMS];
+} cs_bench_contender_t;
+
+/* Rank 0, for the confirmation pass: every size of key (coll, comm_size, ppn) of run `run_id`
+ * at which some candidate beats native under `metric` (as cs_bench_derive_winners ranks them,
+ * from the stored measurements), with its best CS_BENCH_CONFIRM_CANDS candidates; out[0..*n-1]
+ * ascending, at most `cap`. out NULL: *n is only counted; comm_size 0: over every key of the
+ * run. */
+int cs_bench_derive_contenders(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
+                               int comm_size, int ppn, cs_bench_contender_t *out, int cap,
+                               int *n) CS_MUST_CHECK;
 
 #endif

@@ -40,6 +40,8 @@ const char cs_bench_usage[] =
     "                        choice (collsel_* API) vs the best tuned candidate at every point\n"
     "  --no-refine           measure the --sizes grid only: no points at the MPI library's\n"
     "                        protocol thresholds, no refinement where the winner changes\n"
+    "  --no-confirm          no confirmation pass: a candidate that beats native once replaces\n"
+    "                        it (by default the points it won are measured again at the end)\n"
     "  --quiet               print only errors and the final summary\n"
     "  --help                this text\n";
 
@@ -376,6 +378,9 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
         } else if (strcmp(a, "--no-refine") == 0) {
             o->no_refine = 1;
             takes_value = 0;
+        } else if (strcmp(a, "--no-confirm") == 0) {
+            o->no_confirm = 1;
+            takes_value = 0;
         } else if (v == NULL && (strcmp(a, "--db") == 0 || strcmp(a, "--colls") == 0 ||
                                  strcmp(a, "--algorithms") == 0 || strcmp(a, "--sizes") == 0 ||
                                  strcmp(a, "--comm-sizes") == 0 || strcmp(a, "--budget") == 0 ||
@@ -445,6 +450,9 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
             used +=
                 (size_t)snprintf(o->args + used, sizeof(o->args) - used, " reps_max=%d budget=%g%s",
                                  o->reps_max, o->budget_s, o->no_refine ? " no_refine" : "");
+        }
+        if (used < sizeof(o->args) && o->no_confirm) {
+            used += (size_t)snprintf(o->args + used, sizeof(o->args) - used, " no_confirm");
         }
         /* The metric policy decides the rules: a resumed run keeps it. */
         if (used < sizeof(o->args)) {

@@ -28,6 +28,7 @@ typedef struct cs_bench_opts {
     int resume, list, quiet, help, validate;
     cs_db_metric_t metric; /* --metric: the policy rules are decided under (default both) */
     int no_refine;         /* --no-refine: the grid only (no threshold or refinement points) */
+    int no_confirm;        /* --no-confirm: no confirmation pass (docs/tuning.md) */
     char args[1024];       /* canonical form of the plan-defining options (for --resume) */
 } cs_bench_opts_t;
 

@@ -1,6 +1,8 @@
 /* The plan of a tuning run (see plan.h). */
 #include "plan.h"
 
+#include "derive.h"
+
 #include "progress.h"
 #include "registry.h"
 
@@ -255,6 +257,17 @@ int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ppn,
                "communicator size) where the winner changes between measured sizes; they share "
                "the budget\n",
                nrefine, plan->refine_max);
+    }
+    if (o->no_confirm) {
+        printf("confirmation pass: off (--no-confirm)\n");
+    } else if (o->budget_s > 0) {
+        printf("confirmation pass: the sizes where a candidate beats native measured again at the "
+               "end with native and the best %d, in %.0f %% of the budget\n",
+               CS_BENCH_CONFIRM_CANDS, 100.0 * CS_BENCH_CONFIRM_SHARE);
+    } else {
+        printf("confirmation pass: the sizes where a candidate beats native measured again at the "
+               "end with native and the best %d, %.1f s each (at most %d points)\n",
+               CS_BENCH_CONFIRM_CANDS, CS_BENCH_CONFIRM_POINT_BUDGET_S, plan->npoints + nrefine);
     }
     printf("estimated duration: at most %s (%.2f s timing per point, plus verification%s)\n", dur,
            per_point, o->budget_s > 0 ? "" : " and refinement points");

@@ -70,8 +70,29 @@ static int won_under(const cs_bench_entry_t *e, const cs_bench_entry_t *native, 
     }
 }
 
-static int wins(const cs_bench_entry_t *e, const cs_bench_entry_t *native, cs_db_metric_t m) {
-    return won_under(e, native, m) >= 0;
+/* Whether `e`, which won under `metric` (CS_DB_METRIC_SYNC or _LOOP) with policy `m`, beat
+ * `native` again in the confirmation pass (rules.h, cs_bench_size_t.confirmed). */
+static int confirmed(const cs_bench_entry_t *e, const cs_bench_entry_t *native, int metric,
+                     cs_db_metric_t m) {
+    const double at_most = 1.0 + CS_STATS_MIN_GAIN;
+    int loop = !isnan(e->confirm_loop_median_us) && !isnan(native->confirm_loop_median_us);
+    if (!e->has_confirm || !native->has_confirm) {
+        return 0;
+    }
+    if (metric == CS_DB_METRIC_LOOP) {
+        return loop && e->confirm_loop_median_us < native->confirm_loop_median_us &&
+               (m != CS_DB_METRIC_BOTH ||
+                e->confirm_median_us <= at_most * native->confirm_median_us);
+    }
+    return e->confirm_median_us < native->confirm_median_us &&
+           (m != CS_DB_METRIC_BOTH || !loop ||
+            e->confirm_loop_median_us <= at_most * native->confirm_loop_median_us);
+}
+
+static int wins(const cs_bench_size_t *s, const cs_bench_entry_t *e,
+                const cs_bench_entry_t *native) {
+    int metric = won_under(e, native, s->metric);
+    return metric >= 0 && (!s->confirmed || confirmed(e, native, metric, s->metric));
 }
 
 int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) {
@@ -82,7 +103,7 @@ int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) {
     }
     for (int i = 0; i < s->n; i++) {
         const cs_bench_entry_t *e = &s->entries[i];
-        if (e->native || !wins(e, native, s->metric)) {
+        if (e->native || !wins(s, e, native)) {
             continue;
         }
         /* Insertion by the policy's score; ties keep registry order. */

@@ -45,6 +45,10 @@ typedef struct cs_bench_entry {
     double loop_median_us; /* the loop metric's median and rank-sum p-value against native */
     double loop_p_value;
     double loop_q3_us; /* the loop metric's upper quartile; 0 or NaN: unknown */
+    /* The confirmation pass (docs/tuning.md "Confirmation"): 1 when this entry was measured
+     * again there, with its medians of that pass (loop NaN: not measured). */
+    int has_confirm;
+    double confirm_median_us, confirm_loop_median_us;
 } cs_bench_entry_t;
 
 /* Everything measured at one size; exactly one entry must be native. */
@@ -53,6 +57,10 @@ typedef struct cs_bench_size {
     const cs_bench_entry_t *entries;
     int n;
     cs_db_metric_t metric; /* the policy (0: sync) */
+    /* 1: the confirmation pass measured this size; then a candidate replaces native only if it
+     * was measured there too and beat native again: under the metric it won under, its median
+     * below native's; under 'both', the other metric at most CS_STATS_MIN_GAIN slower. */
+    int confirmed;
 } cs_bench_size_t;
 
 /* The score that orders winners under policy `m`: the synchronised median under 'sync', the

@@ -55,19 +55,21 @@ static int print_rule(const cs_rule_t *rule, void *ctx) {
 typedef struct pace {
     double start;
     int done, total;
+    double budget_s; /* what the measurement pass may spend: --budget less the confirmation
+                      * pass's share; the confirmation pass spends what is left of --budget */
 } pace_t;
 
-/* One point (collective over `sub`): measured and stored, or validated, or skipped when a
- * resumed run already has it. */
+/* One point (collective over `sub`): measured and stored (in the confirmation pass's table
+ * when `confirm`), or validated, or skipped when a resumed run already has it. */
 static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand, cs_coll_t c,
                      uint64_t bytes, cs_bench_run_t *r, cs_bench_validation_t *val, int rank, int n,
                      int ppn, MPI_Comm sub, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync,
-                     pace_t *pace, cs_bench_progress_t *progress) {
+                     pace_t *pace, cs_bench_progress_t *progress, int confirm) {
     int rc = CS_OK, skip = 0;
     cs_call_t call;
-    double budget = CS_BENCH_POINT_BUDGET_S;
-    unsigned seed =
-        (unsigned)((unsigned)c * 1000003u + (unsigned)(bytes / 4) * 7919u + (unsigned)n);
+    double budget = confirm ? CS_BENCH_CONFIRM_POINT_BUDGET_S : CS_BENCH_POINT_BUDGET_S;
+    unsigned seed = (unsigned)((unsigned)c * 1000003u + (unsigned)(bytes / 4) * 7919u +
+                               (unsigned)n + (confirm ? 0x9e3779b9u : 0u));
     CS_CHECK(cs_bench_call(&call, c, (int)(bytes / sizeof(int)), sub, bufs));
     cs_bench_progress_point(progress, c, n, call.bytes);
     if (o->validate) {
@@ -75,11 +77,11 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
     } else {
         if (rank == 0) {
             bool exists = false;
-            CS_CHECK(cs_bench_run_has_point(r, c, n, ppn, call.bytes, &exists));
+            CS_CHECK(cs_bench_run_has_point(r, c, n, ppn, call.bytes, confirm, &exists));
             skip = exists;
             if (o->budget_s > 0) {
                 int left = pace->total - pace->done;
-                budget = (o->budget_s - (PMPI_Wtime() - pace->start)) / (left > 0 ? left : 1);
+                budget = (pace->budget_s - (PMPI_Wtime() - pace->start)) / (left > 0 ? left : 1);
                 budget =
                     budget < CS_BENCH_MIN_POINT_BUDGET_S ? CS_BENCH_MIN_POINT_BUDGET_S : budget;
             }
@@ -89,7 +91,7 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
             CS_CHECK(cs_bench_measure(cands, ncand, &call, bufs, budget, o->reps_max, seed, sync,
                                       sub, rank == 0 ? progress : NULL));
             if (rank == 0) {
-                CS_CHECK(cs_bench_run_store_point(r, cands, ncand, c, n, ppn, call.bytes));
+                CS_CHECK(cs_bench_run_store_point(r, cands, ncand, c, n, ppn, call.bytes, confirm));
             }
             cs_bench_cands_free(cands, ncand);
         }
@@ -130,7 +132,7 @@ static int refine_key(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, cs_
                                              CS_BENCH_MAX_SIZES, &nsizes));
             nadd = cs_bench_refine_next(sizes, winner, nsizes, plan->refine_max - used, add);
             if (nadd > 0 && o->budget_s > 0 &&
-                PMPI_Wtime() - pace->start + nadd * CS_BENCH_MIN_POINT_BUDGET_S > o->budget_s) {
+                PMPI_Wtime() - pace->start + nadd * CS_BENCH_MIN_POINT_BUDGET_S > pace->budget_s) {
                 spent = nadd;
                 nadd = 0;
             }
@@ -142,7 +144,7 @@ static int refine_key(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, cs_
         CS_MPI_CHECK(PMPI_Bcast(add, nadd, MPI_UINT64_T, 0, sub));
         for (int i = 0; i < nadd; i++) {
             CS_CHECK(run_point(o, cands, ncand, c, add[i], r, NULL, rank, n, ppn, sub, bufs, sync,
-                               pace, progress));
+                               pace, progress, 0));
             added[used++] = add[i];
         }
     }
@@ -200,16 +202,15 @@ out:
 }
 
 static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
-                      cs_bench_validation_t *val, int rank, MPI_Comm world,
+                      cs_bench_validation_t *val, int rank, MPI_Comm world, pace_t *pace,
                       cs_bench_progress_t *progress) {
     int rc = CS_OK;
     cs_bench_bufs_t bufs = {0};
     cs_bench_sync_t sync = {0, 0};
     MPI_Comm sub = MPI_COMM_NULL;
-    pace_t pace = {PMPI_Wtime(), 0, plan->npoints};
     uint64_t sizes[CS_BENCH_MAX_SIZES], max_bytes = plan->sizes[plan->nsizes - 1];
-    pace.total += o->validate ? 0 : plan->ndata_keys * plan->refine_max;
-    progress->total = pace.total > 0 ? pace.total : 1;
+    pace->total += o->validate ? 0 : plan->ndata_keys * plan->refine_max;
+    progress->total = pace->total > 0 ? pace->total : 1;
     if (o->validate && rank == 0) { /* the largest tuned size may lie beyond these --sizes */
         for (size_t i = 0; i < val->nbest; i++) {
             max_bytes = val->best[i].bytes > max_bytes ? val->best[i].bytes : max_bytes;
@@ -233,30 +234,115 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
             }
             CS_CHECK(key_sizes(o, plan, val, (cs_coll_t)c, n, rank, sub, sizes, &nsizes));
             if (o->validate) {
-                pace.total += nsizes - cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
-                progress->total = pace.total > 0 ? pace.total : 1;
+                pace->total += nsizes - cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
+                progress->total = pace->total > 0 ? pace->total : 1;
             }
             for (int si = 0; si < nsizes; si++) {
                 CS_CHECK(run_point(o, cands, ncand, (cs_coll_t)c, sizes[si], r, val, rank, n, ppn,
-                                   sub, &bufs, &sync, &pace, progress));
+                                   sub, &bufs, &sync, pace, progress, 0));
             }
             if (!o->validate && plan->refine_max > 0 && cs_coll_has_data((cs_coll_t)c)) {
                 CS_CHECK(refine_key(o, plan, cands, ncand, (cs_coll_t)c, r, rank, n, ppn, sub,
-                                    &bufs, &sync, &pace, progress));
+                                    &bufs, &sync, pace, progress));
             }
         }
         if (sub != MPI_COMM_NULL) {
             cs_bench_bufs_free(&bufs);
             CS_MPI_CHECK(PMPI_Comm_free(&sub));
         }
-        CS_MPI_CHECK(PMPI_Bcast(&pace.done, 1, MPI_INT, 0, world));
-        CS_MPI_CHECK(PMPI_Bcast(&pace.total, 1, MPI_INT, 0, world));
+        CS_MPI_CHECK(PMPI_Bcast(&pace->done, 1, MPI_INT, 0, world));
+        CS_MPI_CHECK(PMPI_Bcast(&pace->total, 1, MPI_INT, 0, world));
     }
 out:
     cs_bench_bufs_free(&bufs);
     if (sub != MPI_COMM_NULL) {
         PMPI_Comm_free(&sub);
     }
+    return rc;
+}
+
+/* The confirmation pass (docs/tuning.md "Confirmation", collective over `world`): after every
+ * key was measured, each size at which candidates beat native is measured again, with native
+ * and the best CS_BENCH_CONFIRM_CANDS of them only, minutes after its first measurement; rule
+ * derivation lets a candidate replace native only if it wins both times. Rank 0 picks the
+ * sizes and candidates from the stored measurements (so a resumed run picks the same) and
+ * broadcasts them; the pass spends what the measurement pass left of --budget. */
+static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
+                          int rank, MPI_Comm world, pace_t *pace, cs_bench_progress_t *progress) {
+    int rc = CS_OK, ok = 1, count = 0;
+    cs_bench_bufs_t bufs = {0};
+    cs_bench_sync_t sync = {0, 0};
+    MPI_Comm sub = MPI_COMM_NULL;
+    uint64_t max_bytes = plan->sizes[plan->nsizes - 1];
+    cs_bench_contender_t *todo = calloc(CS_BENCH_MAX_SIZES, sizeof(*todo));
+    cs_bench_cand_t *sel = calloc(CS_BENCH_CONFIRM_CANDS + 1, sizeof(*sel));
+    ok = todo != NULL && sel != NULL;
+    if (rank == 0 && ok) {
+        CS_CHECK(cs_bench_derive_contenders(r->db, r->run_id, o->metric, (cs_coll_t)0, 0, 0, NULL,
+                                            INT32_MAX, &count));
+    }
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world));
+    CS_REQUIRE(ok, CS_ERR_NOMEM);
+    CS_MPI_CHECK(PMPI_Bcast(&count, 1, MPI_INT, 0, world));
+    pace->budget_s = o->budget_s; /* what is left of the whole budget is this pass's */
+    pace->total = pace->done + count;
+    progress->total = pace->total > 0 ? pace->total : 1;
+    if (rank == 0 && !o->quiet && count > 0) {
+        cs_bench_progress_end(progress);
+        cs_bench_say(rank,
+                     "confirmation pass: %d point(s) where a candidate beat native, measured "
+                     "again with native",
+                     count);
+    }
+    for (int ci = 0; ci < plan->ncomm_sizes && count > 0; ci++) {
+        int n = plan->comm_sizes[ci], ppn = 0;
+        CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
+        if (sub != MPI_COMM_NULL) {
+            CS_CHECK(cs_machine_node_size(sub, &ppn));
+            CS_CHECK(cs_bench_plan_expand(plan, n, ppn, rank));
+            CS_CHECK(cs_bench_bufs_alloc(&bufs, (size_t)(max_bytes / sizeof(int)), n));
+            CS_CHECK(cs_bench_sync_init(&sync, sub));
+        }
+        for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
+            int ntodo = 0;
+            if (plan->ncands[c] < 2) {
+                continue;
+            }
+            if (rank == 0) {
+                CS_CHECK(cs_bench_derive_contenders(r->db, r->run_id, o->metric, (cs_coll_t)c, n,
+                                                    ppn, todo, CS_BENCH_MAX_SIZES, &ntodo));
+            }
+            CS_MPI_CHECK(PMPI_Bcast(&ntodo, 1, MPI_INT, 0, sub));
+            CS_MPI_CHECK(PMPI_Bcast(todo, ntodo * (int)sizeof(*todo), MPI_BYTE, 0, sub));
+            for (int t = 0; t < ntodo; t++) {
+                int k = 0;
+                sel[k++] = plan->cands[c][0]; /* native */
+                for (int j = 0; j < todo[t].k; j++) {
+                    for (int i = 1; i < plan->ncands[c]; i++) {
+                        const cs_bench_cand_t *cand = &plan->cands[c][i];
+                        if (strcmp(cand->v.algo->name, todo[t].algorithm[j]) == 0 &&
+                            strcmp(cand->params, todo[t].params[j]) == 0) {
+                            sel[k++] = *cand;
+                            break;
+                        }
+                    }
+                }
+                CS_CHECK(run_point(o, sel, k, (cs_coll_t)c, todo[t].bytes, r, NULL, rank, n, ppn,
+                                   sub, &bufs, &sync, pace, progress, 1));
+            }
+        }
+        if (sub != MPI_COMM_NULL) {
+            cs_bench_bufs_free(&bufs);
+            CS_MPI_CHECK(PMPI_Comm_free(&sub));
+        }
+    }
+out:
+    cs_bench_bufs_free(&bufs);
+    if (sub != MPI_COMM_NULL) {
+        PMPI_Comm_free(&sub);
+    }
+    free(todo);
+    free(sel);
     return rc;
 }
 
@@ -290,6 +376,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     cs_bench_opts_t opts;
     cs_machine_t machine;
     cs_bench_progress_t progress;
+    pace_t pace = {0, 0, 0, 0};
     cs_bench_run_t r;
     cs_bench_validation_t val;
     cs_bench_plan_t *plan = NULL;
@@ -406,9 +493,18 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         CS_CHECK(cs_bench_validate_start(&val, &r, plan->nkeys * 64, rank, world));
     }
     cs_bench_progress_start(&progress, plan->npoints, rank == 0 && !opts.quiet);
-    rc = run_points(&opts, plan, &r, &val, rank, world, &progress);
-    cs_bench_progress_close(&progress);
+    pace.start = PMPI_Wtime();
+    pace.total = plan->npoints;
+    pace.budget_s = opts.validate || opts.no_confirm
+                        ? opts.budget_s
+                        : opts.budget_s * (1.0 - CS_BENCH_CONFIRM_SHARE);
+    rc = run_points(&opts, plan, &r, &val, rank, world, &pace, &progress);
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
+    if (rc == CS_OK && !opts.validate && !opts.no_confirm) {
+        rc = confirm_points(&opts, plan, &r, rank, world, &pace, &progress);
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
+    }
+    cs_bench_progress_close(&progress);
     CS_CHECK(rc);
     if (rank == 0 && opts.validate) {
         char dur[32];

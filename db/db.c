@@ -67,6 +67,9 @@ enum stmt {
     ST_MEASUREMENT_INSERT,
     ST_MEASUREMENT_EXISTS,
     ST_MEASUREMENT_BY_RUN,
+    ST_CONFIRMATION_INSERT,
+    ST_CONFIRMATION_EXISTS,
+    ST_CONFIRMATION_BY_RUN,
     ST_FAILURE_INSERT,
     ST_FAILURE_BY_RUN,
     ST_RULE_DELETE,
@@ -78,6 +81,7 @@ enum stmt {
     ST_COUNT_RUN,
     ST_COUNT_MEASUREMENT,
     ST_COUNT_FAILURE,
+    ST_COUNT_CONFIRMATION,
     ST_COUNT_RULE,
     ST_COUNT_VALIDATION,
     ST_LOGGP_PUT,
@@ -124,15 +128,24 @@ static const char *const sql[NSTMTS] = {
     [ST_RUN_BY_MACHINE] = "SELECT id, machine_id, started_at, finished_at, nprocs, nnodes, ppn, "
                           "args, status, oversubscribed, version, resumes, kind, metric FROM run "
                           "WHERE ?1 = 0 OR machine_id = ?1 ORDER BY id",
-    [ST_MEASUREMENT_INSERT] = "INSERT INTO measurement (run_id, " MEASUREMENT_COLS ") "
-                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                              "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26) "
-                              "ON CONFLICT DO NOTHING",
-    [ST_MEASUREMENT_EXISTS] = "SELECT 1 FROM measurement WHERE run_id = ?1 AND coll = ?2 "
-                              "AND pattern = ?3 AND algorithm = ?4 AND params = ?5 "
-                              "AND comm_size = ?6 AND ppn = ?7 AND bytes = ?8",
-    [ST_MEASUREMENT_BY_RUN] = "SELECT " MEASUREMENT_COLS " FROM measurement WHERE run_id = ?1 "
-                              "ORDER BY " POINT_ORDER,
+/* measurement and confirmation have the same columns: one text for both tables' statements. */
+#define MEASUREMENT_INSERT(table)                                                                  \
+    "INSERT INTO " table " (run_id, " MEASUREMENT_COLS ") "                                        \
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "                             \
+    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26) "                            \
+    "ON CONFLICT DO NOTHING"
+#define MEASUREMENT_EXISTS(table)                                                                  \
+    "SELECT 1 FROM " table " WHERE run_id = ?1 AND coll = ?2 "                                     \
+    "AND pattern = ?3 AND algorithm = ?4 AND params = ?5 "                                         \
+    "AND comm_size = ?6 AND ppn = ?7 AND bytes = ?8"
+#define MEASUREMENT_BY_RUN(table)                                                                  \
+    "SELECT " MEASUREMENT_COLS " FROM " table " WHERE run_id = ?1 ORDER BY " POINT_ORDER
+    [ST_MEASUREMENT_INSERT] = MEASUREMENT_INSERT("measurement"),
+    [ST_MEASUREMENT_EXISTS] = MEASUREMENT_EXISTS("measurement"),
+    [ST_MEASUREMENT_BY_RUN] = MEASUREMENT_BY_RUN("measurement"),
+    [ST_CONFIRMATION_INSERT] = MEASUREMENT_INSERT("confirmation"),
+    [ST_CONFIRMATION_EXISTS] = MEASUREMENT_EXISTS("confirmation"),
+    [ST_CONFIRMATION_BY_RUN] = MEASUREMENT_BY_RUN("confirmation"),
     [ST_FAILURE_INSERT] = "INSERT INTO failure (run_id, " POINT_COLS ", message) "
                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT DO NOTHING",
     [ST_FAILURE_BY_RUN] = "SELECT " POINT_COLS ", message FROM failure WHERE run_id = ?1 "
@@ -153,6 +166,7 @@ static const char *const sql[NSTMTS] = {
     [ST_COUNT_RUN] = "SELECT count(*) FROM run WHERE ?1 = 0 OR id = ?1",
     [ST_COUNT_MEASUREMENT] = "SELECT count(*) FROM measurement WHERE ?1 = 0 OR run_id = ?1",
     [ST_COUNT_FAILURE] = "SELECT count(*) FROM failure WHERE ?1 = 0 OR run_id = ?1",
+    [ST_COUNT_CONFIRMATION] = "SELECT count(*) FROM confirmation WHERE ?1 = 0 OR run_id = ?1",
     [ST_COUNT_RULE] = "SELECT count(*) FROM rule WHERE ?1 = 0 OR run_id = ?1",
     [ST_COUNT_VALIDATION] = "SELECT count(*) FROM validation WHERE ?1 = 0 OR run_id = ?1",
     [ST_LOGGP_PUT] = "INSERT INTO loggp (machine_id, ppn, run_id, l_us, o_us, g_us, "
@@ -175,8 +189,13 @@ static const struct {
     const char *name;
     enum stmt count;
 } tables[] = {
-    {"machine", ST_COUNT_MACHINE}, {"run", ST_COUNT_RUN},   {"measurement", ST_COUNT_MEASUREMENT},
-    {"failure", ST_COUNT_FAILURE}, {"rule", ST_COUNT_RULE}, {"validation", ST_COUNT_VALIDATION},
+    {"machine", ST_COUNT_MACHINE},
+    {"run", ST_COUNT_RUN},
+    {"measurement", ST_COUNT_MEASUREMENT},
+    {"failure", ST_COUNT_FAILURE},
+    {"rule", ST_COUNT_RULE},
+    {"validation", ST_COUNT_VALIDATION},
+    {"confirmation", ST_COUNT_CONFIRMATION},
 };
 
 static const char *const run_kind_names[] = {
@@ -1083,7 +1102,8 @@ out:
     return rc;
 }
 
-int cs_db_insert_measurement(cs_db_t *db, const cs_db_measurement_t *m) {
+/* Stores `m` with statement `st` (ST_MEASUREMENT_INSERT or ST_CONFIRMATION_INSERT). */
+static int insert_measurement(cs_db_t *db, enum stmt st, const cs_db_measurement_t *m) {
     int rc = CS_OK;
     sqlite3_stmt *s = NULL;
     CS_REQUIRE(db != NULL && m != NULL && point_valid(&m->point), CS_ERR_ARG);
@@ -1105,7 +1125,7 @@ int cs_db_insert_measurement(cs_db_t *db, const cs_db_measurement_t *m) {
     if (m->loop_reps > 0) {
         CS_CHECK(encode_samples(db, m->loop_samples_us, m->loop_nsamples, m->nsamples * 8));
     }
-    CS_CHECK(stmt(db, ST_MEASUREMENT_INSERT, &s));
+    CS_CHECK(stmt(db, st, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, m->run_id));
     CS_DB_CHECK(db, bind_point(s, 2, &m->point));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 9, m->reps));
@@ -1152,12 +1172,21 @@ out:
     return rc;
 }
 
-int cs_db_measurement_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p, bool *exists) {
+int cs_db_insert_measurement(cs_db_t *db, const cs_db_measurement_t *m) {
+    return insert_measurement(db, ST_MEASUREMENT_INSERT, m);
+}
+
+int cs_db_insert_confirmation(cs_db_t *db, const cs_db_measurement_t *m) {
+    return insert_measurement(db, ST_CONFIRMATION_INSERT, m);
+}
+
+static int measurement_exists(cs_db_t *db, enum stmt st, int64_t run_id, const cs_db_point_t *p,
+                              bool *exists) {
     int rc = CS_OK;
     int step = SQLITE_DONE;
     sqlite3_stmt *s = NULL;
     CS_REQUIRE(db != NULL && exists != NULL && point_valid(p), CS_ERR_ARG);
-    CS_CHECK(stmt(db, ST_MEASUREMENT_EXISTS, &s));
+    CS_CHECK(stmt(db, st, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, run_id));
     CS_DB_CHECK(db, bind_point(s, 2, p));
     CS_DB_CHECK(db, step = sqlite3_step(s));
@@ -1167,13 +1196,22 @@ out:
     return rc;
 }
 
-int cs_db_foreach_measurement(cs_db_t *db, int64_t run_id, cs_db_measurement_fn fn, void *ctx) {
+int cs_db_measurement_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p, bool *exists) {
+    return measurement_exists(db, ST_MEASUREMENT_EXISTS, run_id, p, exists);
+}
+
+int cs_db_confirmation_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p, bool *exists) {
+    return measurement_exists(db, ST_CONFIRMATION_EXISTS, run_id, p, exists);
+}
+
+static int foreach_measurement(cs_db_t *db, enum stmt st, int64_t run_id, cs_db_measurement_fn fn,
+                               void *ctx) {
     int rc = CS_OK;
     int step = SQLITE_DONE;
     bool stop = false;
     sqlite3_stmt *s = NULL;
     CS_REQUIRE(db != NULL && fn != NULL, CS_ERR_ARG);
-    CS_CHECK(stmt(db, ST_MEASUREMENT_BY_RUN, &s));
+    CS_CHECK(stmt(db, st, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, run_id));
     while (!stop) {
         CS_DB_CHECK(db, step = sqlite3_step(s));
@@ -1222,6 +1260,14 @@ int cs_db_foreach_measurement(cs_db_t *db, int64_t run_id, cs_db_measurement_fn 
 out:
     done(s);
     return rc;
+}
+
+int cs_db_foreach_measurement(cs_db_t *db, int64_t run_id, cs_db_measurement_fn fn, void *ctx) {
+    return foreach_measurement(db, ST_MEASUREMENT_BY_RUN, run_id, fn, ctx);
+}
+
+int cs_db_foreach_confirmation(cs_db_t *db, int64_t run_id, cs_db_measurement_fn fn, void *ctx) {
+    return foreach_measurement(db, ST_CONFIRMATION_BY_RUN, run_id, fn, ctx);
 }
 
 int cs_db_insert_failure(cs_db_t *db, const cs_db_failure_t *f) {

@@ -281,6 +281,15 @@ int cs_db_measurement_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p
 int cs_db_foreach_measurement(cs_db_t *db, int64_t run_id, cs_db_measurement_fn fn,
                               void *ctx) CS_MUST_CHECK;
 
+/* The confirmation pass (docs/tuning.md "Confirmation"): measurements of the same points again,
+ * later in the run, with native and the best candidates only; table confirmation, with the same
+ * columns and rules as measurement. */
+int cs_db_insert_confirmation(cs_db_t *db, const cs_db_measurement_t *m) CS_MUST_CHECK;
+int cs_db_confirmation_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p,
+                              bool *exists) CS_MUST_CHECK;
+int cs_db_foreach_confirmation(cs_db_t *db, int64_t run_id, cs_db_measurement_fn fn,
+                               void *ctx) CS_MUST_CHECK;
+
 /* Stores one verification failure; one that the run already has is left as it is. */
 int cs_db_insert_failure(cs_db_t *db, const cs_db_failure_t *f) CS_MUST_CHECK;
 
@@ -370,9 +379,9 @@ int cs_db_foreach_pattern(cs_db_t *db, int64_t machine_id, cs_db_pattern_fn fn,
 /* --- counting ------------------------------------------------------------------------------ */
 
 /* Sets *count to the rows of `table` ("machine", "run", "measurement", "failure", "rule",
- * "validation") that belong to run `run_id`, or to all its rows when run_id is 0. A run's
- * machine is its one machine row; its rules are those it decided (rule.run_id).
- * CS_ERR_ARG for another table name. */
+ * "validation", "confirmation") that belong to run `run_id`, or to all its rows when run_id is 0. A
+ * run's machine is its one machine row; its rules are those it decided (rule.run_id). CS_ERR_ARG
+ * for another table name. */
 int cs_db_count_rows(cs_db_t *db, const char *table, int64_t run_id, int64_t *count) CS_MUST_CHECK;
 
 #endif

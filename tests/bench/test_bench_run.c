@@ -29,6 +29,7 @@
  * each failed check and "N passed, N failed"; every rank exits 1 when a check failed. */
 #include "core/algo.h"
 #include "db.h"
+#include "derive.h"
 #include "registry.h"
 #include "stats.h"
 #include "tune.h"
@@ -493,6 +494,55 @@ static void check_rules(const rows_t *rs, const rows_t *ms, int64_t run_id, int 
 }
 
 /* Rank 0: everything the database should hold after the run. */
+/* The confirmation pass (docs/tuning.md "Confirmation"): every row re-measures a point of the
+ * first pass; each size it measured has native and at most CS_BENCH_CONFIRM_CANDS candidates;
+ * and a non-native rule that starts at a size the pass measured was measured there again. */
+static void check_confirmations(const rows_t *cs, const rows_t *ms, const rows_t *rules) {
+    for (int i = 0; i < cs->n; i++) {
+        const row_t *c = &cs->v[i];
+        int first = 0, natives = 0, here = 0;
+        for (int j = 0; j < ms->n; j++) {
+            first += strcmp(ms->v[j].coll, c->coll) == 0 &&
+                     strcmp(ms->v[j].algorithm, c->algorithm) == 0 &&
+                     strcmp(ms->v[j].params, c->params) == 0 && ms->v[j].bytes == c->bytes;
+        }
+        check(first == 1, "confirmation of %s(%s) at %llu bytes: %d first-pass measurements",
+              c->algorithm, c->params, (unsigned long long)c->bytes, first);
+        check(!is_wrong(c->algorithm), "wrong algorithm %s confirmed", c->algorithm);
+        for (int j = 0; j < cs->n; j++) {
+            const row_t *d = &cs->v[j];
+            if (strcmp(d->coll, c->coll) == 0 && d->bytes == c->bytes) {
+                const cs_algo_t *a = cs_registry_find(d->algorithm);
+                here++;
+                natives += a != NULL && cs_algo_is_native(a);
+            }
+        }
+        check(natives == 1 && here >= 2 && here <= 1 + CS_BENCH_CONFIRM_CANDS,
+              "%s at %llu bytes: the confirmation pass measured %d candidates, %d native", c->coll,
+              (unsigned long long)c->bytes, here, natives);
+    }
+    for (int i = 0; i < rules->n; i++) {
+        const row_t *r = &rules->v[i];
+        const cs_algo_t *a = cs_registry_find(r->algorithm);
+        int confirmed = 0, measured = 0;
+        if (a == NULL || cs_algo_is_native(a)) {
+            continue;
+        }
+        for (int j = 0; j < cs->n; j++) {
+            if (strcmp(cs->v[j].coll, r->coll) == 0 && cs->v[j].bytes >= r->lo &&
+                cs->v[j].bytes < r->hi) {
+                measured = 1;
+                confirmed |= strcmp(cs->v[j].algorithm, r->algorithm) == 0 &&
+                             strcmp(cs->v[j].params, r->params) == 0;
+            }
+        }
+        check(!measured || confirmed,
+              "rule %s(%s) for [%llu, %llu) was not measured again where the confirmation pass "
+              "measured that interval",
+              r->algorithm, r->params, (unsigned long long)r->lo, (unsigned long long)r->hi);
+    }
+}
+
 static void check_database(const char *path, int nprocs) {
     cs_db_t *db = NULL;
     char why[512] = "";
@@ -502,7 +552,8 @@ static void check_database(const char *path, int nprocs) {
     cs_db_machine_t any = {NULL, NULL, NULL};
     cs_bench_bufs_t bufs = {0};
     rows_t *ms = calloc(1, sizeof(*ms)), *fs = calloc(1, sizeof(*fs)), *rs = calloc(1, sizeof(*rs));
-    if (ms == NULL || fs == NULL || rs == NULL ||
+    rows_t *cs = calloc(1, sizeof(*cs));
+    if (ms == NULL || fs == NULL || rs == NULL || cs == NULL ||
         cs_bench_bufs_alloc(&bufs, (size_t)plan_sizes[NSIZES - 1] / sizeof(int), nprocs) != CS_OK) {
         check(0, "out of memory");
         goto out;
@@ -524,7 +575,10 @@ static void check_database(const char *path, int nprocs) {
           "cannot read the failures");
     check(cs_db_foreach_rule(db, machine_id, on_rule, rs) == CS_OK && !rs->overflow,
           "cannot read the rules");
+    check(cs_db_foreach_confirmation(db, run_id, on_measurement, cs) == CS_OK && !cs->overflow,
+          "cannot read the confirmation pass's measurements");
     check_measurements(ms, run_id, nprocs, &bufs);
+    check_confirmations(cs, ms, rs);
     check_failures(fs, run_id, nprocs, &bufs);
     check_rules(rs, ms, run_id, nprocs, &bufs);
 out:
@@ -533,6 +587,7 @@ out:
     free(ms);
     free(fs);
     free(rs);
+    free(cs);
 }
 
 int main(int argc, char **argv) {
