@@ -568,7 +568,8 @@ START_TEST(rank_confirmation) {
     /* The allgather case of issue 19: linear beat native in the loop when first measured (0.76 x)
      * and lost minutes later (1.19 x). When the confirmation pass measured the size, a candidate
      * replaces native only if it won there too: under the metric it won under, faster than
-     * native; under 'both' the other metric at most 3 % slower. A candidate the pass did not
+     * native; under 'both' a synchronised win also at most 3 % slower in the loop again, while
+     * a loop win's synchronised side is not asked again. A candidate the pass did not
      * measure (not among the best) cannot win at a confirmed size; an unconfirmed size decides
      * on the first measurement alone. */
     cs_bench_entry_t e[] = {NATIVE2(3700.0, 2300.0), /* NATIVE2 names it allreduce/native */
@@ -592,13 +593,16 @@ START_TEST(rank_confirmation) {
     ck_assert_int_eq(n, 2);
     confirm_entry(&e[1], 3400.0, 2900.0); /* won again in the loop */
     ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allgather/linear");
-    /* 'both', linear winning in the loop only (synchronised 1.4 % faster, no win): its loop win
-     * is confirmed, but 4 % slower synchronised in the confirmation is a loss. */
+    /* 'both', linear winning in the loop only (synchronised 1.4 % faster, no win): only the
+     * loop is asked again. Synchronised 12 % slower in the shorter confirmation (the bcast of
+     * 16 B case: sub-10 us synchronised medians move that much) does not undo a loop win whose
+     * "not slower" the first pass established with all its repetitions. */
     e[1].median_us = 3650.0;
-    confirm_entry(&e[1], 3690.0 * 1.04, 2900.0);
-    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_BOTH, &n), "allreduce/native");
-    confirm_entry(&e[1], 3690.0 * 1.02, 2900.0);
+    confirm_entry(&e[1], 3690.0 * 1.12, 2900.0);
     ck_assert_str_eq(winner_under(s, CS_DB_METRIC_BOTH, &n), "allgather/linear");
+    confirm_entry(&e[1], 3690.0, 3200.0); /* the loop win itself did not hold */
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_BOTH, &n), "allreduce/native");
+    confirm_entry(&e[1], 3690.0, 2900.0);
     /* Native itself not measured again (a pass cut short): no candidate is confirmed. */
     e[0].has_confirm = 0;
     ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allreduce/native");
