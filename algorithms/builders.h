@@ -46,6 +46,13 @@ int cs_build_alltoall_source(cs_sched_t *s, const cs_call_t *c, cs_blocks_t *src
 /* The receive buffer of an alltoall call as a uniform layout of p blocks (alltoall_linear.c). */
 cs_blocks_t cs_build_alltoall_recv(const cs_call_t *c);
 
+/* The input vector of a reduce_scatter_block or reduce_scatter call: its blocks lie back to
+ * back, block j has cs_build_rs_count(c, j) elements (recvcount, or recvcounts[j]) and starts
+ * at element cs_build_rs_start(c, j); start(p) is the vector's length. O(j) for reduce_scatter
+ * (reduce_scatter_recursive_halving.c). */
+MPI_Aint cs_build_rs_start(const cs_call_t *c, int j);
+int cs_build_rs_count(const cs_call_t *c, int j);
+
 /* The linear schedule of any neighbourhood collective: one round, a receive on every in-edge
  * then a send on every out-edge, in MPI's order (neighbor_allgather_linear.c). A cs_algo_t
  * build function. */

@@ -58,6 +58,13 @@ int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm, cs_
         return cs_call_alltoall(call, b->send, count, MPI_INT, b->recv, count, MPI_INT, comm);
     case CS_COLL_BARRIER:
         return cs_call_barrier(call, comm);
+    case CS_COLL_REDUCE_SCATTER_BLOCK:
+        return cs_call_reduce_scatter_block(call, b->send, b->recv, count, MPI_INT, MPI_SUM, comm);
+    case CS_COLL_REDUCE_SCATTER:
+        for (int i = 0; i < p; i++) {
+            b->counts[i] = count;
+        }
+        return cs_call_reduce_scatter(call, b->send, b->recv, b->counts, MPI_INT, MPI_SUM, comm);
     default:
         return CS_ERR_ARG;
     }
@@ -82,6 +89,8 @@ size_t cs_bench_output_count(const cs_call_t *call) {
     case CS_COLL_BCAST:
     case CS_COLL_SCATTER:
     case CS_COLL_ALLREDUCE:
+    case CS_COLL_REDUCE_SCATTER_BLOCK:
+    case CS_COLL_REDUCE_SCATTER:
         return (size_t)call->recvcount;
     case CS_COLL_REDUCE:
         return is_root ? (size_t)call->recvcount : 0;

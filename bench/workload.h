@@ -2,8 +2,9 @@
  *
  * Every collective runs on MPI_INT elements (MPI_SUM for reductions), root 0, so that results
  * are bit-exact and a wrong algorithm cannot hide behind rounding. allgatherv uses equal blocks,
- * alltoall `count` ints per block. Barrier has no data: verifying it checks only that it
- * completes on every rank (its synchronisation is checked by the simulator's tests).
+ * alltoall `count` ints per block, reduce_scatter_block and reduce_scatter `count` ints per
+ * block (equal blocks: p count ints in, count out). Barrier has no data: verifying it checks only
+ * that it completes on every rank (its synchronisation is checked by the simulator's tests).
  * Buffers are allocated once for the largest size of the plan. */
 #ifndef CS_BENCH_WORKLOAD_H
 #define CS_BENCH_WORKLOAD_H
@@ -24,7 +25,8 @@ typedef struct cs_bench_bufs {
 int cs_bench_bufs_alloc(cs_bench_bufs_t *b, size_t max_count, int nprocs) CS_MUST_CHECK;
 void cs_bench_bufs_free(cs_bench_bufs_t *b);
 
-/* Builds the call of `coll` with `count` ints per process (alltoall: per block; barrier: none)
+/* Builds the call of `coll` with `count` ints per process (alltoall, reduce_scatter_block,
+ * reduce_scatter: per block; barrier: none)
  * on `comm` over `b`. */
 int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm,
                   cs_bench_bufs_t *b) CS_MUST_CHECK;

@@ -92,6 +92,12 @@ COLLSEL_API int collsel_alltoall(const void *sendbuf, int sendcount, MPI_Datatyp
                                  MPI_Comm comm);
 /** @brief MPI_Barrier, dispatched to the tuned algorithm. */
 COLLSEL_API int collsel_barrier(MPI_Comm comm);
+/** @brief MPI_Reduce_scatter_block, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+/** @brief MPI_Reduce_scatter, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 
 /* The neighbourhood collectives run on the neighbours of a communicator made by
  * MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create or MPI_Dist_graph_create_adjacent
@@ -128,11 +134,13 @@ COLLSEL_API int collsel_neighbor_alltoallw(const void *sendbuf, const int sendco
  * @brief Says which algorithm a call would run, and why.
  *
  * @param coll  collective name: "bcast", "gather", "scatter", "reduce", "allreduce",
- *              "allgather", "allgatherv", "alltoall", "barrier", "neighbor_allgather",
+ *              "allgather", "allgatherv", "alltoall", "barrier", "reduce_scatter_block",
+ *              "reduce_scatter", "neighbor_allgather",
  *              "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv" or
  *              "neighbor_alltoallw".
- * @param bytes the call's size: bytes per process (allgatherv: mean bytes per block;
- *              alltoall: bytes per block, what one rank sends to one other; barrier: 0;
+ * @param bytes the call's size: bytes per process (allgatherv, reduce_scatter: mean bytes
+ *              per block; alltoall: bytes per block, what one rank sends to one other;
+ *              reduce_scatter_block: bytes per block, what each rank gets; barrier: 0;
  *              neighbor_allgather, neighbor_alltoall: bytes per block; the other
  *              neighbourhood collectives: mean bytes per edge, sent and received).
  * @param comm  the communicator (collective on first use of comm, like any collsel call).

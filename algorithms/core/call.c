@@ -3,6 +3,7 @@
 
 #include "comm.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -113,6 +114,7 @@ uint64_t cs_call_key_bytes(const cs_call_key_t *key, const cs_call_arrays_t *arr
         return key->send_in_place ? type_bytes(key->recvcount, key->recvtype)
                                   : type_bytes(key->sendcount, key->sendtype);
     case CS_COLL_ALLTOALL:
+    case CS_COLL_REDUCE_SCATTER_BLOCK:
         return type_bytes(key->recvcount, key->recvtype);
     case CS_COLL_BARRIER:
         return 0;
@@ -120,7 +122,8 @@ uint64_t cs_call_key_bytes(const cs_call_key_t *key, const cs_call_arrays_t *arr
     case CS_COLL_ALLGATHER:
         return key->recv_in_place ? type_bytes(key->sendcount, key->sendtype)
                                   : type_bytes(key->recvcount, key->recvtype);
-    case CS_COLL_ALLGATHERV: {
+    case CS_COLL_ALLGATHERV:
+    case CS_COLL_REDUCE_SCATTER: {
         uint64_t total = 0;
         if (recvcounts == NULL || nprocs < 1) {
             return 0;
@@ -265,6 +268,22 @@ void cs_call_fill_barrier(cs_call_t *call, MPI_Comm comm) {
     call->comm = comm;
 }
 
+void cs_call_fill_reduce_scatter_block(cs_call_t *call, const void *sendbuf, void *recvbuf,
+                                       int recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    raw(call, CS_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvcount, type, recvbuf, recvcount, type);
+    call->comm = comm;
+    call->op = op;
+}
+
+void cs_call_fill_reduce_scatter(cs_call_t *call, const void *sendbuf, void *recvbuf,
+                                 const int *recvcounts, MPI_Datatype type, MPI_Op op,
+                                 MPI_Comm comm) {
+    raw(call, CS_COLL_REDUCE_SCATTER, sendbuf, 0, type, recvbuf, 0, type);
+    call->comm = comm;
+    call->op = op;
+    call->recvcounts = recvcounts;
+}
+
 void cs_call_fill_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
                                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                      MPI_Datatype recvtype, MPI_Comm comm) {
@@ -402,6 +421,18 @@ int cs_call_alltoall(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Da
 
 int cs_call_barrier(cs_call_t *call, MPI_Comm comm) {
     cs_call_fill_barrier(call, comm);
+    return finish(call, comm);
+}
+
+int cs_call_reduce_scatter_block(cs_call_t *call, const void *sendbuf, void *recvbuf, int recvcount,
+                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    cs_call_fill_reduce_scatter_block(call, sendbuf, recvbuf, recvcount, type, op, comm);
+    return finish(call, comm);
+}
+
+int cs_call_reduce_scatter(cs_call_t *call, const void *sendbuf, void *recvbuf,
+                           const int *recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    cs_call_fill_reduce_scatter(call, sendbuf, recvbuf, recvcounts, type, op, comm);
     return finish(call, comm);
 }
 
@@ -572,6 +603,39 @@ out:
     return rc;
 }
 
+/* reduce_scatter_block, reduce_scatter: one type; the send side is the whole input vector
+ * (sendcount = the sum of the blocks, at most INT_MAX), the receive side this rank's block; in
+ * place the input is the receive buffer. */
+static int normalize_reduce_scatter(cs_call_t *c) {
+    int rc = CS_OK;
+    int commutes = 0;
+    int64_t total = 0;
+    if (c->coll == CS_COLL_REDUCE_SCATTER) {
+        CS_REQUIRE(c->recvcounts != NULL, CS_ERR_ARG);
+        for (int i = 0; i < c->nprocs; i++) {
+            CS_REQUIRE(c->recvcounts[i] >= 0, CS_ERR_ARG);
+            total += c->recvcounts[i];
+        }
+        c->recvcount = c->recvcounts[c->rank];
+    } else {
+        CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
+        total = (int64_t)c->recvcount * c->nprocs;
+    }
+    CS_REQUIRE(total <= INT_MAX, CS_ERR_ARG);
+    CS_REQUIRE(c->op != MPI_OP_NULL, CS_ERR_ARG);
+    CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+    c->send = c->recv;
+    c->sendcount = (int)total;
+    CS_MPI_CHECK(PMPI_Op_commutative(c->op, &commutes));
+    c->commutative = commutes != 0;
+    if (c->sendbuf == MPI_IN_PLACE) {
+        c->in_place = 1;
+        c->sendbuf = c->recvbuf;
+    }
+out:
+    return rc;
+}
+
 /* `n` counts, none negative, and (with `need_displs`) their displacements: present unless
  * n is 0. */
 static int counts_ok(int n, const int *counts, int need_displs, const void *displs) {
@@ -636,8 +700,8 @@ out:
 }
 
 /* 1 when the caller passed MPI_IN_PLACE where MPI does not allow it: any rank of a broadcast,
- * a non-root of gather, scatter or reduce, alltoall's receive buffer, any rank of a
- * neighbourhood collective. */
+ * a non-root of gather, scatter or reduce, the receive buffer of alltoall, reduce_scatter_block
+ * and reduce_scatter, any rank of a neighbourhood collective. */
 static int misplaced_in_place(const cs_call_t *c) {
     int root = c->rank == c->root;
     if (cs_coll_is_neighbor(c->coll)) {
@@ -652,6 +716,8 @@ static int misplaced_in_place(const cs_call_t *c) {
     case CS_COLL_SCATTER:
         return !root && c->recvbuf == MPI_IN_PLACE;
     case CS_COLL_ALLTOALL:
+    case CS_COLL_REDUCE_SCATTER_BLOCK:
+    case CS_COLL_REDUCE_SCATTER:
         return c->recvbuf == MPI_IN_PLACE;
     default:
         return 0;
@@ -691,6 +757,10 @@ int cs_call_normalize(cs_call_t *c) {
         break;
     case CS_COLL_BARRIER:
         CS_CHECK(normalize_barrier(c));
+        break;
+    case CS_COLL_REDUCE_SCATTER_BLOCK:
+    case CS_COLL_REDUCE_SCATTER:
+        CS_CHECK(normalize_reduce_scatter(c));
         break;
     case CS_COLL_NEIGHBOR_ALLGATHER:
     case CS_COLL_NEIGHBOR_ALLGATHERV:
@@ -735,6 +805,11 @@ int cs_call_invoke(const cs_call_t *c, const cs_coll_fns_t *fns) {
                              c->recv.type, c->comm);
     case CS_COLL_BARRIER:
         return fns->barrier(c->comm);
+    case CS_COLL_REDUCE_SCATTER_BLOCK:
+        return fns->reduce_scatter_block(send, c->recvbuf, c->recvcount, c->recv.type, c->op,
+                                         c->comm);
+    case CS_COLL_REDUCE_SCATTER:
+        return fns->reduce_scatter(send, c->recvbuf, c->recvcounts, c->recv.type, c->op, c->comm);
     case CS_COLL_NEIGHBOR_ALLGATHER:
         return fns->neighbor_allgather(c->sendbuf, c->sendcount, c->send.type, c->recvbuf,
                                        c->recvcount, c->recv.type, c->comm);

@@ -7,24 +7,34 @@
  *     points at the caller's data inside the receive buffer (gather root, allgather, allgatherv,
  *     reduce root, allreduce; alltoall: the whole receive buffer, with the receive count and
  *     type, so send and receive slots alias and builders must read what they send before
- *     receiving over it) or the receive side points into the send buffer (scatter root).
+ *     receiving over it; reduce_scatter_block and reduce_scatter: the whole receive buffer,
+ *     which holds the input vector, so the send slot and the receive slot alias and builders
+ *     must read the input before writing the result) or the receive side points into the send
+ *     buffer (scatter root).
  *     `in_place` records that the caller asked for it.
  *   - Arguments that MPI declares insignificant are replaced by the significant side, so every
  *     rank sees one "block" description: for gather/allgather/allgatherv `recv` (non-root gather
  *     ranks get recvcount/recvtype := sendcount/sendtype), for scatter `send` (non-root ranks get
  *     sendcount/sendtype := recvcount/recvtype). bcast, reduce and allreduce use one count and one
  *     type, stored on both sides. Barrier has no data: both sides are 0 elements of MPI_BYTE
- *     and no buffer.
+ *     and no buffer. reduce_scatter_block and reduce_scatter have one type on both sides: the
+ *     send side is the whole input vector, sendcount = the sum of the blocks (p recvcount, or
+ *     the sum of recvcounts, which must fit an int), and the receive side this rank's block,
+ *     recvcount = recvcount or recvcounts[rank]; block j of the input starts after blocks
+ *     0..j-1 (reduce_scatter keeps the caller's `recvcounts`).
  *   - Lower bound, extent, true lower bound, true extent and size of both types are queried
  *     (cs_type_t) so builders can address blocks and size scratch buffers.
  *   - `bytes` is the selection key: bytes per process for rooted and symmetric collectives,
- *     mean bytes per block for allgatherv, bytes per block (what one rank sends to one other) for
- *     alltoall, always 0 for barrier, all equal on every rank; for the neighbourhood
+ *     mean bytes per block for allgatherv and reduce_scatter (the sum of recvcounts times the
+ *     type size, over p), bytes per block (what one rank sends to one other) for alltoall and
+ *     reduce_scatter_block (recvcount times the type size, the result each rank gets), always
+ *     0 for barrier, all equal on every rank; for the neighbourhood
  *     collectives see "Neighbourhood collectives" below. It is cs_call_key_bytes() of the raw
  *     arguments, the function the selector's fast path uses before any normalisation.
  *   - `commutative` records whether the reduction op commutes.
  *   - MPI_IN_PLACE where MPI does not allow it (bcast, a non-root of gather, scatter, reduce,
- *     alltoall's receive buffer, any neighbourhood collective) is CS_ERR_ARG, so no algorithm
+ *     the receive buffer of alltoall, reduce_scatter_block and reduce_scatter, any
+ *     neighbourhood collective) is CS_ERR_ARG, so no algorithm
  *     ever receives it.
  *
  * Neighbourhood collectives (coll.def's `neighbor` column: MPI_Neighbor_allgather(v),
@@ -102,7 +112,8 @@ typedef struct cs_call {
     int sendcount, recvcount;
     cs_type_t send, recv; /* neighbor_alltoallw: unset (per-edge types below) */
     /* Receive counts and displacements in elements: allgatherv (per rank), neighbor_allgatherv
-     * and neighbor_alltoallv (per in-edge, displs being rdispls). */
+     * and neighbor_alltoallv (per in-edge, displs being rdispls); reduce_scatter: recvcounts
+     * per rank, no displs (the blocks lie back to back). */
     const int *recvcounts, *displs;
     /* Send counts (neighbor_alltoallv, neighbor_alltoallw) and displacements in elements
      * (neighbor_alltoallv), per out-edge. */
@@ -111,7 +122,7 @@ typedef struct cs_call {
     const MPI_Aint *sdispls_bytes, *rdispls_bytes;
     const MPI_Datatype *sendtypes, *recvtypes;
     const cs_neighbors_t *nbrs; /* neighbourhood collectives: this rank's neighbours */
-    MPI_Op op;                  /* reduce, allreduce */
+    MPI_Op op;                  /* the reductions */
     int root;                   /* rooted collectives; 0 otherwise */
     MPI_Comm comm;
     int rank, nprocs;
@@ -164,13 +175,13 @@ typedef struct cs_call_arrays {
 } cs_call_arrays_t;
 
 /* The selection key's size (see the top of this file): bytes per process (the significant
- * side; a root's MPI_IN_PLACE side does not count), for allgatherv the mean bytes per block of
- * arrays->recvcounts[0..nprocs-1], for alltoall the bytes of one block (recvcount elements of
- * recvtype), for barrier 0, for neighbor_allgather and neighbor_alltoall the bytes per
- * block, for the other neighbourhood collectives the mean bytes per edge of this rank, whose
- * degrees `nbrs` gives (NULL for the other collectives). Asks MPI the type sizes only
- * (PMPI_Type_size), normalises nothing. 0 for what no correct call has (negative counts, a
- * null type or array, a type MPI does not know, a neighbourhood collective without nbrs). */
+ * side; a root's MPI_IN_PLACE side does not count), for allgatherv and reduce_scatter the mean
+ * bytes per block of arrays->recvcounts[0..nprocs-1], for alltoall and reduce_scatter_block the
+ * bytes of one block (recvcount elements of recvtype), for barrier 0, for neighbor_allgather and
+ * neighbor_alltoall the bytes per block, for the other neighbourhood collectives the mean bytes per
+ * edge of this rank, whose degrees `nbrs` gives (NULL for the other collectives). Asks MPI the type
+ * sizes only (PMPI_Type_size), normalises nothing. 0 for what no correct call has (negative counts,
+ * a null type or array, a type MPI does not know, a neighbourhood collective without nbrs). */
 uint64_t cs_call_key_bytes(const cs_call_key_t *key, const cs_call_arrays_t *arrays, int nprocs,
                            const cs_neighbors_t *nbrs);
 
@@ -180,7 +191,7 @@ const char *cs_coll_name(cs_coll_t coll);
 int cs_coll_from_name(const char *name, cs_coll_t *out) CS_MUST_CHECK;
 /* 1 for bcast, gather, scatter, reduce. */
 int cs_coll_is_rooted(cs_coll_t coll);
-/* 1 for reduce, allreduce. */
+/* 1 for reduce, allreduce, reduce_scatter_block, reduce_scatter. */
 int cs_coll_is_reduction(cs_coll_t coll);
 /* 0 for a collective without data (barrier): its calls all have the key size 0, so a tuning
  * run measures it at one size; 1 for every other. */
@@ -219,6 +230,11 @@ int cs_call_alltoall(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Da
                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
                      MPI_Comm comm) CS_MUST_CHECK;
 int cs_call_barrier(cs_call_t *call, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_reduce_scatter_block(cs_call_t *call, const void *sendbuf, void *recvbuf, int recvcount,
+                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_reduce_scatter(cs_call_t *call, const void *sendbuf, void *recvbuf,
+                           const int *recvcounts, MPI_Datatype type, MPI_Op op,
+                           MPI_Comm comm) CS_MUST_CHECK;
 /* The neighbourhood collectives' constructors also take `comm`'s neighbourhood from its
  * communicator context (comm.h: cs_comm_get, cs_comm_neighbors), so they are collective on
  * the first use of `comm`, like cs_algo_run(); the call points into the context. CS_ERR_ARG
@@ -269,6 +285,11 @@ void cs_call_fill_alltoall(cs_call_t *call, const void *sendbuf, int sendcount,
                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm);
 void cs_call_fill_barrier(cs_call_t *call, MPI_Comm comm);
+void cs_call_fill_reduce_scatter_block(cs_call_t *call, const void *sendbuf, void *recvbuf,
+                                       int recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+void cs_call_fill_reduce_scatter(cs_call_t *call, const void *sendbuf, void *recvbuf,
+                                 const int *recvcounts, MPI_Datatype type, MPI_Op op,
+                                 MPI_Comm comm);
 void cs_call_fill_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
                                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                      MPI_Datatype recvtype, MPI_Comm comm);

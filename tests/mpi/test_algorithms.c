@@ -15,14 +15,17 @@
  *   - count: 0, 1, p-1, p, p+1, 3p+2, 4099 (messages past the eager limit), and 300000 ints
  *     (over 1 MiB per process; int data and root p-1 only);
  *   - MPI_IN_PLACE where the collective allows it (gather/scatter/reduce root, allreduce,
- *     allgather, allgatherv);
+ *     allgather, allgatherv, alltoall, reduce_scatter_block, reduce_scatter; in place, only
+ *     the first block of a reduce_scatter's receive buffer is defined afterwards, so only it
+ *     and the margin before it are compared);
  * the call is run natively (MPI_*) on one set of buffers and through cs_algo_run_variant() on an
  * identical set. Every buffer has a sentinel-filled margin on both sides and the derived type
  * leaves sentinel gaps inside each element, so comparing whole allocations byte for byte checks
  * the data, the gaps and over- or underruns at once. Send buffers must come back unchanged and
  * receive buffers that MPI declares insignificant (non-root gather/reduce) must stay untouched.
  * allgatherv uses irregular counts (zeros included) at non-monotone displacements with gaps,
- * and the same counts packed in rank order.
+ * and the same counts packed in rank order. reduce_scatter uses irregular counts (every third
+ * rank's block empty) and equal counts; reduce_scatter_block `count` elements per block.
  * After MPI_COMM_WORLD, a reduced set (as --quick) runs again on a communicator with the ranks
  * in reverse order, which also creates and frees a per-communicator context while MPI runs.
  * The neighbourhood collectives, which need topology communicators, are tested by
@@ -86,7 +89,7 @@ typedef struct tcase {
     const char *name; /* the variant's */
     const kind_t *kind;
     int root, count, in_place, salt;
-    int packed; /* allgatherv: blocks packed in rank order */
+    int packed; /* allgatherv: blocks packed in rank order; reduce_scatter: equal blocks */
 } tcase_t;
 
 /* A buffer: `mem` holds MARGIN_BYTES of sentinel, the elements, and MARGIN_BYTES of sentinel;
@@ -114,6 +117,8 @@ typedef struct side {
     buf_t send, recv;
     args_t a;
     int recv_significant;
+    long recv_checked; /* >= 0: only the first margin and this many elements of recv are
+                        * defined (an in-place reduce_scatter's result); < 0: all of it */
     int *recvcounts, *displs;
 } side_t;
 
@@ -259,6 +264,7 @@ static void side_free(side_t *s) {
 
 static void args_init(const tcase_t *tc, side_t *s) {
     memset(s, 0, sizeof(*s));
+    s->recv_checked = -1;
     s->a.type = tc->kind->type->type;
     s->a.recvtype = tc->kind->recv_type->type;
     s->a.op = tc->kind->op;
@@ -451,6 +457,42 @@ out:
     return rc;
 }
 
+/* reduce_scatter_block (`count` per block) and reduce_scatter (`packed`: `count` per block;
+ * otherwise irregular, every third rank's block empty): each rank's whole input vector is its
+ * data. In place the receive buffer holds the vector and only its first block (this rank's
+ * result) is defined afterwards. */
+static int prep_reduce_scatter(const tcase_t *tc, side_t *s) {
+    int rc = CS_OK;
+    long total = 0;
+    int mine;
+    args_init(tc, s);
+    s->recvcounts = malloc((size_t)nprocs * sizeof(int));
+    CS_REQUIRE(s->recvcounts != NULL, CS_ERR_NOMEM);
+    for (int q = 0; q < nprocs; q++) {
+        int irregular = tc->algo->coll == CS_COLL_REDUCE_SCATTER && !tc->packed;
+        s->recvcounts[q] = irregular ? (q % 3 == 1 ? 0 : tc->count + q % 2) : tc->count;
+        total += s->recvcounts[q];
+    }
+    mine = s->recvcounts[rank];
+    if (tc->in_place) {
+        CS_CHECK(buf_alloc(&s->recv, tc->kind->type, total, RECV_SENTINEL));
+        fill(tc, s->recv.origin, 0, total, rank);
+        s->a.sendbuf = MPI_IN_PLACE;
+        s->recv_checked = mine;
+    } else {
+        CS_CHECK(buf_alloc(&s->send, tc->kind->type, total, SEND_SENTINEL));
+        CS_CHECK(buf_alloc(&s->recv, tc->kind->type, mine, RECV_SENTINEL));
+        fill(tc, s->send.origin, 0, total, rank);
+        s->a.sendbuf = s->send.origin;
+    }
+    s->a.recvbuf = s->recv.origin;
+    s->a.recvcount = tc->count;
+    s->a.recvcounts = s->recvcounts;
+    s->recv_significant = 1;
+out:
+    return rc;
+}
+
 /* barrier: no buffers; the run checks that it completes on every rank (the simulator checks
  * that it synchronises). */
 static int prep_barrier(const tcase_t *tc, side_t *s) {
@@ -492,6 +534,12 @@ static int native_barrier(const args_t *a) {
     (void)a;
     return MPI_Barrier(comm);
 }
+static int native_reduce_scatter_block(const args_t *a) {
+    return MPI_Reduce_scatter_block(a->sendbuf, a->recvbuf, a->recvcount, a->type, a->op, comm);
+}
+static int native_reduce_scatter(const args_t *a) {
+    return MPI_Reduce_scatter(a->sendbuf, a->recvbuf, a->recvcounts, a->type, a->op, comm);
+}
 
 static int construct_bcast(cs_call_t *c, const args_t *a) {
     return cs_call_bcast(c, a->recvbuf, a->recvcount, a->type, a->root, comm);
@@ -527,6 +575,13 @@ static int construct_barrier(cs_call_t *c, const args_t *a) {
     (void)a;
     return cs_call_barrier(c, comm);
 }
+static int construct_reduce_scatter_block(cs_call_t *c, const args_t *a) {
+    return cs_call_reduce_scatter_block(c, a->sendbuf, a->recvbuf, a->recvcount, a->type, a->op,
+                                        comm);
+}
+static int construct_reduce_scatter(cs_call_t *c, const args_t *a) {
+    return cs_call_reduce_scatter(c, a->sendbuf, a->recvbuf, a->recvcounts, a->type, a->op, comm);
+}
 
 static const coll_ops_t colls[CS_COLL_COUNT] = {
     [CS_COLL_BCAST] = {prep_bcast, native_bcast, construct_bcast, 0},
@@ -538,6 +593,10 @@ static const coll_ops_t colls[CS_COLL_COUNT] = {
     [CS_COLL_ALLGATHERV] = {prep_allgatherv, native_allgatherv, construct_allgatherv, 1},
     [CS_COLL_ALLTOALL] = {prep_alltoall, native_alltoall, construct_alltoall, 1},
     [CS_COLL_BARRIER] = {prep_barrier, native_barrier, construct_barrier, 0},
+    [CS_COLL_REDUCE_SCATTER_BLOCK] = {prep_reduce_scatter, native_reduce_scatter_block,
+                                      construct_reduce_scatter_block, 1},
+    [CS_COLL_REDUCE_SCATTER] = {prep_reduce_scatter, native_reduce_scatter,
+                                construct_reduce_scatter, 1},
 };
 
 /* ---- checking ----------------------------------------------------------------------------- */
@@ -569,8 +628,10 @@ static void report_status(const tcase_t *tc, const char *what, int status) {
         tc->packed ? " packed" : "", rank, what, cs_status_name(status));
 }
 
-static long first_diff(const buf_t *a, const buf_t *b) {
-    for (size_t i = 0; i < a->bytes; i++) {
+/* The first byte where a and b differ among their first `n` bytes (all of them when n < 0). */
+static long first_diff(const buf_t *a, const buf_t *b, long n) {
+    size_t bytes = n >= 0 && (size_t)n < a->bytes ? (size_t)n : a->bytes;
+    for (size_t i = 0; i < bytes; i++) {
         if (a->mem[i] != b->mem[i]) {
             return (long)i;
         }
@@ -591,7 +652,7 @@ static long first_not_sentinel(const buf_t *a) {
 static int compare(const tcase_t *tc, const side_t *nat, const side_t *alg) {
     long at;
     int bad = 0;
-    if (alg->send.mem != NULL && (at = first_diff(&nat->send, &alg->send)) >= 0) {
+    if (alg->send.mem != NULL && (at = first_diff(&nat->send, &alg->send, -1)) >= 0) {
         report(tc, "send buffer modified", at, tc->kind->type);
         bad = 1;
     }
@@ -599,7 +660,10 @@ static int compare(const tcase_t *tc, const side_t *nat, const side_t *alg) {
         return bad;
     }
     if (alg->recv_significant) {
-        at = first_diff(&nat->recv, &alg->recv);
+        long n = alg->recv_checked < 0
+                     ? -1
+                     : MARGIN_BYTES + (long)(alg->recv_checked * tc->kind->recv_type->extent);
+        at = first_diff(&nat->recv, &alg->recv, n);
         if (at >= 0) {
             report(tc, "receive buffer differs from native, first", at, tc->kind->recv_type);
             bad = 1;
@@ -715,7 +779,7 @@ static void test_variant(const cs_variant_t *v, int quick, totals_t *all) {
     totals_t t = {0, 0, 0};
     tcase_t tc;
     char name[256];
-    int nlayouts = algo->coll == CS_COLL_ALLGATHERV ? 2 : 1;
+    int nlayouts = algo->coll == CS_COLL_ALLGATHERV || algo->coll == CS_COLL_REDUCE_SCATTER ? 2 : 1;
     if (!cs_coll_has_data(algo->coll)) { /* barrier: one case, no data to vary */
         ncounts = add_count(counts, ncounts, 0);
         nkinds = 1;

@@ -17,10 +17,12 @@
  *                     TEXT, rank 0 of MPI_COMM_WORLD's explanation must contain TEXT (the
  *                     reason: no database, disabled, ...).
  *  2. every collective through collsel_*() against PMPI_*() on identical buffers, for counts at
- *     both ends of every interval: int data with MPI_SUM, and for reduce and allreduce a
+ *     both ends of every interval: int data with MPI_SUM, and for the reductions a
  *     non-commutative op (2x2 matrix product mod 31 on a type of 4 ints), every root, with and
  *     without MPI_IN_PLACE, allgatherv with equal and with irregular counts and non-monotone
- *     displacements. Each case runs three times with fresh data in fresh buffers placed
+ *     displacements, reduce_scatter with equal and irregular counts (an in-place
+ *     reduce_scatter(_block) defines only the first block of its receive buffer: the rest is
+ *     not compared). Each case runs three times with fresh data in fresh buffers placed
  *     differently (the second and third calls hit the selector's call cache). Whole
  *     allocations, 64 sentinel bytes on both sides included, must be equal: results,
  *     untouched send buffers, untouched insignificant receive buffers.
@@ -56,10 +58,23 @@
 #define EXPLAIN_LEN  1024
 #define REPEATS      3 /* calls per case */
 
-enum { BCAST, GATHER, SCATTER, REDUCE, ALLREDUCE, ALLGATHER, ALLGATHERV, NCOLLS };
+enum {
+    BCAST,
+    GATHER,
+    SCATTER,
+    REDUCE,
+    ALLREDUCE,
+    ALLGATHER,
+    ALLGATHERV,
+    REDUCE_SCATTER_BLOCK,
+    REDUCE_SCATTER,
+    NCOLLS
+};
 
-static const char *const coll_names[NCOLLS] = {"bcast",     "gather",    "scatter",   "reduce",
-                                               "allreduce", "allgather", "allgatherv"};
+static const char *const coll_names[NCOLLS] = {
+    "bcast",         "gather",    "scatter",    "reduce",
+    "allreduce",     "allgather", "allgatherv", "reduce_scatter_block",
+    "reduce_scatter"};
 
 enum { MODE_RULES, MODE_NATIVE };
 
@@ -203,7 +218,7 @@ typedef struct buf {
 /* One call: what both sides do, on their own buffers. */
 typedef struct tcase {
     int coll, count, root, in_place, mat; /* mat: the 4-int type and the non-commutative op */
-    int irregular;                        /* allgatherv: irregular counts */
+    int irregular;                        /* allgatherv, reduce_scatter: irregular counts */
     MPI_Comm comm;
     int rank, nprocs;
 } tcase_t;
@@ -211,6 +226,8 @@ typedef struct tcase {
 typedef struct side {
     buf_t send, recv;
     int *counts, *displs;
+    long recv_defined; /* >= 0: only this many bytes of recv's data are defined afterwards (an
+                        * in-place reduce_scatter's first block); < 0: all of it */
 } side_t;
 
 static int ints_per_elem(const tcase_t *tc) {
@@ -272,11 +289,11 @@ static long vlayout(const tcase_t *tc, int *counts, int *displs) {
     return at + 1;
 }
 
-/* The selection key of the case, as collsel defines it (bytes per process; allgatherv: mean
- * bytes per block). */
+/* The selection key of the case, as collsel defines it (bytes per process; allgatherv,
+ * reduce_scatter: mean bytes per block; reduce_scatter_block: bytes per block). */
 static uint64_t case_bytes(const tcase_t *tc) {
     uint64_t esize = 4 * (uint64_t)ints_per_elem(tc);
-    if (tc->coll == ALLGATHERV) {
+    if (tc->coll == ALLGATHERV || tc->coll == REDUCE_SCATTER) {
         int *counts = malloc((size_t)tc->nprocs * sizeof(int));
         int *displs = malloc((size_t)tc->nprocs * sizeof(int));
         uint64_t total = 0;
@@ -299,6 +316,7 @@ static void prepare(const tcase_t *tc, side_t *s, int salt) {
     size_t esize = 4 * (size_t)ints_per_elem(tc);
     int me = tc->rank, root = tc->rank == tc->root;
     memset(s, 0, sizeof(*s));
+    s->recv_defined = -1;
     switch (tc->coll) {
     case BCAST:
         buf_alloc(&s->recv, (size_t)n * esize);
@@ -343,6 +361,26 @@ static void prepare(const tcase_t *tc, side_t *s, int salt) {
         buf_alloc(&s->send, (size_t)s->counts[me] * esize);
         fill(tc, tc->in_place ? &s->recv : &s->send, tc->in_place ? s->displs[me] : 0,
              s->counts[me], me, salt);
+        break;
+    }
+    case REDUCE_SCATTER_BLOCK:
+    case REDUCE_SCATTER: { /* the whole vector in; in place, only the first block is defined */
+        long total = 0;
+        s->counts = malloc((size_t)p * sizeof(int));
+        s->displs = malloc((size_t)p * sizeof(int));
+        if (s->counts == NULL || s->displs == NULL) {
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        vlayout(tc, s->counts, s->displs);
+        for (int q = 0; q < p; q++) {
+            total += s->counts[q];
+        }
+        buf_alloc(&s->send, (size_t)total * esize);
+        buf_alloc(&s->recv, (size_t)(tc->in_place ? total : s->counts[me]) * esize);
+        fill(tc, tc->in_place ? &s->recv : &s->send, 0, total, me, salt);
+        if (tc->in_place) {
+            s->recv_defined = (long)((size_t)s->counts[me] * esize);
+        }
         break;
     }
     default:
@@ -393,13 +431,24 @@ static int run(const tcase_t *tc, side_t *s, int via_collsel) {
         return via_collsel ? collsel_allgatherv(send, sc, t, recv, s->counts, s->displs, t, c)
                            : PMPI_Allgatherv(send, sc, t, recv, s->counts, s->displs, t, c);
     }
+    case REDUCE_SCATTER_BLOCK:
+        send = tc->in_place ? MPI_IN_PLACE : send;
+        return via_collsel ? collsel_reduce_scatter_block(send, recv, n, t, op, c)
+                           : PMPI_Reduce_scatter_block(send, recv, n, t, op, c);
+    case REDUCE_SCATTER:
+        send = tc->in_place ? MPI_IN_PLACE : send;
+        return via_collsel ? collsel_reduce_scatter(send, recv, s->counts, t, op, c)
+                           : PMPI_Reduce_scatter(send, recv, s->counts, t, op, c);
     default:
         return MPI_ERR_ARG;
     }
 }
 
-static long first_diff(const buf_t *a, const buf_t *b) {
-    for (size_t i = 0; i < a->bytes; i++) {
+/* The first byte (from the data's start) where a and b differ, LONG_MIN where they do not;
+ * with defined >= 0 only the leading margin and `defined` bytes of data are compared. */
+static long first_diff(const buf_t *a, const buf_t *b, long defined) {
+    size_t n = defined >= 0 ? a->lead + (size_t)defined : a->bytes;
+    for (size_t i = 0; i < n && i < a->bytes; i++) {
         if (a->mem[i] != b->mem[i]) {
             return (long)i - (long)a->lead;
         }
@@ -418,8 +467,8 @@ static void run_once(const tcase_t *tc, const char *comm_name, int salt, int rep
     prepare(tc, &sel, salt + 1000003 * rep);
     rc_nat = run(tc, &nat, 0);
     rc_sel = run(tc, &sel, 1);
-    at_send = first_diff(&nat.send, &sel.send);
-    at_recv = first_diff(&nat.recv, &sel.recv);
+    at_send = first_diff(&nat.send, &sel.send, -1);
+    at_recv = first_diff(&nat.recv, &sel.recv, sel.recv_defined);
     bad = rc_nat != MPI_SUCCESS || rc_sel != MPI_SUCCESS || at_send != LONG_MIN ||
           at_recv != LONG_MIN;
     check(!bad,
@@ -448,7 +497,8 @@ static int in_place_allowed(int coll) {
 static void run_count(tcase_t *tc, const char *comm_name, int *salt) {
     int rooted =
         tc->coll == BCAST || tc->coll == GATHER || tc->coll == SCATTER || tc->coll == REDUCE;
-    for (tc->irregular = 0; tc->irregular <= (tc->coll == ALLGATHERV); tc->irregular++) {
+    for (tc->irregular = 0; tc->irregular <= (tc->coll == ALLGATHERV || tc->coll == REDUCE_SCATTER);
+         tc->irregular++) {
         if (print_expect && tc->comm == MPI_COMM_WORLD && world_rank == 0) {
             char want[128];
             uint64_t bytes = case_bytes(tc);
@@ -475,7 +525,9 @@ static void run_all(MPI_Comm comm, const char *comm_name) {
         for (tc.coll = 0; tc.coll < NCOLLS && strcmp(coll_names[tc.coll], iv->coll) != 0;
              tc.coll++) {
         }
-        for (tc.mat = 0; tc.mat <= (tc.coll == REDUCE || tc.coll == ALLREDUCE); tc.mat++) {
+        int reduction = tc.coll == REDUCE || tc.coll == ALLREDUCE ||
+                        tc.coll == REDUCE_SCATTER_BLOCK || tc.coll == REDUCE_SCATTER;
+        for (tc.mat = 0; tc.mat <= reduction; tc.mat++) {
             uint64_t esize = 4 * (uint64_t)ints_per_elem(&tc);
             uint64_t lo = (iv->lo_bytes + esize - 1) / esize;
             uint64_t hi =

@@ -394,26 +394,45 @@ static int setup(world_t *w, const scase_t *sc) {
     int n = sc->count * coarse; /* ints per block (uniform collectives) */
     int scount = n / sk->ipe, rcount = n / rk->ipe;
     int vlen = 0;
+    int rs = sc->coll == CS_COLL_REDUCE_SCATTER_BLOCK || sc->coll == CS_COLL_REDUCE_SCATTER;
+    int vector = 0;    /* reduce_scatter(_block): ints in the whole input vector */
+    int *first = NULL; /* reduce_scatter(_block): where block j starts, in ints */
     MPI_Datatype st = sk->type, rt = rk->type;
+    if (rs) { /* one type; block j has `count` elements (block) or a pattern's (v) */
+        first = malloc((size_t)(p + 1) * sizeof(int));
+        CS_REQUIRE(first != NULL, CS_ERR_NOMEM);
+        for (int j = 0; j < p; j++) {
+            int blocks =
+                sc->coll == CS_COLL_REDUCE_SCATTER ? pattern_blocks(sc->count, j, p) : sc->count;
+            first[j] = vector;
+            w->counts[j] = blocks * coarse / rk->ipe;
+            vector += blocks * coarse;
+        }
+        first[p] = vector;
+    }
     for (int j = 0; j < p; j++) {
         int blocks = sc->coll == CS_COLL_ALLGATHERV ? pattern_blocks(sc->count, j, p) : sc->count;
         w->nin[j] =
-            blocks * coarse * (sc->coll == CS_COLL_ALLTOALL ? p : 1); /* alltoall: p blocks */
+            rs ? vector
+               : blocks * coarse * (sc->coll == CS_COLL_ALLTOALL ? p : 1); /* alltoall: p blocks */
         w->in[j] = malloc((size_t)(w->nin[j] > 0 ? w->nin[j] : 1) * sizeof(int));
         CS_REQUIRE(w->in[j] != NULL, CS_ERR_NOMEM);
         for (int i = 0; i < w->nin[j]; i++) {
             w->in[j][i] = value(j, i, sc->salt);
         }
-        w->counts[j] = w->nin[j] / rk->ipe;
+        if (!rs) {
+            w->counts[j] = w->nin[j] / rk->ipe;
+        }
     }
     if (sc->coll == CS_COLL_ALLGATHERV) {
         vlen = sc->count < 5 ? layout_displs(p, w->counts, w->displs)
                              : layout_packed(p, w->counts, w->displs);
     }
     if (cs_coll_is_reduction(sc->coll)) {
-        w->res = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+        int len = rs ? vector : n;
+        w->res = malloc((size_t)(len > 0 ? len : 1) * sizeof(int));
         CS_REQUIRE(w->res != NULL, CS_ERR_NOMEM);
-        reference_reduce(w, sc, n);
+        reference_reduce(w, sc, len);
     }
     for (int r = 0; r < p; r++) {
         buf_t *s = &w->send[r], *v = &w->recv[r];
@@ -530,12 +549,34 @@ static int setup(world_t *w, const scase_t *sc) {
         case CS_COLL_BARRIER: /* no data: check_barrier() checks what it does */
             call_raw(c, sc, r, NULL, 0, MPI_DATATYPE_NULL, NULL, 0, MPI_DATATYPE_NULL);
             break;
+        case CS_COLL_REDUCE_SCATTER_BLOCK:
+        case CS_COLL_REDUCE_SCATTER: {
+            /* Block r of the reduction; in place the receive buffer holds the vector, and
+             * the blocks after the first must stay as they were. */
+            int rcnt = sc->coll == CS_COLL_REDUCE_SCATTER_BLOCK ? n / rk->ipe : 0;
+            int mine = first[r + 1] - first[r];
+            if (ip) {
+                CS_CHECK(buf_init(v, rk, vector / rk->ipe));
+                buf_put(v, 0, w->in[r], vector, 1);
+            } else {
+                CS_CHECK(buf_init(s, sk, vector / sk->ipe));
+                buf_put(s, 0, w->in[r], vector, 1);
+                CS_CHECK(buf_init(v, rk, mine / rk->ipe));
+            }
+            buf_put(v, 0, w->res + first[r], mine, 0);
+            call_raw(c, sc, r, ip ? MPI_IN_PLACE : buf_ptr(s), rcnt, st, buf_ptr(v), rcnt, rt);
+            if (sc->coll == CS_COLL_REDUCE_SCATTER) {
+                c->recvcounts = w->counts;
+            }
+            break;
+        }
         default:
             rc = CS_ERR_INTERNAL;
             goto out;
         }
     }
 out:
+    free(first);
     return rc;
 }
 
@@ -546,8 +587,12 @@ void describe(const scase_t *sc, char *out, size_t cap) {
     } else {
         snprintf(type, sizeof(type), "%s>%s", sc->sk->name, sc->rk->name);
     }
-    if (sc->coll == CS_COLL_ALLGATHERV) {
-        snprintf(out, cap, "p=%d counts=pattern%d type=%s in_place=%d", sc->p, sc->count, type,
+    if (sc->coll == CS_COLL_ALLGATHERV || sc->coll == CS_COLL_REDUCE_SCATTER) {
+        snprintf(out, cap, "p=%d counts=pattern%d type=%s%s in_place=%d", sc->p, sc->count, type,
+                 sc->op == OP_SUM   ? "/sum"
+                 : sc->op == OP_MAT ? "/matmul"
+                 : sc->op == OP_AFF ? "/affine"
+                                    : "",
                  sc->in_place);
     } else {
         snprintf(out, cap, "p=%d root=%d count=%d type=%s%s in_place=%d", sc->p, sc->root,

@@ -2,6 +2,7 @@
  * one process) per collective, its errors, and the constructors that query the communicator. */
 #include "test_core.h"
 
+#include <limits.h>
 #include <string.h>
 
 static char buf_a[4096], buf_b[4096];
@@ -339,6 +340,80 @@ START_TEST(test_call_allgatherv) {
     ck_assert_int_eq(c.sendcount, 1);
     /* mean bytes per block, rounded down: 5 ints over 3 ranks */
     ck_assert_uint_eq(c.bytes, 5 * sizeof(int) / 3);
+}
+END_TEST
+
+START_TEST(test_call_reduce_scatter_block) {
+    cs_call_t c = make_call(CS_COLL_REDUCE_SCATTER_BLOCK, 1, 4, 0);
+    set_send(&c, buf_a, 3, odd_type); /* as coll.def's FILL passes it: recvcount both sides */
+    set_recv(&c, buf_b, 3, odd_type);
+    c.op = MPI_SUM;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+    ck_assert_int_eq(c.in_place, 0);
+    ck_assert_int_eq(c.commutative, 1);
+    ck_assert_ptr_eq(c.sendbuf, buf_a);
+    ck_assert_int_eq(c.sendcount, 4 * 3); /* the whole input vector */
+    ck_assert_int_eq(c.recvcount, 3);
+    assert_type_is(&c.recv, odd_type);
+    assert_type_eq(&c.send, &c.recv);
+    ck_assert_uint_eq(c.bytes, 3 * 8); /* one block */
+    c = make_call(CS_COLL_REDUCE_SCATTER_BLOCK, 3, 4, 0);
+    set_send(&c, MPI_IN_PLACE, 3, odd_type);
+    set_recv(&c, buf_b, 3, odd_type);
+    c.op = MPI_SUM;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+    ck_assert_int_eq(c.in_place, 1);
+    ck_assert_ptr_eq(c.sendbuf, buf_b); /* the vector is in the receive buffer */
+    ck_assert_int_eq(c.sendcount, 12);
+    ck_assert_uint_eq(c.bytes, 3 * 8);
+    /* MPI_IN_PLACE as the receive buffer, no op, a negative count, a vector past INT_MAX */
+    c = make_call(CS_COLL_REDUCE_SCATTER_BLOCK, 0, 4, 0);
+    set_send(&c, buf_a, 3, MPI_INT);
+    set_recv(&c, MPI_IN_PLACE, 3, MPI_INT);
+    c.op = MPI_SUM;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+    set_recv(&c, buf_b, 3, MPI_INT);
+    c.op = MPI_OP_NULL;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+    c.op = MPI_SUM;
+    set_recv(&c, buf_b, -1, MPI_INT);
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+    set_recv(&c, buf_b, INT_MAX / 2, MPI_INT);
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+}
+END_TEST
+
+START_TEST(test_call_reduce_scatter) {
+    static const int counts[4] = {1, 0, 4, 2};
+    static const int bad[4] = {1, -1, 4, 2}, huge[4] = {INT_MAX, 1, 0, 0};
+    cs_call_t c = make_call(CS_COLL_REDUCE_SCATTER, 2, 4, 0);
+    set_send(&c, buf_a, 0, odd_type);
+    set_recv(&c, buf_b, 0, odd_type);
+    c.recvcounts = counts;
+    c.op = MPI_SUM;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+    ck_assert_int_eq(c.in_place, 0);
+    ck_assert_int_eq(c.sendcount, 7);
+    ck_assert_int_eq(c.recvcount, 4); /* recvcounts[rank] */
+    assert_type_eq(&c.send, &c.recv);
+    ck_assert_uint_eq(c.bytes, 7 * 8 / 4); /* the mean block, as allgatherv's */
+    c = make_call(CS_COLL_REDUCE_SCATTER, 1, 4, 0);
+    set_send(&c, MPI_IN_PLACE, 0, odd_type);
+    set_recv(&c, buf_b, 0, odd_type);
+    c.recvcounts = counts;
+    c.op = MPI_SUM;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+    ck_assert_int_eq(c.in_place, 1);
+    ck_assert_ptr_eq(c.sendbuf, buf_b);
+    ck_assert_int_eq(c.recvcount, 0);
+    ck_assert_uint_eq(c.bytes, 7 * 8 / 4);
+    c.sendbuf = buf_a; /* no counts, a negative count, a vector past INT_MAX */
+    c.recvcounts = NULL;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+    c.recvcounts = bad;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+    c.recvcounts = huge;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
 }
 END_TEST
 
@@ -703,6 +778,8 @@ TCase *core_tcase_call(void) {
     tcase_add_test(tc, test_call_allgather);
     tcase_add_test(tc, test_call_allgatherv_in_place);
     tcase_add_test(tc, test_call_allgatherv);
+    tcase_add_test(tc, test_call_reduce_scatter_block);
+    tcase_add_test(tc, test_call_reduce_scatter);
     tcase_add_test(tc, test_call_bytes_same_on_every_rank);
     tcase_add_test(tc, test_call_negative_count);
     tcase_add_test(tc, test_call_root_out_of_range);

@@ -48,6 +48,10 @@ START_TEST(test_coll_flags) {
     ck_assert_int_eq(cs_coll_is_reduction(CS_COLL_ALLREDUCE), 1);
     ck_assert_int_eq(cs_coll_is_reduction(CS_COLL_BCAST), 0);
     ck_assert_int_eq(cs_coll_is_reduction(CS_COLL_ALLGATHER), 0);
+    ck_assert_int_eq(cs_coll_is_reduction(CS_COLL_REDUCE_SCATTER_BLOCK), 1);
+    ck_assert_int_eq(cs_coll_is_reduction(CS_COLL_REDUCE_SCATTER), 1);
+    ck_assert_int_eq(cs_coll_is_rooted(CS_COLL_REDUCE_SCATTER_BLOCK), 0);
+    ck_assert_int_eq(cs_coll_is_rooted(CS_COLL_REDUCE_SCATTER), 0);
     ck_assert_int_eq(cs_coll_is_rooted(CS_COLL_COUNT), 0);
     ck_assert_int_eq(cs_coll_is_reduction(CS_COLL_COUNT), 0);
     ck_assert_int_eq(cs_coll_is_rooted((cs_coll_t)-1), 0);
@@ -57,8 +61,9 @@ START_TEST(test_coll_flags) {
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         const char *name = cs_coll_name((cs_coll_t)c);
         int neighbor = strncmp(name, "neighbor_", 9) == 0;
-        int arrays = c == CS_COLL_ALLGATHERV || c == CS_COLL_NEIGHBOR_ALLGATHERV ||
-                     c == CS_COLL_NEIGHBOR_ALLTOALLV || c == CS_COLL_NEIGHBOR_ALLTOALLW;
+        int arrays = c == CS_COLL_ALLGATHERV || c == CS_COLL_REDUCE_SCATTER ||
+                     c == CS_COLL_NEIGHBOR_ALLGATHERV || c == CS_COLL_NEIGHBOR_ALLTOALLV ||
+                     c == CS_COLL_NEIGHBOR_ALLTOALLW;
         ck_assert_int_eq(cs_coll_is_neighbor((cs_coll_t)c), neighbor);
         ck_assert_int_eq(cs_coll_is_cached((cs_coll_t)c), !arrays);
         ck_assert_int_eq(

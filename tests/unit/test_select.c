@@ -578,6 +578,14 @@ START_TEST(test_key_bytes) {
     ck_assert_int_eq(key_alltoall(1, p, NULL, send, 3, MPI_DOUBLE, recv, 6, I, c), want);
     /* barrier: no data, always 0 */
     ck_assert_int_eq(key_barrier(3, p, NULL, c), 0);
+    /* reduce_scatter_block: one block (what each rank gets), in place or not */
+    ck_assert_int_eq(key_reduce_scatter_block(0, p, NULL, send, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_reduce_scatter_block(3, p, NULL, in_place, recv, 6, I, MPI_SUM, c), want);
+    /* reduce_scatter: the mean block, as allgatherv, on every rank, in place or not */
+    ck_assert_int_eq(key_reduce_scatter(0, p, NULL, send, recv, counts, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_reduce_scatter(2, p, NULL, in_place, recv, counts, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_reduce_scatter(0, p, NULL, send, recv, uneven, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_reduce_scatter(3, p, NULL, in_place, recv, uneven, I, MPI_SUM, c), want);
 }
 END_TEST
 
