@@ -92,6 +92,13 @@ COLLSEL_API int collsel_alltoall(const void *sendbuf, int sendcount, MPI_Datatyp
                                  MPI_Comm comm);
 /** @brief MPI_Barrier, dispatched to the tuned algorithm. */
 COLLSEL_API int collsel_barrier(MPI_Comm comm);
+/** @brief MPI_Scan, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm);
+/** @brief MPI_Exscan, dispatched to the tuned algorithm (rank 0's recvbuf is undefined, as in
+ *  MPI; collsel's own algorithms leave it untouched). */
+COLLSEL_API int collsel_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm);
 
 /* The neighbourhood collectives run on the neighbours of a communicator made by
  * MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create or MPI_Dist_graph_create_adjacent
@@ -128,10 +135,12 @@ COLLSEL_API int collsel_neighbor_alltoallw(const void *sendbuf, const int sendco
  * @brief Says which algorithm a call would run, and why.
  *
  * @param coll  collective name: "bcast", "gather", "scatter", "reduce", "allreduce",
- *              "allgather", "allgatherv", "alltoall", "barrier", "neighbor_allgather",
+ *              "allgather", "allgatherv", "alltoall", "barrier", "scan", "exscan",
+ *              "neighbor_allgather",
  *              "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv" or
  *              "neighbor_alltoallw".
- * @param bytes the call's size: bytes per process (allgatherv: mean bytes per block;
+ * @param bytes the call's size: bytes per process (scan, exscan: the vector, count x size of
+ *              datatype; allgatherv: mean bytes per block;
  *              alltoall: bytes per block, what one rank sends to one other; barrier: 0;
  *              neighbor_allgather, neighbor_alltoall: bytes per block; the other
  *              neighbourhood collectives: mean bytes per edge, sent and received).

@@ -140,7 +140,7 @@ uint64_t cs_call_key_bytes(const cs_call_key_t *key, const cs_call_arrays_t *arr
     case CS_COLL_NEIGHBOR_ALLTOALLV:
     case CS_COLL_NEIGHBOR_ALLTOALLW:
         return edge_mean_bytes(key, arrays, nbrs);
-    default: /* bcast, reduce, allreduce: one count and type, on both sides */
+    default: /* bcast, reduce, allreduce, scan, exscan: one count and type, on both sides */
         return type_bytes(key->sendcount, key->sendtype);
     }
 }
@@ -263,6 +263,20 @@ void cs_call_fill_alltoall(cs_call_t *call, const void *sendbuf, int sendcount,
 void cs_call_fill_barrier(cs_call_t *call, MPI_Comm comm) {
     raw(call, CS_COLL_BARRIER, NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE);
     call->comm = comm;
+}
+
+void cs_call_fill_scan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    raw(call, CS_COLL_SCAN, sendbuf, count, type, recvbuf, count, type);
+    call->comm = comm;
+    call->op = op;
+}
+
+void cs_call_fill_exscan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    raw(call, CS_COLL_EXSCAN, sendbuf, count, type, recvbuf, count, type);
+    call->comm = comm;
+    call->op = op;
 }
 
 void cs_call_fill_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
@@ -405,6 +419,18 @@ int cs_call_barrier(cs_call_t *call, MPI_Comm comm) {
     return finish(call, comm);
 }
 
+int cs_call_scan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                 MPI_Op op, MPI_Comm comm) {
+    cs_call_fill_scan(call, sendbuf, recvbuf, count, type, op, comm);
+    return finish(call, comm);
+}
+
+int cs_call_exscan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    cs_call_fill_exscan(call, sendbuf, recvbuf, count, type, op, comm);
+    return finish(call, comm);
+}
+
 int cs_call_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                MPI_Datatype recvtype, MPI_Comm comm) {
@@ -447,7 +473,9 @@ int cs_call_neighbor_alltoallw(cs_call_t *call, const void *sendbuf, const int *
     return finish(call, comm);
 }
 
-/* bcast, reduce, allreduce: one count and one type on both sides. */
+/* bcast, reduce, allreduce, scan, exscan: one count and one type on both sides; MPI_IN_PLACE
+ * (the input taken from the receive buffer) on the root of reduce and on any rank of the
+ * others. */
 static int normalize_single(cs_call_t *c) {
     int rc = CS_OK;
     CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
@@ -459,7 +487,7 @@ static int normalize_single(cs_call_t *c) {
         CS_REQUIRE(c->op != MPI_OP_NULL, CS_ERR_ARG);
         CS_MPI_CHECK(PMPI_Op_commutative(c->op, &commutes));
         c->commutative = commutes != 0;
-        if (c->sendbuf == MPI_IN_PLACE && (c->coll == CS_COLL_ALLREDUCE || c->rank == c->root)) {
+        if (c->sendbuf == MPI_IN_PLACE && (!cs_coll_is_rooted(c->coll) || c->rank == c->root)) {
             c->in_place = 1;
             c->sendbuf = c->recvbuf;
         }
@@ -636,8 +664,8 @@ out:
 }
 
 /* 1 when the caller passed MPI_IN_PLACE where MPI does not allow it: any rank of a broadcast,
- * a non-root of gather, scatter or reduce, alltoall's receive buffer, any rank of a
- * neighbourhood collective. */
+ * a non-root of gather, scatter or reduce, the receive buffer of alltoall, scan or exscan, any
+ * rank of a neighbourhood collective. */
 static int misplaced_in_place(const cs_call_t *c) {
     int root = c->rank == c->root;
     if (cs_coll_is_neighbor(c->coll)) {
@@ -652,6 +680,8 @@ static int misplaced_in_place(const cs_call_t *c) {
     case CS_COLL_SCATTER:
         return !root && c->recvbuf == MPI_IN_PLACE;
     case CS_COLL_ALLTOALL:
+    case CS_COLL_SCAN:
+    case CS_COLL_EXSCAN:
         return c->recvbuf == MPI_IN_PLACE;
     default:
         return 0;
@@ -672,6 +702,8 @@ int cs_call_normalize(cs_call_t *c) {
     case CS_COLL_BCAST:
     case CS_COLL_REDUCE:
     case CS_COLL_ALLREDUCE:
+    case CS_COLL_SCAN:
+    case CS_COLL_EXSCAN:
         CS_CHECK(normalize_single(c));
         break;
     case CS_COLL_GATHER:
@@ -735,6 +767,10 @@ int cs_call_invoke(const cs_call_t *c, const cs_coll_fns_t *fns) {
                              c->recv.type, c->comm);
     case CS_COLL_BARRIER:
         return fns->barrier(c->comm);
+    case CS_COLL_SCAN:
+        return fns->scan(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
+    case CS_COLL_EXSCAN:
+        return fns->exscan(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
     case CS_COLL_NEIGHBOR_ALLGATHER:
         return fns->neighbor_allgather(c->sendbuf, c->sendcount, c->send.type, c->recvbuf,
                                        c->recvcount, c->recv.type, c->comm);

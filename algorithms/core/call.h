@@ -5,27 +5,28 @@
  *
  *   - MPI_IN_PLACE is resolved so that no algorithm ever compares with it: the send side then
  *     points at the caller's data inside the receive buffer (gather root, allgather, allgatherv,
- *     reduce root, allreduce; alltoall: the whole receive buffer, with the receive count and
- *     type, so send and receive slots alias and builders must read what they send before
+ *     reduce root, allreduce, scan, exscan; alltoall: the whole receive buffer, with the receive
+ * count and type, so send and receive slots alias and builders must read what they send before
  *     receiving over it) or the receive side points into the send buffer (scatter root).
  *     `in_place` records that the caller asked for it.
  *   - Arguments that MPI declares insignificant are replaced by the significant side, so every
  *     rank sees one "block" description: for gather/allgather/allgatherv `recv` (non-root gather
  *     ranks get recvcount/recvtype := sendcount/sendtype), for scatter `send` (non-root ranks get
- *     sendcount/sendtype := recvcount/recvtype). bcast, reduce and allreduce use one count and one
- *     type, stored on both sides. Barrier has no data: both sides are 0 elements of MPI_BYTE
- *     and no buffer.
+ *     sendcount/sendtype := recvcount/recvtype). bcast, reduce, allreduce, scan and exscan use one
+ *     count and one type, stored on both sides. Barrier has no data: both sides are 0 elements of
+ * MPI_BYTE and no buffer.
  *   - Lower bound, extent, true lower bound, true extent and size of both types are queried
  *     (cs_type_t) so builders can address blocks and size scratch buffers.
- *   - `bytes` is the selection key: bytes per process for rooted and symmetric collectives,
- *     mean bytes per block for allgatherv, bytes per block (what one rank sends to one other) for
+ *   - `bytes` is the selection key: bytes per process for rooted and symmetric collectives
+ *     (scan, exscan: the bytes of the vector, count * size(datatype)), mean bytes per block
+ *     for allgatherv, bytes per block (what one rank sends to one other) for
  *     alltoall, always 0 for barrier, all equal on every rank; for the neighbourhood
  *     collectives see "Neighbourhood collectives" below. It is cs_call_key_bytes() of the raw
  *     arguments, the function the selector's fast path uses before any normalisation.
  *   - `commutative` records whether the reduction op commutes.
  *   - MPI_IN_PLACE where MPI does not allow it (bcast, a non-root of gather, scatter, reduce,
- *     alltoall's receive buffer, any neighbourhood collective) is CS_ERR_ARG, so no algorithm
- *     ever receives it.
+ *     the receive buffer of alltoall, scan or exscan, any neighbourhood collective) is CS_ERR_ARG,
+ * so no algorithm ever receives it.
  *
  * Neighbourhood collectives (coll.def's `neighbor` column: MPI_Neighbor_allgather(v),
  * MPI_Neighbor_alltoall(v,w)) run on the neighbours of a Cartesian, graph or distributed-graph
@@ -111,7 +112,7 @@ typedef struct cs_call {
     const MPI_Aint *sdispls_bytes, *rdispls_bytes;
     const MPI_Datatype *sendtypes, *recvtypes;
     const cs_neighbors_t *nbrs; /* neighbourhood collectives: this rank's neighbours */
-    MPI_Op op;                  /* reduce, allreduce */
+    MPI_Op op;                  /* reduce, allreduce, scan, exscan */
     int root;                   /* rooted collectives; 0 otherwise */
     MPI_Comm comm;
     int rank, nprocs;
@@ -180,7 +181,7 @@ const char *cs_coll_name(cs_coll_t coll);
 int cs_coll_from_name(const char *name, cs_coll_t *out) CS_MUST_CHECK;
 /* 1 for bcast, gather, scatter, reduce. */
 int cs_coll_is_rooted(cs_coll_t coll);
-/* 1 for reduce, allreduce. */
+/* 1 for reduce, allreduce, scan, exscan. */
 int cs_coll_is_reduction(cs_coll_t coll);
 /* 0 for a collective without data (barrier): its calls all have the key size 0, so a tuning
  * run measures it at one size; 1 for every other. */
@@ -219,6 +220,10 @@ int cs_call_alltoall(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Da
                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
                      MPI_Comm comm) CS_MUST_CHECK;
 int cs_call_barrier(cs_call_t *call, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_scan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                 MPI_Op op, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_exscan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype type, MPI_Op op, MPI_Comm comm) CS_MUST_CHECK;
 /* The neighbourhood collectives' constructors also take `comm`'s neighbourhood from its
  * communicator context (comm.h: cs_comm_get, cs_comm_neighbors), so they are collective on
  * the first use of `comm`, like cs_algo_run(); the call points into the context. CS_ERR_ARG
@@ -269,6 +274,10 @@ void cs_call_fill_alltoall(cs_call_t *call, const void *sendbuf, int sendcount,
                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm);
 void cs_call_fill_barrier(cs_call_t *call, MPI_Comm comm);
+void cs_call_fill_scan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+void cs_call_fill_exscan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 void cs_call_fill_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
                                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                      MPI_Datatype recvtype, MPI_Comm comm);

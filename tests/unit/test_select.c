@@ -578,6 +578,12 @@ START_TEST(test_key_bytes) {
     ck_assert_int_eq(key_alltoall(1, p, NULL, send, 3, MPI_DOUBLE, recv, 6, I, c), want);
     /* barrier: no data, always 0 */
     ck_assert_int_eq(key_barrier(3, p, NULL, c), 0);
+    /* scan, exscan: the vector, on every rank (exscan's rank 0 too), in place or not */
+    ck_assert_int_eq(key_scan(0, p, NULL, send, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_scan(3, p, NULL, in_place, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_exscan(0, p, NULL, send, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_exscan(0, p, NULL, in_place, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_exscan(2, p, NULL, in_place, recv, 3, MPI_DOUBLE, MPI_SUM, c), want);
 }
 END_TEST
 
