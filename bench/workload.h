@@ -2,7 +2,8 @@
  *
  * Every collective runs on MPI_INT elements (MPI_SUM for reductions), root 0, so that results
  * are bit-exact and a wrong algorithm cannot hide behind rounding. allgatherv uses equal blocks,
- * alltoall `count` ints per block. Barrier has no data: verifying it checks only that it
+ * alltoall `count` ints per block. Exscan's result on rank 0 is undefined in MPI: it is not
+ * checked (cs_bench_output_count is 0 there). Barrier has no data: verifying it checks only that it
  * completes on every rank (its synchronisation is checked by the simulator's tests).
  * Buffers are allocated once for the largest size of the plan. */
 #ifndef CS_BENCH_WORKLOAD_H
@@ -34,7 +35,8 @@ int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm,
 void cs_bench_fill(const cs_call_t *call, cs_bench_bufs_t *b, unsigned seed);
 
 /* Number of ints of output this rank must check for `call` (0 where the output is
- * insignificant, such as gather on a non-root). The output starts at b->recv. */
+ * insignificant or undefined, such as gather on a non-root or exscan on rank 0). The output
+ * starts at b->recv. */
 size_t cs_bench_output_count(const cs_call_t *call);
 
 #endif
