@@ -52,6 +52,13 @@ cs_blocks_t cs_build_alltoall_recv(const cs_call_t *c);
  * (reduce_scatter_recursive_halving.c). */
 MPI_Aint cs_build_rs_start(const cs_call_t *c, int j);
 int cs_build_rs_count(const cs_call_t *c, int j);
+/* The chain scan of a scan (exclusive 0) or exscan (exclusive 1) call: the prefix passed from
+ * rank to rank + 1, reduced in rank order (scan_linear.c). */
+int cs_build_scan_linear(cs_sched_t *s, const cs_call_t *c, int exclusive) CS_MUST_CHECK;
+
+/* Hillis-Steele recursive doubling of a scan (exclusive 0) or exscan (exclusive 1) call, any
+ * p, reduced in rank order (scan_recursive_doubling.c). */
+int cs_build_scan_rd(cs_sched_t *s, const cs_call_t *c, int exclusive) CS_MUST_CHECK;
 
 /* The linear schedule of any neighbourhood collective: one round, a receive on every in-edge
  * then a send on every out-edge, in MPI's order (neighbor_allgather_linear.c). A cs_algo_t

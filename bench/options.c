@@ -22,7 +22,8 @@ const char cs_bench_usage[] =
     "options:\n"
     "  --db PATH             database (default results/<host>.db; created if missing)\n"
     "  --colls LIST          collectives to tune, comma separated (default: all)\n"
-    "                        bcast,gather,scatter,reduce,allreduce,allgather,allgatherv\n"
+    "                        bcast,gather,scatter,reduce,allreduce,allgather,allgatherv,\n"
+    "                        alltoall,barrier,scan,exscan\n"
     "  --algorithms LIST     algorithm globs, comma separated, e.g. 'allreduce/*,bcast/binomial'\n"
     "                        (native collectives are always measured: they are the baseline)\n"
     "  --sizes SPEC          bytes per process: LO:HI[:FACTOR] (default 4:4M:4) or a list\n"
@@ -279,10 +280,16 @@ static int parse_colls(const char *text, cs_bench_opts_t *o, char *err, size_t e
     for (int i = 0; i < n; i++) {
         cs_coll_t c;
         if (cs_coll_from_name(items[i], &c) != CS_OK) {
-            return fail(err, errlen,
-                        "--colls: unknown collective '%s' (use bcast, gather, scatter, reduce, "
-                        "allreduce, allgather, allgatherv)",
-                        items[i]);
+            char names[512];
+            size_t len = 0;
+            names[0] = '\0';
+            for (int k = 0; k < CS_COLL_COUNT && len < sizeof(names); k++) {
+                if (tunable((cs_coll_t)k)) {
+                    len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+                                            len > 0 ? ", " : "", cs_coll_name((cs_coll_t)k));
+                }
+            }
+            return fail(err, errlen, "--colls: unknown collective '%s' (use %s)", items[i], names);
         }
         if (!tunable(c)) {
             return fail(err, errlen,

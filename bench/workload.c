@@ -65,6 +65,10 @@ int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm, cs_
             b->counts[i] = count;
         }
         return cs_call_reduce_scatter(call, b->send, b->recv, b->counts, MPI_INT, MPI_SUM, comm);
+    case CS_COLL_SCAN:
+        return cs_call_scan(call, b->send, b->recv, count, MPI_INT, MPI_SUM, comm);
+    case CS_COLL_EXSCAN:
+        return cs_call_exscan(call, b->send, b->recv, count, MPI_INT, MPI_SUM, comm);
     default:
         return CS_ERR_ARG;
     }
@@ -91,7 +95,10 @@ size_t cs_bench_output_count(const cs_call_t *call) {
     case CS_COLL_ALLREDUCE:
     case CS_COLL_REDUCE_SCATTER_BLOCK:
     case CS_COLL_REDUCE_SCATTER:
+    case CS_COLL_SCAN:
         return (size_t)call->recvcount;
+    case CS_COLL_EXSCAN: /* rank 0's result is undefined in MPI */
+        return call->rank > 0 ? (size_t)call->recvcount : 0;
     case CS_COLL_REDUCE:
         return is_root ? (size_t)call->recvcount : 0;
     case CS_COLL_GATHER:

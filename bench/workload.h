@@ -5,6 +5,9 @@
  * alltoall `count` ints per block, reduce_scatter_block and reduce_scatter `count` ints per
  * block (equal blocks: p count ints in, count out). Barrier has no data: verifying it checks only
  * that it completes on every rank (its synchronisation is checked by the simulator's tests).
+ * alltoall `count` ints per block. Exscan's result on rank 0 is undefined in MPI: it is not
+ * checked (cs_bench_output_count is 0 there). Barrier has no data: verifying it checks only that it
+ * completes on every rank (its synchronisation is checked by the simulator's tests).
  * Buffers are allocated once for the largest size of the plan. */
 #ifndef CS_BENCH_WORKLOAD_H
 #define CS_BENCH_WORKLOAD_H
@@ -36,7 +39,8 @@ int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm,
 void cs_bench_fill(const cs_call_t *call, cs_bench_bufs_t *b, unsigned seed);
 
 /* Number of ints of output this rank must check for `call` (0 where the output is
- * insignificant, such as gather on a non-root). The output starts at b->recv. */
+ * insignificant or undefined, such as gather on a non-root or exscan on rank 0). The output
+ * starts at b->recv. */
 size_t cs_bench_output_count(const cs_call_t *call);
 
 #endif

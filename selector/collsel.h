@@ -98,6 +98,13 @@ COLLSEL_API int collsel_reduce_scatter_block(const void *sendbuf, void *recvbuf,
 /** @brief MPI_Reduce_scatter, dispatched to the tuned algorithm. */
 COLLSEL_API int collsel_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+/** @brief MPI_Scan, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm);
+/** @brief MPI_Exscan, dispatched to the tuned algorithm (rank 0's recvbuf is undefined, as in
+ *  MPI; collsel's own algorithms leave it untouched). */
+COLLSEL_API int collsel_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm);
 
 /* The neighbourhood collectives run on the neighbours of a communicator made by
  * MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create or MPI_Dist_graph_create_adjacent
@@ -141,6 +148,13 @@ COLLSEL_API int collsel_neighbor_alltoallw(const void *sendbuf, const int sendco
  * @param bytes the call's size: bytes per process (allgatherv, reduce_scatter: mean bytes
  *              per block; alltoall: bytes per block, what one rank sends to one other;
  *              reduce_scatter_block: bytes per block, what each rank gets; barrier: 0;
+ *              "allgather", "allgatherv", "alltoall", "barrier", "scan", "exscan",
+ *              "neighbor_allgather",
+ *              "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv" or
+ *              "neighbor_alltoallw".
+ * @param bytes the call's size: bytes per process (scan, exscan: the vector, count x size of
+ *              datatype; allgatherv: mean bytes per block;
+ *              alltoall: bytes per block, what one rank sends to one other; barrier: 0;
  *              neighbor_allgather, neighbor_alltoall: bytes per block; the other
  *              neighbourhood collectives: mean bytes per edge, sent and received).
  * @param comm  the communicator (collective on first use of comm, like any collsel call).

@@ -2,6 +2,8 @@
  *   collsel_bcast collsel_gather collsel_scatter collsel_reduce collsel_allreduce
  *   collsel_allgather collsel_allgatherv collsel_alltoall collsel_barrier
  *   collsel_reduce_scatter_block collsel_reduce_scatter
+ *   collsel_allgather collsel_allgatherv collsel_alltoall collsel_barrier collsel_scan
+ *   collsel_exscan
  *   collsel_neighbor_allgather collsel_neighbor_allgatherv collsel_neighbor_alltoall
  *   collsel_neighbor_alltoallv collsel_neighbor_alltoallw
  * (prototypes and their documentation in collsel.h, which the compiler checks these against),

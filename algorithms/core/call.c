@@ -143,7 +143,7 @@ uint64_t cs_call_key_bytes(const cs_call_key_t *key, const cs_call_arrays_t *arr
     case CS_COLL_NEIGHBOR_ALLTOALLV:
     case CS_COLL_NEIGHBOR_ALLTOALLW:
         return edge_mean_bytes(key, arrays, nbrs);
-    default: /* bcast, reduce, allreduce: one count and type, on both sides */
+    default: /* bcast, reduce, allreduce, scan, exscan: one count and type, on both sides */
         return type_bytes(key->sendcount, key->sendtype);
     }
 }
@@ -275,6 +275,13 @@ void cs_call_fill_reduce_scatter_block(cs_call_t *call, const void *sendbuf, voi
     call->op = op;
 }
 
+void cs_call_fill_scan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    raw(call, CS_COLL_SCAN, sendbuf, count, type, recvbuf, count, type);
+    call->comm = comm;
+    call->op = op;
+}
+
 void cs_call_fill_reduce_scatter(cs_call_t *call, const void *sendbuf, void *recvbuf,
                                  const int *recvcounts, MPI_Datatype type, MPI_Op op,
                                  MPI_Comm comm) {
@@ -282,6 +289,13 @@ void cs_call_fill_reduce_scatter(cs_call_t *call, const void *sendbuf, void *rec
     call->comm = comm;
     call->op = op;
     call->recvcounts = recvcounts;
+}
+
+void cs_call_fill_exscan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    raw(call, CS_COLL_EXSCAN, sendbuf, count, type, recvbuf, count, type);
+    call->comm = comm;
+    call->op = op;
 }
 
 void cs_call_fill_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
@@ -436,6 +450,18 @@ int cs_call_reduce_scatter(cs_call_t *call, const void *sendbuf, void *recvbuf,
     return finish(call, comm);
 }
 
+int cs_call_scan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                 MPI_Op op, MPI_Comm comm) {
+    cs_call_fill_scan(call, sendbuf, recvbuf, count, type, op, comm);
+    return finish(call, comm);
+}
+
+int cs_call_exscan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    cs_call_fill_exscan(call, sendbuf, recvbuf, count, type, op, comm);
+    return finish(call, comm);
+}
+
 int cs_call_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                MPI_Datatype recvtype, MPI_Comm comm) {
@@ -478,7 +504,9 @@ int cs_call_neighbor_alltoallw(cs_call_t *call, const void *sendbuf, const int *
     return finish(call, comm);
 }
 
-/* bcast, reduce, allreduce: one count and one type on both sides. */
+/* bcast, reduce, allreduce, scan, exscan: one count and one type on both sides; MPI_IN_PLACE
+ * (the input taken from the receive buffer) on the root of reduce and on any rank of the
+ * others. */
 static int normalize_single(cs_call_t *c) {
     int rc = CS_OK;
     CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
@@ -490,7 +518,7 @@ static int normalize_single(cs_call_t *c) {
         CS_REQUIRE(c->op != MPI_OP_NULL, CS_ERR_ARG);
         CS_MPI_CHECK(PMPI_Op_commutative(c->op, &commutes));
         c->commutative = commutes != 0;
-        if (c->sendbuf == MPI_IN_PLACE && (c->coll == CS_COLL_ALLREDUCE || c->rank == c->root)) {
+        if (c->sendbuf == MPI_IN_PLACE && (!cs_coll_is_rooted(c->coll) || c->rank == c->root)) {
             c->in_place = 1;
             c->sendbuf = c->recvbuf;
         }
@@ -700,8 +728,8 @@ out:
 }
 
 /* 1 when the caller passed MPI_IN_PLACE where MPI does not allow it: any rank of a broadcast,
- * a non-root of gather, scatter or reduce, the receive buffer of alltoall, reduce_scatter_block
- * and reduce_scatter, any rank of a neighbourhood collective. */
+ * a non-root of gather, scatter or reduce, the receive buffer of alltoall, reduce_scatter_block,
+ * reduce_scatter, scan or exscan, any rank of a neighbourhood collective. */
 static int misplaced_in_place(const cs_call_t *c) {
     int root = c->rank == c->root;
     if (cs_coll_is_neighbor(c->coll)) {
@@ -718,6 +746,8 @@ static int misplaced_in_place(const cs_call_t *c) {
     case CS_COLL_ALLTOALL:
     case CS_COLL_REDUCE_SCATTER_BLOCK:
     case CS_COLL_REDUCE_SCATTER:
+    case CS_COLL_SCAN:
+    case CS_COLL_EXSCAN:
         return c->recvbuf == MPI_IN_PLACE;
     default:
         return 0;
@@ -738,6 +768,8 @@ int cs_call_normalize(cs_call_t *c) {
     case CS_COLL_BCAST:
     case CS_COLL_REDUCE:
     case CS_COLL_ALLREDUCE:
+    case CS_COLL_SCAN:
+    case CS_COLL_EXSCAN:
         CS_CHECK(normalize_single(c));
         break;
     case CS_COLL_GATHER:
@@ -810,6 +842,10 @@ int cs_call_invoke(const cs_call_t *c, const cs_coll_fns_t *fns) {
                                          c->comm);
     case CS_COLL_REDUCE_SCATTER:
         return fns->reduce_scatter(send, c->recvbuf, c->recvcounts, c->recv.type, c->op, c->comm);
+    case CS_COLL_SCAN:
+        return fns->scan(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
+    case CS_COLL_EXSCAN:
+        return fns->exscan(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
     case CS_COLL_NEIGHBOR_ALLGATHER:
         return fns->neighbor_allgather(c->sendbuf, c->sendcount, c->send.type, c->recvbuf,
                                        c->recvcount, c->recv.type, c->comm);

@@ -5,35 +5,34 @@
  *
  *   - MPI_IN_PLACE is resolved so that no algorithm ever compares with it: the send side then
  *     points at the caller's data inside the receive buffer (gather root, allgather, allgatherv,
- *     reduce root, allreduce; alltoall: the whole receive buffer, with the receive count and
- *     type, so send and receive slots alias and builders must read what they send before
- *     receiving over it; reduce_scatter_block and reduce_scatter: the whole receive buffer,
- *     which holds the input vector, so the send slot and the receive slot alias and builders
- *     must read the input before writing the result) or the receive side points into the send
- *     buffer (scatter root).
- *     `in_place` records that the caller asked for it.
- *   - Arguments that MPI declares insignificant are replaced by the significant side, so every
- *     rank sees one "block" description: for gather/allgather/allgatherv `recv` (non-root gather
- *     ranks get recvcount/recvtype := sendcount/sendtype), for scatter `send` (non-root ranks get
- *     sendcount/sendtype := recvcount/recvtype). bcast, reduce and allreduce use one count and one
- *     type, stored on both sides. Barrier has no data: both sides are 0 elements of MPI_BYTE
- *     and no buffer. reduce_scatter_block and reduce_scatter have one type on both sides: the
- *     send side is the whole input vector, sendcount = the sum of the blocks (p recvcount, or
+ *     reduce root, allreduce, scan, exscan; alltoall: the whole receive buffer, with the receive
+ *     count and type, so send and receive slots alias and builders must read what they send before
+ *     receiving over it; reduce_scatter_block and reduce_scatter: the whole receive buffer, which
+ *     holds the input vector, so the send slot and the receive slot alias and builders must read
+ *     the input before writing the result) or the receive side points into the send buffer (scatter
+ *     root). `in_place` records that the caller asked for it.
+ *   - Arguments that MPI declares insignificant are replaced by the significant side, so every rank
+ *     sees one "block" description: for gather/allgather/allgatherv `recv` (non-root gather ranks
+ *     get recvcount/recvtype := sendcount/sendtype), for scatter `send` (non-root ranks get
+ *     sendcount/sendtype := recvcount/recvtype). bcast, reduce, allreduce, scan and exscan use one
+ *     count and one type, stored on both sides. Barrier has no data: both sides are 0 elements of
+ *     MPI_BYTE and no buffer. reduce_scatter_block and reduce_scatter have one type on both sides:
+ *     the send side is the whole input vector, sendcount = the sum of the blocks (p recvcount, or
  *     the sum of recvcounts, which must fit an int), and the receive side this rank's block,
- *     recvcount = recvcount or recvcounts[rank]; block j of the input starts after blocks
- *     0..j-1 (reduce_scatter keeps the caller's `recvcounts`).
+ *     recvcount = recvcount or recvcounts[rank]; block j of the input starts after blocks 0..j-1
+ *     (reduce_scatter keeps the caller's `recvcounts`).
  *   - Lower bound, extent, true lower bound, true extent and size of both types are queried
  *     (cs_type_t) so builders can address blocks and size scratch buffers.
- *   - `bytes` is the selection key: bytes per process for rooted and symmetric collectives,
- *     mean bytes per block for allgatherv and reduce_scatter (the sum of recvcounts times the
- *     type size, over p), bytes per block (what one rank sends to one other) for alltoall and
- *     reduce_scatter_block (recvcount times the type size, the result each rank gets), always
- *     0 for barrier, all equal on every rank; for the neighbourhood
- *     collectives see "Neighbourhood collectives" below. It is cs_call_key_bytes() of the raw
- *     arguments, the function the selector's fast path uses before any normalisation.
+ *   - `bytes` is the selection key: bytes per process for rooted and symmetric collectives (scan,
+ *     exscan: the bytes of the vector, count * size(datatype)), mean bytes per block for allgatherv
+ *     and reduce_scatter (the sum of recvcounts times the type size, over p), bytes per block (what
+ *     one rank sends to one other) for alltoall and reduce_scatter_block (recvcount times the type
+ *     size, the result each rank gets), always 0 for barrier, all equal on every rank; for the
+ *     neighbourhood collectives see "Neighbourhood collectives" below. It is cs_call_key_bytes() of
+ *     the raw arguments, the function the selector's fast path uses before any normalisation.
  *   - `commutative` records whether the reduction op commutes.
  *   - MPI_IN_PLACE where MPI does not allow it (bcast, a non-root of gather, scatter, reduce,
- *     the receive buffer of alltoall, reduce_scatter_block and reduce_scatter, any
+ *     the receive buffer of alltoall, reduce_scatter_block, reduce_scatter, scan or exscan, any
  *     neighbourhood collective) is CS_ERR_ARG, so no algorithm
  *     ever receives it.
  *
@@ -122,7 +121,8 @@ typedef struct cs_call {
     const MPI_Aint *sdispls_bytes, *rdispls_bytes;
     const MPI_Datatype *sendtypes, *recvtypes;
     const cs_neighbors_t *nbrs; /* neighbourhood collectives: this rank's neighbours */
-    MPI_Op op;                  /* the reductions */
+    MPI_Op op;                  /* the reductions (reduce, allreduce, reduce_scatter(_block),
+                                 * scan, exscan) */
     int root;                   /* rooted collectives; 0 otherwise */
     MPI_Comm comm;
     int rank, nprocs;
@@ -191,7 +191,7 @@ const char *cs_coll_name(cs_coll_t coll);
 int cs_coll_from_name(const char *name, cs_coll_t *out) CS_MUST_CHECK;
 /* 1 for bcast, gather, scatter, reduce. */
 int cs_coll_is_rooted(cs_coll_t coll);
-/* 1 for reduce, allreduce, reduce_scatter_block, reduce_scatter. */
+/* 1 for reduce, allreduce, reduce_scatter_block, reduce_scatter, scan, exscan. */
 int cs_coll_is_reduction(cs_coll_t coll);
 /* 0 for a collective without data (barrier): its calls all have the key size 0, so a tuning
  * run measures it at one size; 1 for every other. */
@@ -235,6 +235,10 @@ int cs_call_reduce_scatter_block(cs_call_t *call, const void *sendbuf, void *rec
 int cs_call_reduce_scatter(cs_call_t *call, const void *sendbuf, void *recvbuf,
                            const int *recvcounts, MPI_Datatype type, MPI_Op op,
                            MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_scan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                 MPI_Op op, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_exscan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype type, MPI_Op op, MPI_Comm comm) CS_MUST_CHECK;
 /* The neighbourhood collectives' constructors also take `comm`'s neighbourhood from its
  * communicator context (comm.h: cs_comm_get, cs_comm_neighbors), so they are collective on
  * the first use of `comm`, like cs_algo_run(); the call points into the context. CS_ERR_ARG
@@ -290,6 +294,10 @@ void cs_call_fill_reduce_scatter_block(cs_call_t *call, const void *sendbuf, voi
 void cs_call_fill_reduce_scatter(cs_call_t *call, const void *sendbuf, void *recvbuf,
                                  const int *recvcounts, MPI_Datatype type, MPI_Op op,
                                  MPI_Comm comm);
+void cs_call_fill_scan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+void cs_call_fill_exscan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 void cs_call_fill_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
                                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                      MPI_Datatype recvtype, MPI_Comm comm);

@@ -15,14 +15,17 @@
  *   - count: 0, 1, p-1, p, p+1, 3p+2, 4099 (messages past the eager limit), and 300000 ints
  *     (over 1 MiB per process; int data and root p-1 only);
  *   - MPI_IN_PLACE where the collective allows it (gather/scatter/reduce root, allreduce,
- *     allgather, allgatherv, alltoall, reduce_scatter_block, reduce_scatter; in place, only
- *     the first block of a reduce_scatter's receive buffer is defined afterwards, so only it
- *     and the margin before it are compared);
+ *     allgather, allgatherv, alltoall, reduce_scatter_block, reduce_scatter, scan, exscan; in
+ *     place, only the first block of a reduce_scatter's receive buffer is defined afterwards,
+ *     so only it and the margin before it are compared; exscan's rank 0 result is undefined
+ *     and not compared);
  * the call is run natively (MPI_*) on one set of buffers and through cs_algo_run_variant() on an
  * identical set. Every buffer has a sentinel-filled margin on both sides and the derived type
  * leaves sentinel gaps inside each element, so comparing whole allocations byte for byte checks
  * the data, the gaps and over- or underruns at once. Send buffers must come back unchanged and
  * receive buffers that MPI declares insignificant (non-root gather/reduce) must stay untouched.
+ * Exscan's receive buffer on rank 0, which MPI leaves undefined, is not compared (the
+ * simulator checks that collsel's algorithms leave it untouched).
  * allgatherv uses irregular counts (zeros included) at non-monotone displacements with gaps,
  * and the same counts packed in rank order. reduce_scatter uses irregular counts (every third
  * rank's block empty) and equal counts; reduce_scatter_block `count` elements per block.
@@ -117,8 +120,9 @@ typedef struct side {
     buf_t send, recv;
     args_t a;
     int recv_significant;
-    long recv_checked; /* >= 0: only the first margin and this many elements of recv are
-                        * defined (an in-place reduce_scatter's result); < 0: all of it */
+    long recv_checked;  /* >= 0: only the first margin and this many elements of recv are
+                         * defined (an in-place reduce_scatter's result); < 0: all of it */
+    int recv_undefined; /* MPI leaves the result undefined here (exscan's rank 0): not compared */
     int *recvcounts, *displs;
 } side_t;
 
@@ -332,10 +336,11 @@ out:
     return rc;
 }
 
-/* reduce and allreduce */
+/* reduce, allreduce, scan and exscan (every rank gets a result but reduce's non-roots and
+ * exscan's rank 0, whose receive buffer MPI leaves undefined) */
 static int prep_reduce(const tcase_t *tc, side_t *s) {
     int rc = CS_OK;
-    int all = tc->algo->coll == CS_COLL_ALLREDUCE;
+    int all = !cs_coll_is_rooted(tc->algo->coll);
     int in_place = tc->in_place && (all || rank == tc->root);
     args_init(tc, s);
     CS_CHECK(buf_alloc(&s->recv, tc->kind->type, tc->count, RECV_SENTINEL));
@@ -350,6 +355,7 @@ static int prep_reduce(const tcase_t *tc, side_t *s) {
     s->a.recvbuf = s->recv.origin;
     s->a.sendcount = s->a.recvcount = tc->count;
     s->recv_significant = all || rank == tc->root;
+    s->recv_undefined = tc->algo->coll == CS_COLL_EXSCAN && rank == 0;
 out:
     return rc;
 }
@@ -540,6 +546,12 @@ static int native_reduce_scatter_block(const args_t *a) {
 static int native_reduce_scatter(const args_t *a) {
     return MPI_Reduce_scatter(a->sendbuf, a->recvbuf, a->recvcounts, a->type, a->op, comm);
 }
+static int native_scan(const args_t *a) {
+    return MPI_Scan(a->sendbuf, a->recvbuf, a->recvcount, a->type, a->op, comm);
+}
+static int native_exscan(const args_t *a) {
+    return MPI_Exscan(a->sendbuf, a->recvbuf, a->recvcount, a->type, a->op, comm);
+}
 
 static int construct_bcast(cs_call_t *c, const args_t *a) {
     return cs_call_bcast(c, a->recvbuf, a->recvcount, a->type, a->root, comm);
@@ -582,6 +594,12 @@ static int construct_reduce_scatter_block(cs_call_t *c, const args_t *a) {
 static int construct_reduce_scatter(cs_call_t *c, const args_t *a) {
     return cs_call_reduce_scatter(c, a->sendbuf, a->recvbuf, a->recvcounts, a->type, a->op, comm);
 }
+static int construct_scan(cs_call_t *c, const args_t *a) {
+    return cs_call_scan(c, a->sendbuf, a->recvbuf, a->recvcount, a->type, a->op, comm);
+}
+static int construct_exscan(cs_call_t *c, const args_t *a) {
+    return cs_call_exscan(c, a->sendbuf, a->recvbuf, a->recvcount, a->type, a->op, comm);
+}
 
 static const coll_ops_t colls[CS_COLL_COUNT] = {
     [CS_COLL_BCAST] = {prep_bcast, native_bcast, construct_bcast, 0},
@@ -597,6 +615,8 @@ static const coll_ops_t colls[CS_COLL_COUNT] = {
                                       construct_reduce_scatter_block, 1},
     [CS_COLL_REDUCE_SCATTER] = {prep_reduce_scatter, native_reduce_scatter,
                                 construct_reduce_scatter, 1},
+    [CS_COLL_SCAN] = {prep_reduce, native_scan, construct_scan, 1},
+    [CS_COLL_EXSCAN] = {prep_reduce, native_exscan, construct_exscan, 1},
 };
 
 /* ---- checking ----------------------------------------------------------------------------- */
@@ -656,7 +676,7 @@ static int compare(const tcase_t *tc, const side_t *nat, const side_t *alg) {
         report(tc, "send buffer modified", at, tc->kind->type);
         bad = 1;
     }
-    if (alg->recv.mem == NULL) {
+    if (alg->recv.mem == NULL || alg->recv_undefined) {
         return bad;
     }
     if (alg->recv_significant) {

@@ -347,24 +347,27 @@ static int layout_packed(int p, const int *counts, int *displs) {
     return at + 1;
 }
 
+/* acc = acc op x over n ints, acc holding the lower ranks. */
+static void reference_step(const scase_t *sc, int *acc, const int *x, int n) {
+    for (int i = 0; i < n;) {
+        if (sc->op == OP_SUM) {
+            acc[i] += x[i];
+            i += 1;
+        } else if (sc->op == OP_MAT) {
+            mat_mul(&acc[i], &x[i], &acc[i]);
+            i += 4;
+        } else {
+            aff_mul(&acc[i], &x[i], &acc[i]);
+            i += 2;
+        }
+    }
+}
+
 /* The reduction of in[0..p-1] in rank order into w->res (n ints). */
 static void reference_reduce(world_t *w, const scase_t *sc, int n) {
-    int p = sc->p;
     memcpy(w->res, w->in[0], (size_t)n * sizeof(int));
-    for (int j = 1; j < p; j++) {
-        const int *x = w->in[j];
-        for (int i = 0; i < n;) {
-            if (sc->op == OP_SUM) {
-                w->res[i] += x[i];
-                i += 1;
-            } else if (sc->op == OP_MAT) {
-                mat_mul(&w->res[i], &x[i], &w->res[i]);
-                i += 4;
-            } else {
-                aff_mul(&w->res[i], &x[i], &w->res[i]);
-                i += 2;
-            }
-        }
+    for (int j = 1; j < sc->p; j++) {
+        reference_step(sc, w->res, w->in[j], n);
     }
 }
 
@@ -568,6 +571,34 @@ static int setup(world_t *w, const scase_t *sc) {
             if (sc->coll == CS_COLL_REDUCE_SCATTER) {
                 c->recvcounts = w->counts;
             }
+            break;
+        }
+        case CS_COLL_SCAN:
+        case CS_COLL_EXSCAN: {
+            /* w->res: the prefix in[0] op ... op in[r], updated rank by rank (ranks in order);
+             * exscan's rank r wants the one before r's, rank 0's buffer must stay untouched
+             * (MPI leaves it undefined; collsel's algorithms promise not to write it). */
+            int exclusive = sc->coll == CS_COLL_EXSCAN;
+            CS_CHECK(buf_init(v, rk, rcount));
+            if (ip) {
+                buf_put(v, 0, w->in[r], n, 1);
+            }
+            if (exclusive && r > 0) {
+                buf_put(v, 0, w->res, n, 0);
+            }
+            if (r == 0) {
+                memcpy(w->res, w->in[0], (size_t)n * sizeof(int));
+            } else {
+                reference_step(sc, w->res, w->in[r], n);
+            }
+            if (!exclusive) {
+                buf_put(v, 0, w->res, n, 0);
+            }
+            if (!ip) {
+                CS_CHECK(buf_init(s, sk, scount));
+                buf_put(s, 0, w->in[r], n, 1);
+            }
+            call_raw(c, sc, r, ip ? MPI_IN_PLACE : buf_ptr(s), rcount, rt, buf_ptr(v), rcount, rt);
             break;
         }
         default:

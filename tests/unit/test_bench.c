@@ -10,6 +10,7 @@
 #include "rules.h"
 #include "thresholds.h"
 #include "validate.h"
+#include "workload.h"
 
 #include <check.h>
 #include <math.h>
@@ -62,8 +63,9 @@ START_TEST(parse_defaults) {
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         ck_assert_uint_eq((o.colls >> c) & 1u, !cs_coll_is_neighbor((cs_coll_t)c));
     }
-    /* the seven classic collectives, alltoall, barrier, reduce_scatter_block, reduce_scatter */
-    ck_assert_uint_eq(o.colls, 0x7ffu);
+    /* the seven classic collectives, alltoall, barrier, reduce_scatter_block, reduce_scatter,
+     * scan, exscan */
+    ck_assert_uint_eq(o.colls, 0x1fffu);
     ck_assert_int_eq(o.nalgorithms, 0);
     ck_assert_int_eq(o.nsizes, NELEMS(want));
     for (int i = 0; i < NELEMS(want); i++) {
@@ -200,6 +202,8 @@ START_TEST(parse_errors) {
     parse_bad(size_bad, "'lots'");
     parse_bad(size_big, "2147483648");
     parse_bad(colls, "'bogus'");
+    parse_bad(colls, "(use bcast, gather, "); /* the list from the table, every tunable one */
+    parse_bad(colls, ", scan, exscan");
     parse_bad(neighbor, "'neighbor_alltoall' cannot be tuned yet");
     parse_bad(algos, "'nothing/*'");
     parse_bad(comm0, "'0'");
@@ -876,10 +880,35 @@ START_TEST(rules_names_never_truncate) {
 }
 END_TEST
 
+/* The output the tuning run's check compares with native: none where MPI leaves it undefined
+ * or insignificant (exscan's rank 0, reduce and gather off the root, barrier). */
+START_TEST(workload_output_count) {
+    cs_call_t c;
+    memset(&c, 0, sizeof(c));
+    c.nprocs = 4;
+    c.recvcount = 5;
+    c.root = 0;
+    for (int rank = 0; rank < 4; rank++) {
+        c.rank = rank;
+        c.coll = CS_COLL_SCAN;
+        ck_assert_uint_eq(cs_bench_output_count(&c), 5);
+        c.coll = CS_COLL_EXSCAN;
+        ck_assert_uint_eq(cs_bench_output_count(&c), rank > 0 ? 5 : 0);
+        c.coll = CS_COLL_REDUCE;
+        ck_assert_uint_eq(cs_bench_output_count(&c), rank == 0 ? 5 : 0);
+        c.coll = CS_COLL_ALLTOALL;
+        ck_assert_uint_eq(cs_bench_output_count(&c), 20);
+        c.coll = CS_COLL_BARRIER;
+        ck_assert_uint_eq(cs_bench_output_count(&c), 0);
+    }
+}
+END_TEST
+
 static Suite *bench_suite(void) {
     Suite *s = suite_create("bench");
     TCase *tc = tcase_create("options");
     tcase_add_test(tc, parse_defaults);
+    tcase_add_test(tc, workload_output_count);
     tcase_add_test(tc, parse_every_option);
     tcase_add_test(tc, parse_size_list);
     tcase_add_test(tc, parse_size_range);

@@ -278,6 +278,51 @@ START_TEST(test_call_commutative) {
 }
 END_TEST
 
+/* Scan and exscan: MPI_IN_PLACE as the send buffer on every rank (exscan's rank 0 too) takes the
+ * input from the receive buffer; MPI_IN_PLACE as the receive buffer is refused; the key is the
+ * vector's bytes; the op's commutativity is recorded. */
+START_TEST(test_call_scan_exscan) {
+    const cs_coll_t colls[2] = {CS_COLL_SCAN, CS_COLL_EXSCAN};
+    for (int k = 0; k < 2; k++) {
+        for (int rank = 0; rank < 3; rank++) {
+            cs_call_t c = make_call(colls[k], rank, 3, 0);
+            set_send(&c, MPI_IN_PLACE, 5, odd_type);
+            set_recv(&c, buf_b, 5, odd_type);
+            c.op = hexcat_op;
+            ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+            ck_assert_int_eq(c.in_place, 1);
+            ck_assert_ptr_eq(c.sendbuf, buf_b);
+            ck_assert_ptr_eq(c.recvbuf, buf_b);
+            ck_assert_int_eq(c.sendcount, 5);
+            assert_type_eq(&c.send, &c.recv);
+            ck_assert_int_eq(c.commutative, 0);
+            ck_assert_uint_eq(c.bytes, 5 * 8);
+
+            c = make_call(colls[k], rank, 3, 0);
+            set_send(&c, buf_a, 4, MPI_INT);
+            set_recv(&c, buf_b, 4, MPI_INT);
+            c.op = MPI_SUM;
+            ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+            ck_assert_int_eq(c.in_place, 0);
+            ck_assert_ptr_eq(c.sendbuf, buf_a);
+            ck_assert_int_eq(c.commutative, 1);
+            ck_assert_uint_eq(c.bytes, 4 * sizeof(int));
+
+            c = make_call(colls[k], rank, 3, 0);
+            set_send(&c, buf_a, 4, MPI_INT);
+            set_recv(&c, MPI_IN_PLACE, 4, MPI_INT);
+            c.op = MPI_SUM;
+            ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+
+            c = make_call(colls[k], rank, 3, 0); /* a reduction needs an op */
+            set_send(&c, buf_a, 4, MPI_INT);
+            set_recv(&c, buf_b, 4, MPI_INT);
+            ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+        }
+    }
+}
+END_TEST
+
 /* ---- allgather, allgatherv ---------------------------------------------------------------- */
 
 START_TEST(test_call_allgather_in_place) {
@@ -748,6 +793,20 @@ START_TEST(test_call_constructors) {
     ck_assert_int_eq(c.sendcount, 5);
     ck_assert_uint_eq(c.bytes, 5 * sizeof(int));
 
+    ck_assert_int_eq(cs_call_scan(&c, MPI_IN_PLACE, buf_b, 3, MPI_INT, MPI_PROD, MPI_COMM_SELF),
+                     CS_OK);
+    ck_assert_int_eq(c.coll, CS_COLL_SCAN);
+    ck_assert_int_eq(c.in_place, 1);
+    ck_assert_ptr_eq(c.sendbuf, buf_b);
+    ck_assert(c.op == MPI_PROD);
+    ck_assert_uint_eq(c.bytes, 3 * sizeof(int));
+
+    ck_assert_int_eq(cs_call_exscan(&c, buf_a, buf_b, 2, MPI_INT, hexcat_op, MPI_COMM_SELF), CS_OK);
+    ck_assert_int_eq(c.coll, CS_COLL_EXSCAN);
+    ck_assert_int_eq(c.in_place, 0);
+    ck_assert_int_eq(c.commutative, 0);
+    ck_assert_uint_eq(c.bytes, 2 * sizeof(int));
+
     /* MPI_COMM_SELF has no topology: the neighbourhood constructors refuse */
     ck_assert_int_eq(
         cs_call_neighbor_alltoall(&c, buf_a, 1, MPI_INT, buf_b, 1, MPI_INT, MPI_COMM_SELF),
@@ -774,6 +833,7 @@ TCase *core_tcase_call(void) {
     tcase_add_test(tc, test_call_allreduce_in_place);
     tcase_add_test(tc, test_call_allreduce);
     tcase_add_test(tc, test_call_commutative);
+    tcase_add_test(tc, test_call_scan_exscan);
     tcase_add_test(tc, test_call_allgather_in_place);
     tcase_add_test(tc, test_call_allgather);
     tcase_add_test(tc, test_call_allgatherv_in_place);

@@ -52,6 +52,14 @@ START_TEST(test_coll_flags) {
     ck_assert_int_eq(cs_coll_is_reduction(CS_COLL_REDUCE_SCATTER), 1);
     ck_assert_int_eq(cs_coll_is_rooted(CS_COLL_REDUCE_SCATTER_BLOCK), 0);
     ck_assert_int_eq(cs_coll_is_rooted(CS_COLL_REDUCE_SCATTER), 0);
+    ck_assert_str_eq(cs_coll_name(CS_COLL_SCAN), "scan");
+    ck_assert_str_eq(cs_coll_name(CS_COLL_EXSCAN), "exscan");
+    ck_assert_int_eq(cs_coll_is_reduction(CS_COLL_SCAN), 1);
+    ck_assert_int_eq(cs_coll_is_reduction(CS_COLL_EXSCAN), 1);
+    ck_assert_int_eq(cs_coll_is_rooted(CS_COLL_SCAN), 0);
+    ck_assert_int_eq(cs_coll_is_rooted(CS_COLL_EXSCAN), 0);
+    ck_assert_int_eq(cs_coll_has_data(CS_COLL_EXSCAN), 1);
+    ck_assert_int_eq(cs_coll_is_cached(CS_COLL_EXSCAN), 1);
     ck_assert_int_eq(cs_coll_is_rooted(CS_COLL_COUNT), 0);
     ck_assert_int_eq(cs_coll_is_reduction(CS_COLL_COUNT), 0);
     ck_assert_int_eq(cs_coll_is_rooted((cs_coll_t)-1), 0);

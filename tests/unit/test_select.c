@@ -586,6 +586,12 @@ START_TEST(test_key_bytes) {
     ck_assert_int_eq(key_reduce_scatter(2, p, NULL, in_place, recv, counts, I, MPI_SUM, c), want);
     ck_assert_int_eq(key_reduce_scatter(0, p, NULL, send, recv, uneven, I, MPI_SUM, c), want);
     ck_assert_int_eq(key_reduce_scatter(3, p, NULL, in_place, recv, uneven, I, MPI_SUM, c), want);
+    /* scan, exscan: the vector, on every rank (exscan's rank 0 too), in place or not */
+    ck_assert_int_eq(key_scan(0, p, NULL, send, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_scan(3, p, NULL, in_place, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_exscan(0, p, NULL, send, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_exscan(0, p, NULL, in_place, recv, 6, I, MPI_SUM, c), want);
+    ck_assert_int_eq(key_exscan(2, p, NULL, in_place, recv, 3, MPI_DOUBLE, MPI_SUM, c), want);
 }
 END_TEST
 
