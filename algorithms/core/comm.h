@@ -179,7 +179,10 @@ int cs_comm_graph(cs_comm_t *ctx, const cs_graph_t **out) CS_MUST_CHECK;
  * plan with. cs_comm_set_loggp() sets them for the whole process (the tuning run's measured
  * values, table loggp; NULL: back to the defaults); until then they are CS_LOGGP_DEFAULT.
  * cs_comm_loggp() hands out rank 0's values, broadcast over the communicator, so that every rank
- * plans alike: collective. CS_ERR_MPI on failure. */
+ * plans alike: collective. CS_ERR_MPI on failure. A balanced variant reads them once, in its
+ * setup on a communicator, so cs_comm_set_loggp() should come before the first neighbourhood
+ * call (collsel-bench: after measuring; the selector: after reading the table), on every rank
+ * (each communicator's rank 0 decides for it); states made earlier keep their values. */
 #define CS_LOGGP_DEFAULT                                                                           \
     { 1.0, 0.5, 0.25, 0.0005 } /* L, o, g, G: a shared-memory transport */
 void cs_comm_set_loggp(const cs_loggp_t *model);

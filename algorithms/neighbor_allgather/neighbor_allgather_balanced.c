@@ -33,19 +33,20 @@
  * Cost in the model: what cs_balance_cost predicts, never above the direct plan's
  * (`linear`'s messages).
  *
- *   scatter hot spot of 5 (rank 0 sends to 1, 2, 3, 4; the others only to their ring
- *   neighbours; o = 1, L = 0), t = 2: 0 hands the blocks for 3 and 4 to 1
- *   round 0   0: send {A1, A3, A4} -> 1, {A2} -> 2    (1, 2, 3, 4: their ring messages)
- *   round 1   1: send {A3} -> 3, {A4} -> 4            after: every block at its receiver
+ *   scatter hot spot of 5 (transpose of cs_graph_hotspot: rank 0 sends to 1, 2, 3, 4 and, as
+ *   a ring, to 4 and 1 again; every other rank to its two ring neighbours), alltoall, L = 0,
+ *   o = 1, t = 2 (cs_balance_build's plan): 0 hands its blocks for 2 and 3 to 1
+ *   local     0: packs its blocks for 1, 2, 3 in scratch
+ *   round 0   0: send {A1, A2, A3} -> 1, {A1'} -> 1, {A4} -> 4, {A4'} -> 4  (4 messages, not 6)
+ *             1, 2, 3, 4: their ring blocks;  1 unpacks A1, keeps A2, A3 in scratch
+ *   round 1   1: send {A2} -> 2, {A3} -> 3           after: every block at its receiver
  */
 #include "builders.h"
 #include "core/comm.h"
 #include "core/edges.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* The variant's state (cs_state_t.priv). */
 typedef struct balanced {
