@@ -9,6 +9,8 @@
 
 #include "core/algo.h"
 #include "core/blocks.h"
+#include "topo/balance.h"
+#include "topo/graph.h"
 
 /* Binomial broadcast of (count, t) at `buf` from `root` (bcast_binomial.c). */
 int cs_build_bcast_binomial(cs_sched_t *s, cs_ref_t buf, int count, const cs_type_t *t, int root,
@@ -65,5 +67,42 @@ int cs_build_scan_rd(cs_sched_t *s, const cs_call_t *c, int exclusive) CS_MUST_C
  * build function. */
 int cs_build_neighbor_linear(cs_sched_t *s, const cs_call_t *c,
                              const cs_params_t *params) CS_MUST_CHECK;
+
+/* 1 when rank c->rank's edges in the global graph g are exactly the call's neighbourhood, in
+ * MPI's order (neighbor_allgather_coloured.c). */
+int cs_neighbor_graph_matches(const cs_graph_t *g, const cs_call_t *c);
+
+/* The coloured schedule of any neighbourhood collective (neighbor_allgather_coloured.c): one
+ * round per colour of the Welsh-Powell edge colouring of the global graph, which the variant's
+ * state holds. cs_neighbor_coloured_init() makes that state (cs_state_t.priv) from a global graph
+ * g without MPI (g is borrowed and must outlive it; the simulator and the unit tests use it);
+ * the setup does the same with the communicator's graph (comm.h cs_comm_graph, collective);
+ * cs_neighbor_coloured_free() and the teardown release it. CS_ERR_NOMEM. */
+int cs_build_neighbor_coloured(cs_sched_t *s, const cs_call_t *c,
+                               const cs_params_t *params) CS_MUST_CHECK;
+int cs_neighbor_coloured_init(const cs_graph_t *g, void **priv) CS_MUST_CHECK;
+void cs_neighbor_coloured_free(void *priv);
+int cs_neighbor_coloured_setup(struct cs_comm *ctx, const cs_params_t *params,
+                               cs_state_t *state) CS_MUST_CHECK;
+void cs_neighbor_coloured_teardown(cs_state_t *state);
+
+/* The balanced schedule of neighbor_allgather and neighbor_alltoall
+ * (neighbor_allgather_balanced.c): the tree-balanced plan of topo/balance.h for the call's block
+ * size, with threshold `t` (parameter) and the LogGP model of the variant's state.
+ * cs_neighbor_balanced_init() makes that state from a global graph g and a model without MPI (g
+ * borrowed); the setup uses the communicator's graph and cs_comm_loggp() (collective).
+ * CS_ERR_NOMEM, CS_ERR_ARG for a bad model. */
+int cs_build_neighbor_balanced(cs_sched_t *s, const cs_call_t *c,
+                               const cs_params_t *params) CS_MUST_CHECK;
+int cs_neighbor_balanced_init(const cs_graph_t *g, const cs_loggp_t *model,
+                              void **priv) CS_MUST_CHECK;
+void cs_neighbor_balanced_free(void *priv);
+int cs_neighbor_balanced_setup(struct cs_comm *ctx, const cs_params_t *params,
+                               cs_state_t *state) CS_MUST_CHECK;
+void cs_neighbor_balanced_teardown(cs_state_t *state);
+/* The balanced algorithms' parameters (t) and their sweep (t = 0 .. 4). */
+extern const cs_param_spec_t cs_neighbor_balanced_params[1];
+int cs_neighbor_balanced_variants(int nprocs, int ppn, cs_params_t *out, int cap,
+                                  int *n) CS_MUST_CHECK;
 
 #endif

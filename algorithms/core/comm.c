@@ -4,6 +4,7 @@
 #include "algo.h"
 #include "machine.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,7 @@ static void context_free(cs_comm_t *ctx) {
     free(ctx->scratch);
     free(ctx->reqs);
     free(ctx->nbrs_mem);
+    cs_graph_free(&ctx->graph); /* after the states, which borrow it */
     free(ctx);
 }
 
@@ -420,5 +422,101 @@ int cs_comm_neighbors(cs_comm_t *ctx, const cs_neighbors_t **out) {
     *out = &ctx->nbrs;
 out:
     free(mem);
+    return rc;
+}
+
+int cs_comm_graph(cs_comm_t *ctx, const cs_graph_t **out) {
+    int rc = CS_OK;
+    const cs_neighbors_t *nb = NULL;
+    int p = ctx->nprocs, mine[2], cart;
+    int *deg = NULL, *counts = NULL, *displs = NULL, *lists = NULL, *send = NULL;
+    int *dst_start = NULL, *src_start = NULL, *dst = NULL, *src = NULL;
+    *out = NULL;
+    if (ctx->graph_state != 0) {
+        *out = ctx->graph_state > 0 ? &ctx->graph : NULL;
+        return ctx->graph_state > 0 ? CS_OK : CS_ERR_NOT_APPLICABLE;
+    }
+    rc = cs_comm_neighbors(ctx, &nb);
+    if (rc == CS_ERR_NOT_APPLICABLE) {
+        ctx->graph_state = -1;
+        return rc;
+    }
+    CS_CHECK(rc);
+    cart = nb->kind == MPI_CART; /* the same on every rank: a property of the communicator */
+    mine[0] = nb->outdegree;
+    mine[1] = cart ? 0 : nb->indegree; /* a Cartesian rank's sources are its destinations */
+    deg = malloc(sizeof(int) * 2 * (size_t)p);
+    counts = malloc(sizeof(int) * (size_t)p);
+    displs = malloc(sizeof(int) * ((size_t)p + 1));
+    dst_start = malloc(sizeof(int) * ((size_t)p + 1));
+    src_start = malloc(sizeof(int) * ((size_t)p + 1));
+    send = malloc(sizeof(int) * ((size_t)mine[0] + mine[1] + 1));
+    CS_REQUIRE(deg != NULL && counts != NULL && displs != NULL && dst_start != NULL &&
+                   src_start != NULL && send != NULL,
+               CS_ERR_NOMEM);
+    CS_MPI_CHECK(PMPI_Allgather(mine, 2, MPI_INT, deg, 2, MPI_INT, ctx->comm));
+    displs[0] = dst_start[0] = src_start[0] = 0;
+    for (int r = 0; r < p; r++) {
+        long n = (long)deg[2 * r] + deg[2 * r + 1];
+        CS_REQUIRE(deg[2 * r] >= 0 && deg[2 * r + 1] >= 0 && displs[r] + n <= INT_MAX, CS_ERR_ARG);
+        counts[r] = (int)n;
+        displs[r + 1] = displs[r] + counts[r];
+        dst_start[r + 1] = dst_start[r] + deg[2 * r];
+        src_start[r + 1] = src_start[r] + deg[2 * r + 1];
+    }
+    /* this rank's destinations then sources, MPI_PROC_NULL as CS_GRAPH_NONE */
+    for (int i = 0; i < mine[0]; i++) {
+        send[i] = nb->destinations[i] == MPI_PROC_NULL ? CS_GRAPH_NONE : nb->destinations[i];
+    }
+    for (int j = 0; j < mine[1]; j++) {
+        send[mine[0] + j] = nb->sources[j] == MPI_PROC_NULL ? CS_GRAPH_NONE : nb->sources[j];
+    }
+    lists = malloc(sizeof(int) * ((size_t)displs[p] + 1));
+    dst = malloc(sizeof(int) * ((size_t)dst_start[p] + 1));
+    src = malloc(sizeof(int) * ((size_t)src_start[p] + 1));
+    CS_REQUIRE(lists != NULL && dst != NULL && src != NULL, CS_ERR_NOMEM);
+    CS_MPI_CHECK(PMPI_Allgatherv(send, mine[0] + mine[1], MPI_INT, lists, counts, displs, MPI_INT,
+                                 ctx->comm));
+    for (int r = 0; r < p; r++) {
+        memcpy(dst + dst_start[r], lists + displs[r], sizeof(int) * (size_t)deg[2 * r]);
+        memcpy(src + src_start[r], lists + displs[r] + deg[2 * r],
+               sizeof(int) * (size_t)deg[2 * r + 1]);
+    }
+    if (cart) {
+        CS_CHECK(cs_graph_from_cart_lists(&ctx->graph, p, dst_start, dst));
+    } else {
+        CS_CHECK(cs_graph_from_lists(&ctx->graph, p, dst_start, dst, src_start, src));
+    }
+    ctx->graph_state = 1;
+    *out = &ctx->graph;
+out:
+    free(deg);
+    free(counts);
+    free(displs);
+    free(lists);
+    free(send);
+    free(dst_start);
+    free(src_start);
+    free(dst);
+    free(src);
+    return rc;
+}
+
+static cs_loggp_t loggp_model = CS_LOGGP_DEFAULT;
+
+void cs_comm_set_loggp(const cs_loggp_t *model) {
+    static const cs_loggp_t defaults = CS_LOGGP_DEFAULT;
+    loggp_model = model != NULL ? *model : defaults;
+}
+
+int cs_comm_loggp(cs_comm_t *ctx, cs_loggp_t *out) {
+    int rc = CS_OK;
+    double v[4] = {loggp_model.L, loggp_model.o, loggp_model.g, loggp_model.G};
+    CS_MPI_CHECK(PMPI_Bcast(v, 4, MPI_DOUBLE, 0, ctx->comm));
+    out->L = v[0];
+    out->o = v[1];
+    out->g = v[2];
+    out->G = v[3];
+out:
     return rc;
 }

@@ -19,7 +19,10 @@
  * shared-memory window (cs_comm_window).
  *
  * The neighbourhood (cs_comm_neighbors) of a Cartesian or graph communicator, which the
- * neighbourhood collectives run on, is queried on the first request too, locally. */
+ * neighbourhood collectives run on, is queried on the first request too, locally; the whole
+ * communication graph (cs_comm_graph), which the coloured and balanced schedules need, is
+ * gathered from every rank's neighbourhood on the first request, collectively, and shared by
+ * every algorithm on the communicator. */
 #ifndef CS_COMM_H
 #define CS_COMM_H
 
@@ -27,6 +30,8 @@
 #include "params.h"
 #include "sched.h"
 #include "status.h"
+#include "topo/balance.h"
+#include "topo/graph.h"
 
 #include <mpi.h>
 
@@ -100,6 +105,10 @@ typedef struct cs_comm {
     int nbrs_state;
     cs_neighbors_t nbrs;
     int *nbrs_mem;
+    /* The global graph (cs_comm_graph): graph_state 0 not asked yet, 1 graph is set, -1 no
+     * topology. */
+    int graph_state;
+    cs_graph_t graph;
 } cs_comm_t;
 
 /* Returns the context of `user`, creating it (collectively: PMPI_Comm_dup) on first use.
@@ -154,6 +163,30 @@ int cs_comm_window(cs_comm_t *ctx, MPI_Aint bytes) CS_MUST_CHECK;
  * nothing. CS_ERR_NOT_APPLICABLE (*out NULL) for a communicator without a topology, every time
  * (that answer is kept too); CS_ERR_NOMEM or CS_ERR_MPI, with nothing kept, on failure. */
 int cs_comm_neighbors(cs_comm_t *ctx, const cs_neighbors_t **out) CS_MUST_CHECK;
+
+/* The communication graph of the communicator's topology, every rank's edges (topo/graph.h),
+ * made on the first request and kept in the context: collective, every rank must ask at the
+ * same point (the coloured and balanced neighbourhood algorithms ask in their setup). Each rank's
+ * lists (cs_comm_neighbors) are gathered with one MPI_Allgather of the degrees and one
+ * MPI_Allgatherv of the lists: O(p + E) ints sent to every rank and kept on every rank for a
+ * graph of E edges, then O(p + E log E) local work to pair the lists (Cartesian: slot i ^ 1,
+ * cs_graph_from_cart_lists; graphs: k-th occurrence, cs_graph_from_lists). Ranks are those of
+ * the communicator. CS_ERR_NOT_APPLICABLE (every rank alike, before communicating) without a
+ * topology; CS_ERR_MPI, CS_ERR_NOMEM, or CS_ERR_ARG if the lists disagree, with nothing kept. */
+int cs_comm_graph(cs_comm_t *ctx, const cs_graph_t **out) CS_MUST_CHECK;
+
+/* The LogGP parameters (topo/balance.h, microseconds) the balanced neighbourhood algorithms
+ * plan with. cs_comm_set_loggp() sets them for the whole process (the tuning run's measured
+ * values, table loggp; NULL: back to the defaults); until then they are CS_LOGGP_DEFAULT.
+ * cs_comm_loggp() hands out rank 0's values, broadcast over the communicator, so that every rank
+ * plans alike: collective. CS_ERR_MPI on failure. A balanced variant reads them once, in its
+ * setup on a communicator, so cs_comm_set_loggp() should come before the first neighbourhood
+ * call (collsel-bench: after measuring; the selector: after reading the table), on every rank
+ * (each communicator's rank 0 decides for it); states made earlier keep their values. */
+#define CS_LOGGP_DEFAULT                                                                           \
+    { 1.0, 0.5, 0.25, 0.0005 } /* L, o, g, G: a shared-memory transport */
+void cs_comm_set_loggp(const cs_loggp_t *model);
+int cs_comm_loggp(cs_comm_t *ctx, cs_loggp_t *out) CS_MUST_CHECK;
 
 /* The state of variant (algo, params) on this communicator: found in the context, or set up by
  * algo->setup (collectively, see algo.h) and kept there. Nothing is kept when setup() fails; its

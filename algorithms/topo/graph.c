@@ -221,6 +221,50 @@ out:
     return rc;
 }
 
+int cs_graph_from_cart_lists(cs_graph_t *g, int p, const int *dst_start, const int *dst) {
+    int rc = CS_OK;
+    cs_graph_edge_t *edges = NULL;
+    int *slots = NULL;
+    int nedges = 0;
+    memset(g, 0, sizeof(*g));
+    CS_REQUIRE(p >= 1 && dst_start != NULL && dst_start[0] == 0, CS_ERR_ARG);
+    for (int r = 0; r < p; r++) {
+        int len = dst_start[r + 1] - dst_start[r];
+        CS_REQUIRE(len >= 0 && len % 2 == 0, CS_ERR_ARG);
+    }
+    for (int i = 0; i < dst_start[p]; i++) {
+        CS_REQUIRE(dst[i] < p, CS_ERR_ARG);
+        nedges += dst[i] >= 0;
+    }
+    edges = malloc(sizeof(*edges) * (size_t)(nedges > 0 ? nedges : 1));
+    slots = malloc(sizeof(int) * (size_t)p);
+    CS_REQUIRE(edges != NULL && slots != NULL, CS_ERR_NOMEM);
+    nedges = 0;
+    for (int r = 0; r < p; r++) {
+        slots[r] = dst_start[r + 1] - dst_start[r];
+        for (int i = 0; i < slots[r]; i++) {
+            int v = dst[dst_start[r] + i];
+            if (v < 0) {
+                continue;
+            }
+            /* the receiver must list the sender in the opposite direction */
+            CS_REQUIRE((i ^ 1) < dst_start[v + 1] - dst_start[v] &&
+                           dst[dst_start[v] + (i ^ 1)] == r,
+                       CS_ERR_ARG);
+            edges[nedges].src = r;
+            edges[nedges].src_slot = i;
+            edges[nedges].dst = v;
+            edges[nedges].dst_slot = i ^ 1;
+            nedges++;
+        }
+    }
+    CS_CHECK(cs_graph_from_edges(g, p, nedges, edges, slots, slots));
+out:
+    free(edges);
+    free(slots);
+    return rc;
+}
+
 void cs_graph_neighbours(const cs_graph_t *g, int r, int *dst, int *src) {
     if (dst != NULL) {
         for (int i = 0; i < g->out_slots[r]; i++) {

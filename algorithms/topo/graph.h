@@ -89,6 +89,16 @@ int cs_graph_from_edges(cs_graph_t *g, int p, int nedges, const cs_graph_edge_t 
 int cs_graph_from_lists(cs_graph_t *g, int p, const int *dst_start, const int *dst,
                         const int *src_start, const int *src) CS_MUST_CHECK;
 
+/* From every rank's lists on a Cartesian communicator, as MPI_Cart_shift gives them (slots 2d
+ * and 2d+1: the neighbours at -1 and +1 of dimension d, sources and destinations alike): rank
+ * r's list is dst[dst_start[r] .. dst_start[r+1]) (start array [p + 1], from 0; CS_GRAPH_NONE or
+ * any negative value for MPI_PROC_NULL). Pairing as MPI-4.1 (see above): the block r sends from
+ * slot i lands in slot i ^ 1 of the receiver, so the result equals cs_graph_cart() of the grid.
+ * CS_ERR_ARG when a list has an odd length, an entry is >= p, or the lists disagree (r names u
+ * in slot i but u does not name r in slot i ^ 1). */
+int cs_graph_from_cart_lists(cs_graph_t *g, int p, const int *dst_start,
+                             const int *dst) CS_MUST_CHECK;
+
 /* Frees the arrays of g (not g); g is then empty. NULL or an empty graph: nothing. */
 void cs_graph_free(cs_graph_t *g);
 

@@ -18,6 +18,10 @@
  *                           Open MPI's basic topology component (its treematch hangs here).
  *   graph                   MPI_Graph_create on a symmetric multigraph: a ring, the edge 0-1
  *                           once more, a self-loop on 0, from p = 4 on a last rank isolated.
+ *   scatter_hotspot         MPI_Dist_graph_create_adjacent: rank 0 sends to every rank, every
+ *                           rank to its ring neighbours (the paper's figure 4; the balanced
+ *                           algorithms forward here, in the reversed pass, whose LogGP model
+ *                           makes latency free: test_algorithms.c).
  * Data: int; a derived type with a non-zero lower bound and gaps (2 ints at bytes 8 and 16,
  * resized to lb 4, extent 20); n derived elements against 2n ints, both ways round; for
  * alltoallw also each end choosing either type per edge. Counts: 0, 1, 7 and 4099 (past the
@@ -280,6 +284,52 @@ static MPI_Comm make_adjacent(int weighted) {
                                    weighted ? dw : MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c);
     free(src);
     free(sw);
+    return c;
+}
+
+/* The destinations of rank u in `scatter_hotspot` into out ([p + 1]); returns their number. */
+static int hot_out(int u, int p, int *out) {
+    int n = 0;
+    if (p < 2) {
+        return 0;
+    }
+    for (int v = 1; u == 0 && v < p; v++) {
+        out[n++] = v;
+    }
+    out[n++] = (u - 1 + p) % p;
+    out[n++] = (u + 1) % p;
+    return n;
+}
+
+/* The scatter hot spot (Hoefler and Schneider, figure 4), by MPI_Dist_graph_create_adjacent:
+ * rank 0 sends to every rank, and every rank to its ring neighbours (rank 0 to 1 and p - 1 a
+ * second time; p = 2: each to the other twice); sources by ascending rank; every weight 1. */
+static MPI_Comm make_hotspot(void) {
+    int *out = malloc((size_t)(nprocs + 2) * sizeof(int)), *aout = NULL, *src = NULL, *w = NULL;
+    int nout, nin = 0;
+    MPI_Comm c = MPI_COMM_NULL;
+    aout = malloc((size_t)(nprocs + 2) * sizeof(int));
+    src = malloc((size_t)(3 * nprocs + 2) * sizeof(int));
+    w = malloc((size_t)(3 * nprocs + 2) * sizeof(int));
+    if (out != NULL && aout != NULL && src != NULL && w != NULL) {
+        for (int i = 0; i < 3 * nprocs + 2; i++) {
+            w[i] = 1;
+        }
+        nout = hot_out(rank, nprocs, out);
+        for (int a = 0; a < nprocs; a++) {
+            int n = hot_out(a, nprocs, aout);
+            for (int i = 0; i < n; i++) {
+                if (aout[i] == rank) {
+                    src[nin++] = a;
+                }
+            }
+        }
+        MPI_Dist_graph_create_adjacent(comm, nin, src, w, nout, out, w, MPI_INFO_NULL, 0, &c);
+    }
+    free(w);
+    free(out);
+    free(aout);
+    free(src);
     return c;
 }
 
@@ -810,7 +860,7 @@ static void types_init(void) {
 
 void cs_test_neighbors(MPI_Comm base, const char *base_name, int quick, const char *only,
                        totals_t *all) {
-    topo_t topos[9];
+    topo_t topos[10];
     int ntopos = 0, any = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     for (int i = 0; i < cs_registry_count; i++) {
@@ -842,6 +892,8 @@ void cs_test_neighbors(MPI_Comm base, const char *base_name, int quick, const ch
     topos[ntopos++].comm = make_dist(1);
     snprintf(topos[ntopos].name, sizeof(topos[0].name), "graph");
     topos[ntopos++].comm = make_graph();
+    snprintf(topos[ntopos].name, sizeof(topos[0].name), "scatter_hotspot");
+    topos[ntopos++].comm = make_hotspot();
     for (int t = 0; t < ntopos; t++) {
         int ok = topos[t].comm != MPI_COMM_NULL && query(topos[t].comm, &topos[t].nb) == 0;
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, base);

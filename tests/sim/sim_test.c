@@ -88,6 +88,7 @@ int main(int argc, char **argv) {
     CS_CHECK(selftest_reference(&passed, &failed));
     CS_CHECK(selftest_dpml_inter(&passed, &failed));
     CS_CHECK(test_registry(only, only_p, &ran, &passed, &failed));
+    CS_CHECK(test_neighbor(only, only_p, &ran, &passed, &failed));
     if (only != NULL && ran == 0) {
         fprintf(stderr, "cs_sim: no schedule builder named '%s' in the registry\n", only);
         rc = CS_ERR_NOT_FOUND;

@@ -308,8 +308,8 @@ int test_registry(const char *only, int only_p, int *ran, int *passed, int *fail
     int rc = CS_OK;
     for (int i = 0; i < cs_registry_count; i++) {
         const cs_algo_t *a = cs_registry[i];
-        /* The neighbourhood collectives need per-rank topologies, which this harness's cases
-         * do not have yet: tests/mpi (test_neighbor.c) checks them against MPI. */
+        /* The neighbourhood collectives need per-rank topologies: test_sim_neighbor.c runs
+         * them on graphs, tests/mpi (test_neighbor.c) against MPI. */
         if (a->build == NULL || cs_coll_is_neighbor(a->coll) ||
             (only != NULL && strcmp(a->name, only) != 0)) {
             continue;

@@ -4,6 +4,7 @@
  * inspected). */
 #include "test_core.h"
 
+#include "builders.h"
 #include "core/edges.h"
 #include "registry.h"
 
@@ -122,9 +123,117 @@ START_TEST(test_edges_linear) {
 }
 END_TEST
 
+/* neighbor_alltoall/coloured on the paper's alltoall example (Hoefler and Schneider II-A3,
+ * figure 3: the complete graph with self-loops, p = 5): rank r's round i sends to (r + i) mod p
+ * and receives from (r - i) mod p, one message each way per round, into and from the blocks of
+ * those neighbours. */
+START_TEST(test_edges_coloured_paper) {
+    enum { P = 5 };
+    int start[P + 1], list[P * P];
+    cs_graph_t g;
+    void *priv = NULL;
+    cs_state_t st;
+    const cs_algo_t *a = cs_registry_find("neighbor_alltoall/coloured");
+    static int sbuf[P], rbuf[P];
+    const cs_neighbors_t all = {MPI_DIST_GRAPH, P, P, list, list, 0, NULL, NULL};
+    ck_assert_ptr_nonnull(a);
+    for (int r = 0; r <= P; r++) {
+        start[r] = r * P;
+    }
+    for (int k = 0; k < P * P; k++) {
+        list[k] = k % P; /* every rank: 0, 1, ..., P-1 */
+    }
+    ck_assert_int_eq(cs_graph_from_lists(&g, P, start, list, start, list), CS_OK);
+    ck_assert_int_eq(cs_neighbor_coloured_init(&g, &priv), CS_OK);
+    memset(&st, 0, sizeof(st));
+    st.priv = priv;
+    for (int r = 0; r < P; r++) {
+        cs_call_t c;
+        cs_sched_t s;
+        cs_call_fill_neighbor_alltoall(&c, sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, MPI_COMM_NULL);
+        ck_assert_int_eq(cs_call_finish(&c, MPI_COMM_NULL, r, P, &all), CS_OK);
+        sched_init(&s, MPI_OP_NULL);
+        ck_assert_int_eq(cs_algo_build_state(a, NULL, &c, &st, &s), CS_OK);
+        ck_assert_int_eq(s.nrounds, P);
+        for (int i = 0; i < P; i++) {
+            const cs_op_t *recv = &s.ops[2 * i], *send = &s.ops[2 * i + 1];
+            int to = (r + i) % P, from = (r - i + P) % P;
+            ck_assert_int_eq(s.round_end[i], 2 * i + 2);
+            ck_assert_int_eq(recv->kind, CS_OP_RECV);
+            ck_assert_int_eq(recv->peer, from);
+            ck_assert_int_eq(recv->buf.off, from * (MPI_Aint)sizeof(int));
+            ck_assert_int_eq(send->kind, CS_OP_SEND);
+            ck_assert_int_eq(send->peer, to);
+            ck_assert_int_eq(send->buf.off, to * (MPI_Aint)sizeof(int));
+        }
+        cs_sched_free(&s);
+    }
+    /* a state made for another graph is refused, not run */
+    {
+        cs_call_t c;
+        cs_sched_t s;
+        const cs_neighbors_t fewer = {MPI_DIST_GRAPH, P - 1, P - 1, list, list, 0, NULL, NULL};
+        cs_call_fill_neighbor_alltoall(&c, sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, MPI_COMM_NULL);
+        ck_assert_int_eq(cs_call_finish(&c, MPI_COMM_NULL, 0, P, &fewer), CS_OK);
+        sched_init(&s, MPI_OP_NULL);
+        ck_assert_int_eq(cs_algo_build_state(a, NULL, &c, &st, &s), CS_ERR_NOT_APPLICABLE);
+        ck_assert_int_eq(cs_algo_build(a, NULL, &c, &s), CS_ERR_NOT_APPLICABLE); /* no state */
+        cs_sched_free(&s);
+    }
+    cs_neighbor_coloured_free(priv);
+    cs_graph_free(&g);
+}
+END_TEST
+
+/* neighbor_alltoall/balanced on the scatter hot spot of figure 4 (p = 12, latency free, t = 2):
+ * rank 0 starts fewer sends than it has out-edges, its blocks for the others travel packed, and
+ * some rank forwards what it received (the simulator checks where every block lands). Rank 0's
+ * sends and receives are the same whatever the block size's rounding. */
+START_TEST(test_edges_balanced_hotspot) {
+    enum { P = 12 };
+    cs_graph_t h, g;
+    void *priv = NULL;
+    cs_state_t st;
+    const cs_loggp_t model = {0.0, 1.0, 0.0, 0.0};
+    const cs_algo_t *a = cs_registry_find("neighbor_alltoall/balanced");
+    static int sbuf[4 * P], rbuf[4 * P];
+    int forwards = 0, sends0 = 0;
+    ck_assert_ptr_nonnull(a);
+    ck_assert_int_eq(cs_graph_hotspot(&h, P), CS_OK);
+    ck_assert_int_eq(cs_graph_transpose(&h, &g), CS_OK);
+    ck_assert_int_eq(cs_neighbor_balanced_init(&g, &model, &priv), CS_OK);
+    memset(&st, 0, sizeof(st));
+    st.priv = priv;
+    for (int r = 0; r < P; r++) {
+        int hdst[P + 2], hsrc[P + 2];
+        cs_neighbors_t hnb = {MPI_DIST_GRAPH, g.in_slots[r], g.out_slots[r], hsrc, hdst, 0,
+                              NULL,           NULL};
+        cs_call_t c;
+        cs_sched_t s;
+        cs_graph_neighbours(&g, r, hdst, hsrc);
+        cs_call_fill_neighbor_alltoall(&c, sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, MPI_COMM_NULL);
+        ck_assert_int_eq(cs_call_finish(&c, MPI_COMM_NULL, r, P, &hnb), CS_OK);
+        sched_init(&s, MPI_OP_NULL);
+        ck_assert_int_eq(cs_algo_build_state(a, NULL, &c, &st, &s), CS_OK);
+        for (int k = 0; k < s.nops; k++) {
+            sends0 += r == 0 && s.ops[k].kind == CS_OP_SEND;
+            forwards += r > 0 && s.ops[k].kind == CS_OP_SEND && s.ops[k].buf.slot != CS_SLOT_SEND;
+        }
+        cs_sched_free(&s);
+    }
+    ck_assert_int_lt(sends0, cs_graph_out_degree(&g, 0));
+    ck_assert_int_gt(forwards, 0);
+    cs_neighbor_balanced_free(priv);
+    cs_graph_free(&g);
+    cs_graph_free(&h);
+}
+END_TEST
+
 TCase *core_tcase_edges(void) {
     TCase *tc = tcase_create("edges");
     tcase_add_test(tc, test_edges_blocks);
     tcase_add_test(tc, test_edges_linear);
+    tcase_add_test(tc, test_edges_coloured_paper);
+    tcase_add_test(tc, test_edges_balanced_hotspot);
     return tc;
 }

@@ -249,6 +249,55 @@ START_TEST(test_cart) {
 }
 END_TEST
 
+/* cs_graph_from_cart_lists: every rank's MPI_Cart_shift lists give cs_graph_cart's graph (the
+ * slot i ^ 1 pairing, dimensions of 1 and 2 included); lists that disagree are refused. */
+START_TEST(test_from_cart_lists) {
+    int specs[][7] = {
+        {2, 3, 3, 0, 1, 1, 0}, {2, 2, 4, 0, 1, 1, 0}, {2, 1, 5, 0, 1, 1, 0},
+        {3, 2, 3, 4, 1, 1, 1}, {3, 1, 2, 2, 1, 1, 1}, {2, 3, 3, 0, 0, 1, 0},
+        {1, 7, 0, 0, 0, 0, 0}, {1, 1, 0, 0, 1, 0, 0}, {1, 2, 0, 0, 1, 0, 0},
+    };
+    for (size_t c = 0; c < sizeof(specs) / sizeof(specs[0]); c++) {
+        int ndims = specs[c][0], *dims = &specs[c][1], *periods = &specs[c][4];
+        cs_graph_t g, h;
+        int *start, *list;
+        ck_assert_int_eq(cs_graph_cart(&g, ndims, dims, periods), CS_OK);
+        start = malloc(sizeof(int) * ((size_t)g.p + 1));
+        list = malloc(sizeof(int) * (size_t)(2 * ndims * g.p));
+        ck_assert(start != NULL && list != NULL);
+        start[0] = 0;
+        for (int r = 0; r < g.p; r++) {
+            cs_graph_neighbours(&g, r, list + start[r], NULL);
+            start[r + 1] = start[r] + 2 * ndims;
+        }
+        ck_assert_int_eq(cs_graph_from_cart_lists(&h, g.p, start, list), CS_OK);
+        check_graph(&h);
+        ck_assert_int_eq(h.nedges, g.nedges);
+        for (int e = 0; e < g.nedges; e++) {
+            EXPECT(memcmp(&g.edges[e], &h.edges[e], sizeof(g.edges[e])) == 0, "case %zu edge %d", c,
+                   e);
+        }
+        for (int r = 0; r < g.p; r++) {
+            EXPECT(h.out_slots[r] == 2 * ndims && h.in_slots[r] == 2 * ndims, "case %zu", c);
+        }
+        cs_graph_free(&h);
+        if (g.nedges > 0 && g.p > 2) { /* one entry changed: the lists disagree */
+            int k = 0;
+            while (list[k] < 0) {
+                k++;
+            }
+            list[k] = (list[k] + 1) % g.p;
+            EXPECT(cs_graph_from_cart_lists(&h, g.p, start, list) == CS_ERR_ARG, "case %zu", c);
+        }
+        start[1] = 1; /* an odd length */
+        ck_assert_int_eq(cs_graph_from_cart_lists(&h, g.p, start, list), CS_ERR_ARG);
+        free(start);
+        free(list);
+        cs_graph_free(&g);
+    }
+}
+END_TEST
+
 START_TEST(test_moore) {
     int specs[][4] = {{2, 3, 3, 0}, {2, 4, 5, 0}, {2, 2, 4, 0}, {3, 3, 3, 3},
                       {3, 3, 4, 5}, {3, 2, 2, 2}, {2, 1, 3, 0}};
@@ -694,6 +743,7 @@ static Suite *graph_suite(void) {
 
     tc = tcase_create("generators");
     tcase_add_test(tc, test_cart);
+    tcase_add_test(tc, test_from_cart_lists);
     tcase_add_test(tc, test_moore);
     tcase_add_test(tc, test_random);
     tcase_add_loop_test(tc, test_hotspot, 1, MAX_P + 1);
