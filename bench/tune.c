@@ -3,6 +3,7 @@
  * (validate.h). */
 #include "tune.h"
 
+#include "core/comm.h"
 #include "core/log.h"
 #include "core/machine.h"
 #include "db.h"
@@ -353,6 +354,14 @@ static int measure_loggp(const cs_bench_opts_t *o, const cs_machine_t *machine, 
     cs_bench_loggp_raw_t raw;
     cs_db_loggp_t l = {r->machine_id, machine->ppn, r->run_id, 0, 0, 0, 0};
     CS_CHECK(cs_bench_loggp_measure(world, &raw, &l));
+    { /* what the balanced neighbourhood algorithms plan with in this run, on every rank */
+        double v[4] = {l.l_us, l.o_us, l.g_us, l.g_per_byte_us};
+        CS_MPI_CHECK(PMPI_Bcast(v, 4, MPI_DOUBLE, 0, world));
+        if (v[1] > 0) {
+            const cs_loggp_t model = {v[0], v[1], v[2], v[3]};
+            cs_comm_set_loggp(&model);
+        }
+    }
     if (rank == 0) {
         if (cs_db_put_loggp(r->db, &l) != CS_OK) { /* not fatal: only balancing needs it */
             cs_bench_say(rank, "warning: could not store the LogGP parameters: %s",
