@@ -93,6 +93,24 @@ COLLSEL_API int collsel_alltoall(const void *sendbuf, int sendcount, MPI_Datatyp
 /** @brief MPI_Barrier, dispatched to the tuned algorithm. */
 COLLSEL_API int collsel_barrier(MPI_Comm comm);
 
+/* The v-collectives whose count arrays no rank knows whole (gatherv, scatterv: the root only;
+ * alltoallv: each rank its own row and column) agree on their size with one small collective
+ * per call before choosing, so that every rank chooses alike; when the rules for the
+ * collective are native at every size (or there are none) they go to the MPI library
+ * without it. */
+/** @brief MPI_Gatherv, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, const int recvcounts[], const int displs[],
+                                MPI_Datatype recvtype, int root, MPI_Comm comm);
+/** @brief MPI_Scatterv, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                                 MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                 MPI_Datatype recvtype, int root, MPI_Comm comm);
+/** @brief MPI_Alltoallv, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+
 /* The neighbourhood collectives run on the neighbours of a communicator made by
  * MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create or MPI_Dist_graph_create_adjacent
  * (collsel queries them once per communicator). On a communicator without a topology, and
@@ -128,11 +146,12 @@ COLLSEL_API int collsel_neighbor_alltoallw(const void *sendbuf, const int sendco
  * @brief Says which algorithm a call would run, and why.
  *
  * @param coll  collective name: "bcast", "gather", "scatter", "reduce", "allreduce",
- *              "allgather", "allgatherv", "alltoall", "barrier", "neighbor_allgather",
- *              "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv" or
- *              "neighbor_alltoallw".
- * @param bytes the call's size: bytes per process (allgatherv: mean bytes per block;
- *              alltoall: bytes per block, what one rank sends to one other; barrier: 0;
+ *              "allgather", "allgatherv", "alltoall", "barrier", "gatherv", "scatterv",
+ *              "alltoallv", "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall",
+ *              "neighbor_alltoallv" or "neighbor_alltoallw".
+ * @param bytes the call's size: bytes per process (allgatherv, gatherv, scatterv: mean bytes
+ *              per block over the p blocks; alltoall: bytes per block, what one rank sends to
+ *              one other; alltoallv: mean bytes per block over the p * p blocks; barrier: 0;
  *              neighbor_allgather, neighbor_alltoall: bytes per block; the other
  *              neighbourhood collectives: mean bytes per edge, sent and received).
  * @param comm  the communicator (collective on first use of comm, like any collsel call).

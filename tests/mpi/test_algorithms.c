@@ -39,6 +39,7 @@
  * the communicator's context (collectively), so these runs also check that setup.
  */
 #include "core/algo.h"
+#include "core/comm.h"
 #include "core/machine.h"
 #include "mpi_test.h"
 #include "registry.h"
@@ -104,7 +105,8 @@ typedef struct args {
     void *recvbuf;       /* may be MPI_IN_PLACE */
     int sendcount, recvcount;
     const int *recvcounts, *displs;
-    MPI_Datatype type, recvtype; /* type is also the send type */
+    const int *sendcounts, *sdispls; /* scatterv (displs), alltoallv */
+    MPI_Datatype type, recvtype;     /* type is also the send type */
     MPI_Op op;
     int root;
 } args_t;
@@ -114,7 +116,7 @@ typedef struct side {
     buf_t send, recv;
     args_t a;
     int recv_significant;
-    int *recvcounts, *displs;
+    int *recvcounts, *displs, *sendcounts, *sdispls;
 } side_t;
 
 enum { SIDE_NATIVE, SIDE_ALGO };
@@ -252,7 +254,9 @@ static void side_free(side_t *s) {
     buf_free(&s->recv);
     free(s->recvcounts);
     free(s->displs);
-    s->recvcounts = s->displs = NULL;
+    free(s->sendcounts);
+    free(s->sdispls);
+    s->recvcounts = s->displs = s->sendcounts = s->sdispls = NULL;
 }
 
 /* ---- per-collective: buffers, native call, cs_call constructor --------------------------- */
@@ -373,11 +377,18 @@ out:
  * in the order odd ranks descending, then even ranks ascending, with one or two elements of
  * gap before each block, so displacements are neither increasing nor decreasing; or, `packed`,
  * in rank order without gaps from element 3 on. Returns the elements the layout spans. */
+static long vplace(int packed, const int *counts, int *displs);
+
 static long vlayout(int base, int ratio, int packed, int *counts, int *displs) {
-    long at = 0;
     for (int q = 0; q < nprocs; q++) {
         counts[q] = ratio * (q % 3 == 1 ? 0 : base + q % 2);
     }
+    return vplace(packed, counts, displs);
+}
+
+/* Places blocks of `counts` as vlayout() says. Returns the elements the layout spans. */
+static long vplace(int packed, const int *counts, int *displs) {
+    long at = 0;
     if (packed) {
         at = 3;
         for (int q = 0; q < nprocs; q++) {
@@ -417,6 +428,122 @@ static int prep_allgatherv(const tcase_t *tc, side_t *s) {
     }
     s->a.recvbuf = s->recv.origin;
     s->a.sendcount = scount;
+    s->a.recvcounts = s->recvcounts;
+    s->a.displs = s->displs;
+    s->recv_significant = 1;
+out:
+    return rc;
+}
+
+/* The v-collectives' count arrays of a side (members of it): n ints each, freed with it. */
+static int alloc_counts(int **counts, int **displs) {
+    *counts = malloc((size_t)nprocs * sizeof(int));
+    *displs = malloc((size_t)nprocs * sizeof(int));
+    return *counts != NULL && *displs != NULL ? CS_OK : CS_ERR_NOMEM;
+}
+
+/* gatherv: the blocks of allgatherv's layout (zero counts for every third rank, uneven,
+ * non-monotone displacements with gaps, or packed) gathered at the root; a non-root passes
+ * NULL count arrays (insignificant there). */
+static int prep_gatherv(const tcase_t *tc, side_t *s) {
+    int rc = CS_OK;
+    int root = rank == tc->root;
+    long span;
+    int scount;
+    args_init(tc, s);
+    CS_CHECK(alloc_counts(&s->recvcounts, &s->displs));
+    span = vlayout(tc->count, tc->kind->recv_ratio, tc->packed, s->recvcounts, s->displs);
+    scount = s->recvcounts[rank] / tc->kind->recv_ratio * tc->kind->send_ratio;
+    CS_CHECK(buf_alloc(&s->recv, tc->kind->recv_type, span, RECV_SENTINEL));
+    if (tc->in_place && root) {
+        fill(tc, s->recv.origin, s->displs[rank], s->recvcounts[rank], rank);
+        s->a.sendbuf = MPI_IN_PLACE;
+    } else {
+        CS_CHECK(buf_alloc(&s->send, tc->kind->type, scount, SEND_SENTINEL));
+        fill(tc, s->send.origin, 0, scount, rank);
+        s->a.sendbuf = s->send.origin;
+    }
+    s->a.recvbuf = s->recv.origin;
+    s->a.sendcount = scount;
+    s->a.recvcounts = root ? s->recvcounts : NULL;
+    s->a.displs = root ? s->displs : NULL;
+    s->recv_significant = root;
+out:
+    return rc;
+}
+
+/* scatterv: gatherv's layout in the root's send buffer. */
+static int prep_scatterv(const tcase_t *tc, side_t *s) {
+    int rc = CS_OK;
+    int root = rank == tc->root;
+    long span;
+    int rcount;
+    args_init(tc, s);
+    CS_CHECK(alloc_counts(&s->sendcounts, &s->sdispls));
+    span = vlayout(tc->count, tc->kind->send_ratio, tc->packed, s->sendcounts, s->sdispls);
+    rcount = s->sendcounts[rank] / tc->kind->send_ratio * tc->kind->recv_ratio;
+    CS_CHECK(buf_alloc(&s->send, tc->kind->type, span, SEND_SENTINEL));
+    if (root) {
+        for (int q = 0; q < nprocs; q++) {
+            fill(tc, s->send.origin, s->sdispls[q], s->sendcounts[q], q);
+        }
+    }
+    s->a.sendbuf = s->send.origin;
+    if (tc->in_place && root) {
+        s->a.recvbuf = MPI_IN_PLACE;
+    } else {
+        CS_CHECK(buf_alloc(&s->recv, tc->kind->recv_type, rcount, RECV_SENTINEL));
+        s->a.recvbuf = s->recv.origin;
+    }
+    s->a.recvcount = rcount;
+    s->a.sendcounts = root ? s->sendcounts : NULL;
+    s->a.sdispls = root ? s->sdispls : NULL;
+    s->recv_significant = 1;
+out:
+    return rc;
+}
+
+/* Elements of rank `from`'s alltoallv block for rank `to` (before the kind's ratio): around
+ * `base`, some 0, different in the two directions; symmetric in place (MPI: one layout for
+ * what is sent and received). */
+static int vblock(int base, int in_place, int from, int to) {
+    if (in_place) {
+        return (from + to) % 3 == 1 ? 0 : base + (from * to) % 2;
+    }
+    return (from + 2 * to) % 4 == 1 ? 0 : base + (2 * from + to) % 3;
+}
+
+/* alltoallv: rank r's block for q is owner r * nprocs + q's data, vblock() elements, in
+ * vplace()'s layouts on both sides; in place the receive buffer holds the blocks to send. */
+static int prep_alltoallv(const tcase_t *tc, side_t *s) {
+    int rc = CS_OK;
+    long sspan, rspan;
+    const kind_t *k = tc->kind;
+    args_init(tc, s);
+    CS_CHECK(alloc_counts(&s->sendcounts, &s->sdispls));
+    CS_CHECK(alloc_counts(&s->recvcounts, &s->displs));
+    for (int q = 0; q < nprocs; q++) {
+        s->sendcounts[q] = k->send_ratio * vblock(tc->count, tc->in_place, rank, q);
+        s->recvcounts[q] = k->recv_ratio * vblock(tc->count, tc->in_place, q, rank);
+    }
+    sspan = vplace(tc->packed, s->sendcounts, s->sdispls);
+    rspan = vplace(!tc->packed, s->recvcounts, s->displs); /* the other layout */
+    CS_CHECK(buf_alloc(&s->recv, k->recv_type, rspan, RECV_SENTINEL));
+    if (tc->in_place) {
+        for (int q = 0; q < nprocs; q++) {
+            fill(tc, s->recv.origin, s->displs[q], s->recvcounts[q], rank * nprocs + q);
+        }
+        s->a.sendbuf = MPI_IN_PLACE;
+    } else {
+        CS_CHECK(buf_alloc(&s->send, k->type, sspan, SEND_SENTINEL));
+        for (int q = 0; q < nprocs; q++) {
+            fill(tc, s->send.origin, s->sdispls[q], s->sendcounts[q], rank * nprocs + q);
+        }
+        s->a.sendbuf = s->send.origin;
+    }
+    s->a.recvbuf = s->recv.origin;
+    s->a.sendcounts = s->sendcounts;
+    s->a.sdispls = s->sdispls;
     s->a.recvcounts = s->recvcounts;
     s->a.displs = s->displs;
     s->recv_significant = 1;
@@ -492,6 +619,18 @@ static int native_barrier(const args_t *a) {
     (void)a;
     return MPI_Barrier(comm);
 }
+static int native_gatherv(const args_t *a) {
+    return MPI_Gatherv(a->sendbuf, a->sendcount, a->type, a->recvbuf, a->recvcounts, a->displs,
+                       a->recvtype, a->root, comm);
+}
+static int native_scatterv(const args_t *a) {
+    return MPI_Scatterv(a->sendbuf, a->sendcounts, a->sdispls, a->type, a->recvbuf, a->recvcount,
+                        a->recvtype, a->root, comm);
+}
+static int native_alltoallv(const args_t *a) {
+    return MPI_Alltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->type, a->recvbuf, a->recvcounts,
+                         a->displs, a->recvtype, comm);
+}
 
 static int construct_bcast(cs_call_t *c, const args_t *a) {
     return cs_call_bcast(c, a->recvbuf, a->recvcount, a->type, a->root, comm);
@@ -527,6 +666,18 @@ static int construct_barrier(cs_call_t *c, const args_t *a) {
     (void)a;
     return cs_call_barrier(c, comm);
 }
+static int construct_gatherv(cs_call_t *c, const args_t *a) {
+    return cs_call_gatherv(c, a->sendbuf, a->sendcount, a->type, a->recvbuf, a->recvcounts,
+                           a->displs, a->recvtype, a->root, comm);
+}
+static int construct_scatterv(cs_call_t *c, const args_t *a) {
+    return cs_call_scatterv(c, a->sendbuf, a->sendcounts, a->sdispls, a->type, a->recvbuf,
+                            a->recvcount, a->recvtype, a->root, comm);
+}
+static int construct_alltoallv(cs_call_t *c, const args_t *a) {
+    return cs_call_alltoallv(c, a->sendbuf, a->sendcounts, a->sdispls, a->type, a->recvbuf,
+                             a->recvcounts, a->displs, a->recvtype, comm);
+}
 
 static const coll_ops_t colls[CS_COLL_COUNT] = {
     [CS_COLL_BCAST] = {prep_bcast, native_bcast, construct_bcast, 0},
@@ -538,6 +689,9 @@ static const coll_ops_t colls[CS_COLL_COUNT] = {
     [CS_COLL_ALLGATHERV] = {prep_allgatherv, native_allgatherv, construct_allgatherv, 1},
     [CS_COLL_ALLTOALL] = {prep_alltoall, native_alltoall, construct_alltoall, 1},
     [CS_COLL_BARRIER] = {prep_barrier, native_barrier, construct_barrier, 0},
+    [CS_COLL_GATHERV] = {prep_gatherv, native_gatherv, construct_gatherv, 1},
+    [CS_COLL_SCATTERV] = {prep_scatterv, native_scatterv, construct_scatterv, 1},
+    [CS_COLL_ALLTOALLV] = {prep_alltoallv, native_alltoallv, construct_alltoallv, 1},
 };
 
 /* ---- checking ----------------------------------------------------------------------------- */
@@ -637,6 +791,17 @@ static int run_case(const tcase_t *tc) {
     if (verdict[0] || verdict[1]) {
         goto out;
     }
+    if (cs_coll_agrees(tc->algo->coll)) { /* what the selector does before it chooses */
+        cs_comm_t *ctx = NULL;
+        st = cs_comm_get(comm, &ctx);
+        if (st == CS_OK) {
+            st = cs_comm_agree(ctx, &call);
+        }
+        if (st != CS_OK) {
+            report_status(tc, "cs_comm_agree", st);
+            bad = 1;
+        }
+    }
     if (ops->native(&side[SIDE_NATIVE].a) != MPI_SUCCESS) {
         report_status(tc, "the native MPI collective", CS_ERR_MPI);
         bad = 1;
@@ -715,7 +880,7 @@ static void test_variant(const cs_variant_t *v, int quick, totals_t *all) {
     totals_t t = {0, 0, 0};
     tcase_t tc;
     char name[256];
-    int nlayouts = algo->coll == CS_COLL_ALLGATHERV ? 2 : 1;
+    int nlayouts = algo->coll == CS_COLL_ALLGATHERV || cs_coll_agrees(algo->coll) ? 2 : 1;
     if (!cs_coll_has_data(algo->coll)) { /* barrier: one case, no data to vary */
         ncounts = add_count(counts, ncounts, 0);
         nkinds = 1;
