@@ -22,7 +22,8 @@ const char cs_bench_usage[] =
     "options:\n"
     "  --db PATH             database (default results/<host>.db; created if missing)\n"
     "  --colls LIST          collectives to tune, comma separated (default: all)\n"
-    "                        bcast,gather,scatter,reduce,allreduce,allgather,allgatherv\n"
+    "                        bcast,gather,scatter,reduce,allreduce,allgather,allgatherv,\n"
+    "                        alltoall,barrier,gatherv,scatterv,alltoallv\n"
     "  --algorithms LIST     algorithm globs, comma separated, e.g. 'allreduce/*,bcast/binomial'\n"
     "                        (native collectives are always measured: they are the baseline)\n"
     "  --sizes SPEC          bytes per process: LO:HI[:FACTOR] (default 4:4M:4) or a list\n"
@@ -279,7 +280,8 @@ static int parse_colls(const char *text, cs_bench_opts_t *o, char *err, size_t e
         if (cs_coll_from_name(items[i], &c) != CS_OK) {
             return fail(err, errlen,
                         "--colls: unknown collective '%s' (use bcast, gather, scatter, reduce, "
-                        "allreduce, allgather, allgatherv)",
+                        "allreduce, allgather, allgatherv, alltoall, barrier, gatherv, "
+                        "scatterv, alltoallv)",
                         items[i]);
         }
         if (!tunable(c)) {
