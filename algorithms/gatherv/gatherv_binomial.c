@@ -8,10 +8,10 @@
  * counts of [v, q)), then sends them to its parent as one message; the root receives each
  * child's subtree packed and unpacks every block to recvbuf + displs[rank] at the end. A subtree
  * of 0 elements is no message. Inner ranks must know the counts of their subtree, which only
- * the root has: the algorithm needs the counts agreed on every rank (call.h: allcounts, from
- * cs_comm_agree), all blocks of one type size, and at most INT_MAX elements in all; otherwise
- * CS_ERR_NOT_APPLICABLE, decided alike on every rank from the agreed counts. Intermediate ranks
- * forward in their own send type (as gather/binomial).
+ * the root has: the algorithm needs the counts agreed on every rank with all blocks of one
+ * type size (call.h: allcounts, from cs_comm_agree; declared as CS_REQ_ALLCOUNTS) and at most
+ * INT_MAX elements in all; otherwise CS_ERR_NOT_APPLICABLE, decided alike on every rank from
+ * the agreed counts. Intermediate ranks forward in their own send type (as gather/binomial).
  * Cost: log2(p) alpha + (sum of the blocks outside the root's) beta into the root, each block
  * travelling up to log2(p) hops; scratch: the subtree's blocks on every inner rank.
  * Rounds: 2 (receive from all children at once, then send up) + 1 unpacking round at the root.
@@ -104,5 +104,6 @@ const cs_algo_t cs_algo_gatherv_binomial = {
     .name = "gatherv/binomial",
     .coll = CS_COLL_GATHERV,
     .desc = "binomial tree, subtrees forwarded packed (needs the agreed counts)",
+    .reqs = CS_REQ_ALLCOUNTS,
     .build = build,
 };

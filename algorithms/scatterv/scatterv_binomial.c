@@ -8,9 +8,10 @@
  * counts of [1, q)) and sends each child its subtree as one message; a rank at position v
  * receives its subtree [v, v+size) packed, keeps block v and sends each child its part. A
  * subtree of 0 elements is no message. Inner ranks must know the counts of their subtree, which
- * only the root has: the algorithm needs the counts agreed on every rank (call.h: allcounts,
- * from cs_comm_agree), all blocks of one type size, and at most INT_MAX elements in all;
- * otherwise CS_ERR_NOT_APPLICABLE, decided alike on every rank from the agreed counts.
+ * only the root has: the algorithm needs the counts agreed on every rank with all blocks of
+ * one type size (call.h: allcounts, from cs_comm_agree; declared as CS_REQ_ALLCOUNTS) and at
+ * most INT_MAX elements in all; otherwise CS_ERR_NOT_APPLICABLE, decided alike on every rank
+ * from the agreed counts.
  * Intermediate ranks forward in their own receive type (as scatter/binomial).
  * Cost: log2(p) alpha + (sum of the blocks outside the root's) beta out of the root;
  * scratch: the packed blocks on the root and every inner rank.
@@ -93,5 +94,6 @@ const cs_algo_t cs_algo_scatterv_binomial = {
     .name = "scatterv/binomial",
     .coll = CS_COLL_SCATTERV,
     .desc = "binomial tree, subtrees forwarded packed (needs the agreed counts)",
+    .reqs = CS_REQ_ALLCOUNTS,
     .build = build,
 };

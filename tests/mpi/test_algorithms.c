@@ -15,14 +15,18 @@
  *   - count: 0, 1, p-1, p, p+1, 3p+2, 4099 (messages past the eager limit), and 300000 ints
  *     (over 1 MiB per process; int data and root p-1 only);
  *   - MPI_IN_PLACE where the collective allows it (gather/scatter/reduce root, allreduce,
- *     allgather, allgatherv);
+ *     allgather, allgatherv, alltoall; gatherv/scatterv root, alltoallv);
  * the call is run natively (MPI_*) on one set of buffers and through cs_algo_run_variant() on an
  * identical set. Every buffer has a sentinel-filled margin on both sides and the derived type
  * leaves sentinel gaps inside each element, so comparing whole allocations byte for byte checks
  * the data, the gaps and over- or underruns at once. Send buffers must come back unchanged and
  * receive buffers that MPI declares insignificant (non-root gather/reduce) must stay untouched.
  * allgatherv uses irregular counts (zeros included) at non-monotone displacements with gaps,
- * and the same counts packed in rank order.
+ * and the same counts packed in rank order; gatherv and scatterv the same layouts at the root
+ * (non-roots pass NULL count arrays), alltoallv irregular counts per pair (zeros included,
+ * different in the two directions, symmetric in place) with one side scattered and the other
+ * packed. Their calls are agreed (cs_comm_agree) as the selector agrees them, so the binomial
+ * gatherv and scatterv run.
  * After MPI_COMM_WORLD, a reduced set (as --quick) runs again on a communicator with the ranks
  * in reverse order, which also creates and frees a per-communicator context while MPI runs.
  * The neighbourhood collectives, which need topology communicators, are tested by
@@ -785,22 +789,23 @@ static int run_case(const tcase_t *tc) {
         report_status(tc, "the cs_call constructor", st);
         bad = 1;
     }
-    verdict[0] = bad;
-    verdict[1] = !bad && cs_algo_applicable(tc->algo, &call) == CS_ERR_NOT_APPLICABLE;
-    MPI_Allreduce(MPI_IN_PLACE, verdict, 2, MPI_INT, MPI_MAX, comm);
-    if (verdict[0] || verdict[1]) {
-        goto out;
-    }
     if (cs_coll_agrees(tc->algo->coll)) { /* what the selector does before it chooses */
         cs_comm_t *ctx = NULL;
-        st = cs_comm_get(comm, &ctx);
-        if (st == CS_OK) {
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
+        st = bad ? CS_OK : cs_comm_get(comm, &ctx);
+        if (!bad && st == CS_OK) {
             st = cs_comm_agree(ctx, &call);
         }
         if (st != CS_OK) {
             report_status(tc, "cs_comm_agree", st);
             bad = 1;
         }
+    }
+    verdict[0] = bad;
+    verdict[1] = !bad && cs_algo_applicable(tc->algo, &call) == CS_ERR_NOT_APPLICABLE;
+    MPI_Allreduce(MPI_IN_PLACE, verdict, 2, MPI_INT, MPI_MAX, comm);
+    if (verdict[0] || verdict[1]) {
+        goto out;
     }
     if (ops->native(&side[SIDE_NATIVE].a) != MPI_SUCCESS) {
         report_status(tc, "the native MPI collective", CS_ERR_MPI);
