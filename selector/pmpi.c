@@ -7,7 +7,7 @@
  *
  * Generated from algorithms/core/coll.def, one wrapper per collective:
  *   MPI_Bcast MPI_Gather MPI_Scatter MPI_Reduce MPI_Allreduce MPI_Allgather MPI_Allgatherv
- *   MPI_Alltoall MPI_Barrier
+ *   MPI_Alltoall MPI_Barrier MPI_Gatherv MPI_Scatterv MPI_Alltoallv
  *   MPI_Neighbor_allgather MPI_Neighbor_allgatherv MPI_Neighbor_alltoall MPI_Neighbor_alltoallv
  *   MPI_Neighbor_alltoallw
  * each `return collsel_<name>(<its arguments>);`. */
