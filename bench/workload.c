@@ -50,7 +50,7 @@ static void ramp(int count, int p, int *counts, int *displs) {
 
 /* The call of a v-collective whose counts no rank knows whole, agreed as the selector agrees it
  * (comm.h: cs_comm_agree), so that its key is the same on every rank and the algorithms that
- * need every rank's count have them. Collective; outside the timed repetitions. */
+ * need every rank's count have them. Collective. */
 static int agreed(int rc, cs_call_t *call, MPI_Comm comm) {
     cs_comm_t *ctx = NULL;
     if (rc == CS_OK) {

@@ -8,8 +8,9 @@
  * 2 count / (p+1) up to about 2 count, the first ones empty at small counts; gatherv and
  * scatterv give rank i block i, alltoallv rank r's block for j is ramp block (r + j) mod p (so
  * every row and column is the whole ramp), all packed in rank order. Their calls are agreed
- * (cs_comm_agree) once per point, as the selector agrees every call; the timed repetitions do
- * not include that. Barrier has no data: verifying it checks only that it
+ * (cs_comm_agree) once per point, for a key that is the same on every rank; measure.c times
+ * their schedule algorithms with one more agreement per call, as the selector runs them.
+ * Barrier has no data: verifying it checks only that it
  * completes on every rank (its synchronisation is checked by the simulator's tests).
  * Buffers are allocated once for the largest size of the plan. */
 #ifndef CS_BENCH_WORKLOAD_H
