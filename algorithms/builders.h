@@ -61,6 +61,22 @@ int cs_build_scan_linear(cs_sched_t *s, const cs_call_t *c, int exclusive) CS_MU
 /* Hillis-Steele recursive doubling of a scan (exclusive 0) or exscan (exclusive 1) call, any
  * p, reduced in rank order (scan_recursive_doubling.c). */
 int cs_build_scan_rd(cs_sched_t *s, const cs_call_t *c, int exclusive) CS_MUST_CHECK;
+/* The elements of the blocks at positions [q0, q1) relative to `root`: the sum of
+ * counts[(q + root) mod p] (gatherv_binomial.c; the packed subtrees of gatherv and scatterv). */
+MPI_Aint cs_build_v_span(const int *counts, int q0, int q1, int root, int p);
+
+/* The send data of an alltoallv call: *base and *lo such that block j to rank j starts at
+ * element sdispls[j] - lo of *base. The send slot (lo 0), or for an in-place call a copy of the
+ * receive buffer's blocks in scratch, laid out as in the receive buffer from its lowest block
+ * on (lo: that block's displacement), made in a round of its own (alltoallv_linear.c). */
+int cs_build_alltoallv_source(cs_sched_t *s, const cs_call_t *c, cs_ref_t *base,
+                              MPI_Aint *lo) CS_MUST_CHECK;
+
+/* Appends the exchange of block `to` of an alltoallv call's send data (from *base, *lo of
+ * cs_build_alltoallv_source) to rank `to` and of block `from` of its receive buffer from rank
+ * `from`, each skipped when it has 0 bytes, as both ends know (alltoallv_linear.c). */
+int cs_build_alltoallv_pair(cs_sched_t *s, const cs_call_t *c, cs_ref_t base, MPI_Aint lo, int to,
+                            int from) CS_MUST_CHECK;
 
 /* The linear schedule of any neighbourhood collective: one round, a receive on every in-edge
  * then a send on every out-edge, in MPI's order (neighbor_allgather_linear.c). A cs_algo_t

@@ -1,6 +1,7 @@
 /* Verification and interleaved timing of one plan point (see measure.h). */
 #include "measure.h"
 
+#include "core/comm.h"
 #include "core/log.h"
 
 #include <limits.h>
@@ -55,6 +56,26 @@ void cs_bench_cands_free(cs_bench_cand_t *cands, int ncand) {
     }
 }
 
+/* Runs variant `v` for `call` as the selector runs it: a schedule algorithm of gatherv,
+ * scatterv or alltoallv after agreeing on the call (cs_comm_agree), because the selector agrees
+ * on every such call it does not hand to the MPI library, so the agreement is part of what
+ * choosing such an algorithm costs; everything else (native, the selector's own choice, which
+ * agrees by itself) as it is. Collective, like the call. */
+static int run_cand(const cs_variant_t *v, const cs_call_t *call) {
+    cs_call_t agreed;
+    cs_comm_t *ctx = NULL;
+    int rc;
+    if (!cs_coll_agrees(call->coll) || v->algo->build == NULL) {
+        return cs_algo_run_variant(v, call);
+    }
+    agreed = *call;
+    rc = cs_comm_get(call->comm, &ctx);
+    if (rc == CS_OK) {
+        rc = cs_comm_agree(ctx, &agreed);
+    }
+    return rc == CS_OK ? cs_algo_run_variant(v, &agreed) : rc;
+}
+
 /* Runs candidate `c` on freshly filled inputs; all ranks learn whether any rank failed
  * (*failed) and whether every rank found the candidate not applicable to this call
  * (*not_applicable: its builder's CS_ERR_NOT_APPLICABLE, decided alike on every rank). */
@@ -64,7 +85,7 @@ static int run_checked(const cs_bench_cand_t *c, const cs_call_t *call, cs_bench
     int status;
     int flags[2];
     cs_bench_fill(call, b, seed);
-    status = cs_algo_run_variant(&c->v, call);
+    status = run_cand(&c->v, call);
     flags[0] = status != CS_OK && status != CS_ERR_NOT_APPLICABLE; /* any rank: failed */
     flags[1] = status != CS_ERR_NOT_APPLICABLE;                    /* any rank: applicable */
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_LOR, comm));
@@ -173,12 +194,12 @@ static int time_loop(const cs_bench_cand_t *c, const cs_call_t *call, MPI_Comm c
     double t = 0;
     CS_MPI_CHECK(PMPI_Barrier(comm));
     for (int j = 0; j < CS_BENCH_LOOP_WARMUP; j++) {
-        CS_CHECK(cs_algo_run_variant(&c->v, call));
+        CS_CHECK(run_cand(&c->v, call));
         CS_MPI_CHECK(PMPI_Barrier(comm));
     }
     for (int j = 0; j < CS_BENCH_LOOP_ITERS; j++) {
         double t0 = PMPI_Wtime();
-        CS_CHECK(cs_algo_run_variant(&c->v, call));
+        CS_CHECK(run_cand(&c->v, call));
         t += PMPI_Wtime() - t0;
         CS_MPI_CHECK(PMPI_Barrier(comm));
     }
@@ -250,7 +271,7 @@ static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *c
                 continue;
             }
             CS_CHECK(cs_bench_sync_start(sync, comm, &t0, &was_late));
-            CS_CHECK(cs_algo_run_variant(&cands[i].v, call));
+            CS_CHECK(run_cand(&cands[i].v, call));
             rep[i] = (cs_bench_sync_now(sync) - t0) * 1e6;
             *late += was_late;
         }

@@ -1,6 +1,8 @@
 /* Tuning-run workloads (see workload.h). */
 #include "workload.h"
 
+#include "core/comm.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,8 +34,36 @@ void cs_bench_bufs_free(cs_bench_bufs_t *b) {
     memset(b, 0, sizeof(*b));
 }
 
+/* The uneven blocks of gatherv, scatterv and alltoallv (workload.h): block i of p holds
+ * floor(2 count (i+1) / (p+1)) ints, the last one the rest of count * p, packed in rank order
+ * from element 0 (displs). */
+static void ramp(int count, int p, int *counts, int *displs) {
+    int64_t left = (int64_t)count * p, at = 0;
+    for (int i = 0; i < p; i++) {
+        int64_t n = i == p - 1 ? left : 2 * (int64_t)count * (i + 1) / (p + 1);
+        counts[i] = (int)n;
+        displs[i] = (int)at;
+        left -= n;
+        at += n;
+    }
+}
+
+/* The call of a v-collective whose counts no rank knows whole, agreed as the selector agrees it
+ * (comm.h: cs_comm_agree), so that its key is the same on every rank and the algorithms that
+ * need every rank's count have them. Collective. */
+static int agreed(int rc, cs_call_t *call, MPI_Comm comm) {
+    cs_comm_t *ctx = NULL;
+    if (rc == CS_OK) {
+        rc = cs_comm_get(comm, &ctx);
+    }
+    return rc == CS_OK ? cs_comm_agree(ctx, call) : rc;
+}
+
 int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm, cs_bench_bufs_t *b) {
-    int p = b->nprocs;
+    int p = b->nprocs, rank = 0;
+    if (cs_coll_agrees(coll) && PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) {
+        return CS_ERR_MPI;
+    }
     switch (coll) {
     case CS_COLL_BCAST:
         return cs_call_bcast(call, b->recv, count, MPI_INT, 0, comm);
@@ -69,9 +99,38 @@ int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm, cs_
         return cs_call_scan(call, b->send, b->recv, count, MPI_INT, MPI_SUM, comm);
     case CS_COLL_EXSCAN:
         return cs_call_exscan(call, b->send, b->recv, count, MPI_INT, MPI_SUM, comm);
+    case CS_COLL_GATHERV:
+        ramp(count, p, b->counts, b->displs);
+        return agreed(cs_call_gatherv(call, b->send, b->counts[rank], MPI_INT, b->recv, b->counts,
+                                      b->displs, MPI_INT, 0, comm),
+                      call, comm);
+    case CS_COLL_SCATTERV:
+        ramp(count, p, b->counts, b->displs);
+        return agreed(cs_call_scatterv(call, b->send, b->counts, b->displs, MPI_INT, b->recv,
+                                       b->counts[rank], MPI_INT, 0, comm),
+                      call, comm);
+    case CS_COLL_ALLTOALLV: /* rank r's block for j is the ramp's block (r + j) mod p */
+        ramp(count, p, b->displs, b->counts); /* the ramp, in displs for now */
+        for (int j = 0; j < p; j++) {
+            b->counts[j] = b->displs[(rank + j) % p];
+        }
+        for (int j = 0, at = 0; j < p; at += b->counts[j], j++) {
+            b->displs[j] = at;
+        }
+        return agreed(cs_call_alltoallv(call, b->send, b->counts, b->displs, MPI_INT, b->recv,
+                                        b->counts, b->displs, MPI_INT, comm),
+                      call, comm);
     default:
         return CS_ERR_ARG;
     }
+}
+
+static size_t total(const int *counts, int n) {
+    size_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        sum += (size_t)counts[i];
+    }
+    return sum;
 }
 
 static size_t input_count(const cs_call_t *call) {
@@ -82,6 +141,10 @@ static size_t input_count(const cs_call_t *call) {
         return call->rank == call->root ? (size_t)call->sendcount * (size_t)call->nprocs : 0;
     case CS_COLL_ALLTOALL:
         return (size_t)call->sendcount * (size_t)call->nprocs;
+    case CS_COLL_SCATTERV:
+        return call->rank == call->root ? total(call->sendcounts, call->nprocs) : 0;
+    case CS_COLL_ALLTOALLV:
+        return total(call->sendcounts, call->nprocs);
     default:
         return (size_t)call->sendcount;
     }
@@ -103,6 +166,12 @@ size_t cs_bench_output_count(const cs_call_t *call) {
         return is_root ? (size_t)call->recvcount : 0;
     case CS_COLL_GATHER:
         return is_root ? (size_t)call->recvcount * (size_t)call->nprocs : 0;
+    case CS_COLL_GATHERV: /* packed from element 0 */
+        return is_root ? total(call->recvcounts, call->nprocs) : 0;
+    case CS_COLL_SCATTERV:
+        return (size_t)call->recvcount;
+    case CS_COLL_ALLTOALLV:
+        return total(call->recvcounts, call->nprocs);
     case CS_COLL_ALLGATHER:
     case CS_COLL_ALLGATHERV:
     case CS_COLL_ALLTOALL:

@@ -3,10 +3,16 @@
  * Every collective runs on MPI_INT elements (MPI_SUM for reductions), root 0, so that results
  * are bit-exact and a wrong algorithm cannot hide behind rounding. allgatherv uses equal blocks,
  * alltoall `count` ints per block, reduce_scatter_block and reduce_scatter `count` ints per
- * block (equal blocks: p count ints in, count out). Barrier has no data: verifying it checks only
- * that it completes on every rank (its synchronisation is checked by the simulator's tests).
- * alltoall `count` ints per block. Exscan's result on rank 0 is undefined in MPI: it is not
- * checked (cs_bench_output_count is 0 there). Barrier has no data: verifying it checks only that it
+ * block (equal blocks: p count ints in, count out). Exscan's result on rank 0 is undefined in
+ * MPI: it is not checked (cs_bench_output_count is 0 there). gatherv, scatterv and alltoallv use
+ * uneven blocks whose mean is `count` ints, so that their key (the mean block) is the size point:
+ * a ramp, block i of p holding floor(2 count (i+1) / (p+1)) ints (the last the rest of
+ * count * p), from about 2 count / (p+1) up to about 2 count, the first ones empty at small
+ * counts; gatherv and scatterv give rank i block i, alltoallv rank r's block for j is ramp block
+ * (r + j) mod p (so every row and column is the whole ramp), all packed in rank order. Their
+ * calls are agreed (cs_comm_agree) once per point, for a key that is the same on every rank;
+ * measure.c times their schedule algorithms with one more agreement per call, as the selector
+ * runs them. Barrier has no data: verifying it checks only that it
  * completes on every rank (its synchronisation is checked by the simulator's tests).
  * Buffers are allocated once for the largest size of the plan. */
 #ifndef CS_BENCH_WORKLOAD_H
@@ -29,8 +35,8 @@ int cs_bench_bufs_alloc(cs_bench_bufs_t *b, size_t max_count, int nprocs) CS_MUS
 void cs_bench_bufs_free(cs_bench_bufs_t *b);
 
 /* Builds the call of `coll` with `count` ints per process (alltoall, reduce_scatter_block,
- * reduce_scatter: per block; barrier: none)
- * on `comm` over `b`. */
+ * reduce_scatter: per block; gatherv, scatterv, alltoallv: per block on average; barrier: none)
+ * on `comm` over `b`. Collective for gatherv, scatterv and alltoallv (their agreement). */
 int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm,
                   cs_bench_bufs_t *b) CS_MUST_CHECK;
 

@@ -106,6 +106,24 @@ COLLSEL_API int collsel_scan(const void *sendbuf, void *recvbuf, int count, MPI_
 COLLSEL_API int collsel_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm);
 
+/* The v-collectives whose count arrays no rank knows whole (gatherv, scatterv: the root only;
+ * alltoallv: each rank its own row and column) agree on their size with one small collective
+ * per call before choosing, so that every rank chooses alike; when the rules for the
+ * collective are native at every size (or there are none) they go to the MPI library
+ * without it. */
+/** @brief MPI_Gatherv, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, const int recvcounts[], const int displs[],
+                                MPI_Datatype recvtype, int root, MPI_Comm comm);
+/** @brief MPI_Scatterv, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                                 MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                 MPI_Datatype recvtype, int root, MPI_Comm comm);
+/** @brief MPI_Alltoallv, dispatched to the tuned algorithm. */
+COLLSEL_API int collsel_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+
 /* The neighbourhood collectives run on the neighbours of a communicator made by
  * MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create or MPI_Dist_graph_create_adjacent
  * (collsel queries them once per communicator). On a communicator without a topology, and
@@ -142,19 +160,14 @@ COLLSEL_API int collsel_neighbor_alltoallw(const void *sendbuf, const int sendco
  *
  * @param coll  collective name: "bcast", "gather", "scatter", "reduce", "allreduce",
  *              "allgather", "allgatherv", "alltoall", "barrier", "reduce_scatter_block",
- *              "reduce_scatter", "neighbor_allgather",
- *              "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv" or
- *              "neighbor_alltoallw".
- * @param bytes the call's size: bytes per process (allgatherv, reduce_scatter: mean bytes
- *              per block; alltoall: bytes per block, what one rank sends to one other;
- *              reduce_scatter_block: bytes per block, what each rank gets; barrier: 0;
- *              "allgather", "allgatherv", "alltoall", "barrier", "scan", "exscan",
- *              "neighbor_allgather",
- *              "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv" or
- *              "neighbor_alltoallw".
+ *              "reduce_scatter", "scan", "exscan", "gatherv", "scatterv", "alltoallv",
+ *              "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall",
+ *              "neighbor_alltoallv" or "neighbor_alltoallw".
  * @param bytes the call's size: bytes per process (scan, exscan: the vector, count x size of
- *              datatype; allgatherv: mean bytes per block;
- *              alltoall: bytes per block, what one rank sends to one other; barrier: 0;
+ *              datatype; allgatherv, reduce_scatter, gatherv, scatterv: mean bytes per block
+ *              over the p blocks; alltoall: bytes per block, what one rank sends to one other;
+ *              reduce_scatter_block: bytes per block, what each rank gets; alltoallv: mean bytes
+ *              per block over the p * p blocks; barrier: 0;
  *              neighbor_allgather, neighbor_alltoall: bytes per block; the other
  *              neighbourhood collectives: mean bytes per edge, sent and received).
  * @param comm  the communicator (collective on first use of comm, like any collsel call).

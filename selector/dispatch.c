@@ -154,7 +154,19 @@ int cs_sel_dispatch(const cs_sel_at_t *at, const cs_call_t *call, const cs_call_
     const cs_variant_t *forced = &cs_sel_env.force[call->coll];
     const cs_sel_interval_t *iv = at->iv;
     cs_variant_t native;
+    cs_call_t agreed;
     int rc;
+    if (cs_coll_agrees(call->coll)) {
+        /* Every rank got here (cs_sel_start_uncached decides alike on every rank): agree on
+         * the key (and gatherv's and scatterv's counts), then look the rules up by it. */
+        agreed = *call;
+        rc = cs_comm_agree(at->ctx, &agreed);
+        if (rc != CS_OK) {
+            return rc;
+        }
+        call = &agreed;
+        iv = forced->algo == NULL ? cs_sel_lookup(at->sc, call->coll, call->bytes) : NULL;
+    }
     if (forced->algo != NULL) {
         rc = run_variant(at->ctx, at->sc, forced, call, key, raw_send, raw_recv);
         if (rc != CS_ERR_NOT_APPLICABLE) {
@@ -215,12 +227,36 @@ cs_sel_route_t cs_sel_start_slow(int repeat, MPI_Comm comm, const cs_call_key_t 
     return CS_SEL_TO_PMPI;
 }
 
+/* 1 when every rule interval of `coll` on `sc` starts with native (or there is none): the
+ * size of a call cannot change where it goes. */
+static int native_at_every_size(const cs_sel_comm_t *sc, cs_coll_t coll) {
+    for (int i = 0; i < sc->niv[coll]; i++) {
+        if (!cs_algo_is_native(sc->iv[coll][i].cand[0].algo)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
                                      const cs_call_arrays_t *arrays, cs_sel_at_t *at, int *rc) {
     uint64_t bytes;
     const cs_neighbors_t *nbrs = NULL;
     *rc = CS_OK; /* never CS_SEL_RAN: nothing is cached */
     if (cs_sel_enter(comm, &at->ctx, &at->sc) != CS_OK || at->sc->native_only) {
+        return CS_SEL_TO_PMPI;
+    }
+    if (cs_coll_agrees((cs_coll_t)key->coll)) {
+        /* No rank knows the whole count arrays, so the key cannot be computed here alike on
+         * every rank; what is decided here depends on the rules and the environment only. */
+        at->iv = NULL;
+        if (cs_sel_env.force[key->coll].algo != NULL ||
+            !native_at_every_size(at->sc, (cs_coll_t)key->coll)) {
+            return CS_SEL_TO_DISPATCH; /* cs_sel_dispatch agrees on the key */
+        }
+        if (cs_sel_hot.log_calls) {
+            cs_sel_log_native((cs_coll_t)key->coll, 0);
+        }
         return CS_SEL_TO_PMPI;
     }
     if (cs_coll_is_neighbor((cs_coll_t)key->coll) && cs_comm_neighbors(at->ctx, &nbrs) != CS_OK) {

@@ -1,9 +1,8 @@
 /* The public entry points, generated from algorithms/core/coll.def, one per collective:
  *   collsel_bcast collsel_gather collsel_scatter collsel_reduce collsel_allreduce
  *   collsel_allgather collsel_allgatherv collsel_alltoall collsel_barrier
- *   collsel_reduce_scatter_block collsel_reduce_scatter
- *   collsel_allgather collsel_allgatherv collsel_alltoall collsel_barrier collsel_scan
- *   collsel_exscan
+ *   collsel_reduce_scatter_block collsel_reduce_scatter collsel_scan collsel_exscan
+ *   collsel_gatherv collsel_scatterv collsel_alltoallv
  *   collsel_neighbor_allgather collsel_neighbor_allgatherv collsel_neighbor_alltoall
  *   collsel_neighbor_alltoallv collsel_neighbor_alltoallw
  * (prototypes and their documentation in collsel.h, which the compiler checks these against),
@@ -14,7 +13,9 @@
  * the rules by the key's size with the per-block arrays (ARRAYS, cs_sel_start_uncached); a
  * call that goes anywhere but native is filled (FILL), normalised and dispatched, a
  * neighbourhood collective with the communicator's neighbourhood (none: no topology, so the
- * call is MPI's); everything else goes to PMPI_<Mpi>. */
+ * call is MPI's), gatherv, scatterv and alltoallv after agreeing on their key in
+ * cs_sel_dispatch (their start decides from the rules alone, see dispatch.c); everything else
+ * goes to PMPI_<Mpi>. */
 #include "collsel.h"
 
 #include "select_int.h"

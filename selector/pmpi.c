@@ -9,6 +9,7 @@
  *   MPI_Bcast MPI_Gather MPI_Scatter MPI_Reduce MPI_Allreduce MPI_Allgather MPI_Allgatherv
  *   MPI_Alltoall MPI_Barrier MPI_Reduce_scatter_block MPI_Reduce_scatter
  *   MPI_Alltoall MPI_Barrier MPI_Scan MPI_Exscan
+ *   MPI_Alltoall MPI_Barrier MPI_Gatherv MPI_Scatterv MPI_Alltoallv
  *   MPI_Neighbor_allgather MPI_Neighbor_allgatherv MPI_Neighbor_alltoall MPI_Neighbor_alltoallv
  *   MPI_Neighbor_alltoallw
  * each `return collsel_<name>(<its arguments>);`. */

@@ -146,8 +146,12 @@ static inline cs_sel_route_t cs_sel_start(MPI_Comm comm, const cs_call_key_t *ke
 
 /* The start of the entry points of collectives that are not cached (coll.def's CACHED 0):
  * enter, then the rules by cs_call_key_bytes(key, arrays) (a neighbourhood collective with the
- * communicator's neighbourhood: CS_SEL_TO_PMPI without a topology). Returns the route, never
- * CS_SEL_RAN (*rc is CS_OK), so that both starts have one shape. */
+ * communicator's neighbourhood: CS_SEL_TO_PMPI without a topology). gatherv, scatterv and
+ * alltoallv (cs_coll_agrees), whose key no rank can compute alone, go to the MPI library when
+ * their rules are native at every size (or there are none) and nothing forces them, else to
+ * cs_sel_dispatch with at->iv NULL, which agrees on the key (collectively) and then looks the
+ * rules up: the same decision on every rank either way. Returns the route, never CS_SEL_RAN
+ * (*rc is CS_OK), so that both starts have one shape. */
 CS_SEL_INTERNAL cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
                                                      const cs_call_arrays_t *arrays,
                                                      cs_sel_at_t *at, int *rc);
@@ -162,9 +166,10 @@ CS_SEL_INTERNAL int cs_sel_goes_native(const cs_sel_comm_t *sc, cs_coll_t coll, 
 CS_SEL_INTERNAL void cs_sel_log_native(cs_coll_t coll, uint64_t bytes);
 
 /* Runs the normalised `call` with the forced variant, or the first ranked candidate of at->iv
- * that applies, else native; a schedule that ran is remembered for calls with the same `key`
- * (NULL: not cached). raw_send and raw_recv are the caller's buffers. CS_OK, or the failure
- * (COLLSEL_FALLBACK=error: CS_ERR_NOT_APPLICABLE after raising MPI_ERR_OTHER). */
+ * (for gatherv, scatterv and alltoallv: of the interval of the key agreed here first,
+ * cs_comm_agree) that applies, else native; a schedule that ran is remembered for calls with the
+ * same `key` (NULL: not cached). raw_send and raw_recv are the caller's buffers. CS_OK, or the
+ * failure (COLLSEL_FALLBACK=error: CS_ERR_NOT_APPLICABLE after raising MPI_ERR_OTHER). */
 CS_SEL_INTERNAL int cs_sel_dispatch(const cs_sel_at_t *at, const cs_call_t *call,
                                     const cs_call_key_t *key, const void *raw_send,
                                     const void *raw_recv) CS_MUST_CHECK;

@@ -18,11 +18,15 @@ int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) {
     if ((a->reqs & CS_REQ_POW2) && (call->nprocs & (call->nprocs - 1)) != 0) {
         return CS_ERR_NOT_APPLICABLE;
     }
+    if ((a->reqs & CS_REQ_ALLCOUNTS) && call->allcounts == NULL) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
     /* Schedules move ranges of up to p blocks as one int count. Decided here from what every
      * rank knows alike, so that no rank refuses a call the others run. The neighbourhood
-     * collectives are exempt: their schedules move the caller's blocks as they are (one count
-     * per edge), and their counts may differ between ranks. */
-    if (a->build != NULL && !cs_coll_is_neighbor(call->coll) &&
+     * collectives and gatherv, scatterv and alltoallv are exempt: their counts may differ
+     * between ranks; their schedules move the caller's blocks as they are (one count per
+     * block), and a builder that packs blocks checks the agreed counts (call.h: allcounts). */
+    if (a->build != NULL && !cs_coll_is_neighbor(call->coll) && !cs_coll_agrees(call->coll) &&
         (MPI_Aint)call->nprocs *
                 (call->sendcount > call->recvcount ? call->sendcount : call->recvcount) >
             INT_MAX) {

@@ -39,6 +39,10 @@ enum cs_req {
      * the window slot. Nothing a call can show, so cs_algo_applicable() does not check it; the
      * simulator runs such algorithms on emulated layouts. */
     CS_REQ_NODES = 1u << 2,
+    /* Needs every rank's count of a gatherv or scatterv, agreed on every rank (call.h:
+     * allcounts, set by cs_comm_agree): NULL on every rank alike when not agreed or when the
+     * ranks' block types differ in size. */
+    CS_REQ_ALLCOUNTS = 1u << 3,
 };
 
 typedef struct cs_algo {

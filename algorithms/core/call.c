@@ -48,6 +48,28 @@ int cs_coll_is_neighbor(cs_coll_t coll) {
     return (unsigned)coll < CS_COLL_COUNT && colls[coll].neighbor;
 }
 
+int cs_coll_agrees(cs_coll_t coll) {
+    return coll == CS_COLL_GATHERV || coll == CS_COLL_SCATTERV || coll == CS_COLL_ALLTOALLV;
+}
+
+void cs_call_agree_pair(const cs_call_t *c, int pair[2]) {
+    const cs_type_t *own = c->coll == CS_COLL_GATHERV ? &c->send : &c->recv;
+    pair[0] = c->coll == CS_COLL_GATHERV ? c->sendcount : c->recvcount;
+    pair[1] = (int)own->size;
+}
+
+void cs_call_agreed(cs_call_t *c, const int *pairs, int *counts) {
+    uint64_t total = 0;
+    int same = 1;
+    for (int i = 0; i < c->nprocs; i++) {
+        counts[i] = pairs[2 * i];
+        total += (uint64_t)pairs[2 * i] * (uint64_t)pairs[2 * i + 1];
+        same = same && pairs[2 * i + 1] == pairs[1];
+    }
+    c->bytes = (size_t)(total / (uint64_t)c->nprocs);
+    c->allcounts = same ? counts : NULL;
+}
+
 int cs_coll_is_cached(cs_coll_t coll) {
     return (unsigned)coll < CS_COLL_COUNT && colls[coll].cached;
 }
@@ -82,6 +104,14 @@ static uint64_t blocks_bytes(int n, const int *counts, const MPI_Datatype *types
         }
     }
     return types != NULL ? total : elems * type_bytes(1, type);
+}
+
+/* The mean bytes per block of `nprocs` blocks of counts[i] elements of `type` (allgatherv's
+ * rule); 0 for what no correct call has. */
+static uint64_t mean_block(const int *counts, int nprocs, MPI_Datatype type) {
+    int ok = nprocs >= 1;
+    uint64_t total = ok ? blocks_bytes(nprocs, counts, NULL, type, &ok) : 0;
+    return ok ? total / (uint64_t)nprocs : 0;
 }
 
 /* The mean bytes per edge of a neighbourhood call with v or w arrays (call.h). */
@@ -123,18 +153,28 @@ uint64_t cs_call_key_bytes(const cs_call_key_t *key, const cs_call_arrays_t *arr
         return key->recv_in_place ? type_bytes(key->sendcount, key->sendtype)
                                   : type_bytes(key->recvcount, key->recvtype);
     case CS_COLL_ALLGATHERV:
-    case CS_COLL_REDUCE_SCATTER: {
-        uint64_t total = 0;
-        if (recvcounts == NULL || nprocs < 1) {
-            return 0;
+    case CS_COLL_REDUCE_SCATTER:
+        return mean_block(recvcounts, nprocs, key->recvtype);
+    case CS_COLL_GATHERV: /* the root's mean block, else this rank's own block */
+        if (recvcounts == NULL) {
+            return type_bytes(key->sendcount, key->sendtype);
         }
-        for (int i = 0; i < nprocs; i++) {
-            if (recvcounts[i] < 0) {
-                return 0;
-            }
-            total += (uint64_t)recvcounts[i];
+        return mean_block(recvcounts, nprocs, key->recvtype);
+    case CS_COLL_SCATTERV:
+        if (arrays == NULL || arrays->sendcounts == NULL) {
+            return type_bytes(key->recvcount, key->recvtype);
         }
-        return total * type_bytes(1, key->recvtype) / (uint64_t)nprocs;
+        return mean_block(arrays->sendcounts, nprocs, key->sendtype);
+    case CS_COLL_ALLTOALLV: { /* this rank's row and column: the mean of its 2p blocks */
+        int ok = nprocs >= 1 && arrays != NULL;
+        uint64_t sent = 0, received = 0;
+        if (ok) {
+            received = blocks_bytes(nprocs, arrays->recvcounts, NULL, key->recvtype, &ok);
+            sent = key->send_in_place
+                       ? received
+                       : blocks_bytes(nprocs, arrays->sendcounts, NULL, key->sendtype, &ok);
+        }
+        return ok ? (sent + received) / (2 * (uint64_t)nprocs) : 0;
     }
     case CS_COLL_NEIGHBOR_ALLGATHER:
     case CS_COLL_NEIGHBOR_ALLTOALL:
@@ -296,6 +336,38 @@ void cs_call_fill_exscan(cs_call_t *call, const void *sendbuf, void *recvbuf, in
     raw(call, CS_COLL_EXSCAN, sendbuf, count, type, recvbuf, count, type);
     call->comm = comm;
     call->op = op;
+}
+
+void cs_call_fill_gatherv(cs_call_t *call, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                          const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    raw(call, CS_COLL_GATHERV, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype);
+    call->comm = comm;
+    call->root = root;
+    call->recvcounts = recvcounts;
+    call->displs = displs;
+}
+
+void cs_call_fill_scatterv(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                           const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    raw(call, CS_COLL_SCATTERV, sendbuf, 0, sendtype, recvbuf, recvcount, recvtype);
+    call->comm = comm;
+    call->root = root;
+    call->sendcounts = sendcounts;
+    call->sdispls = displs;
+}
+
+void cs_call_fill_alltoallv(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                            const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                            const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+                            MPI_Comm comm) {
+    raw(call, CS_COLL_ALLTOALLV, sendbuf, 0, sendtype, recvbuf, 0, recvtype);
+    call->comm = comm;
+    call->sendcounts = sendcounts;
+    call->sdispls = sdispls;
+    call->recvcounts = recvcounts;
+    call->displs = rdispls;
 }
 
 void cs_call_fill_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
@@ -462,6 +534,31 @@ int cs_call_exscan(cs_call_t *call, const void *sendbuf, void *recvbuf, int coun
     return finish(call, comm);
 }
 
+int cs_call_gatherv(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm) {
+    cs_call_fill_gatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                         root, comm);
+    return finish(call, comm);
+}
+
+int cs_call_scatterv(cs_call_t *call, const void *sendbuf, const int *sendcounts, const int *displs,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm) {
+    cs_call_fill_scatterv(call, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                          root, comm);
+    return finish(call, comm);
+}
+
+int cs_call_alltoallv(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                      const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                      const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+                      MPI_Comm comm) {
+    cs_call_fill_alltoallv(call, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                           rdispls, recvtype, comm);
+    return finish(call, comm);
+}
+
 int cs_call_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                MPI_Datatype recvtype, MPI_Comm comm) {
@@ -619,6 +716,88 @@ out:
     return rc;
 }
 
+/* `n` counts, none negative, with their displacements (n >= 1). */
+static int vcounts_ok(int n, const int *counts, const int *displs) {
+    if (counts == NULL || displs == NULL) {
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Gatherv: the root's receive side is significant, its send side in place the block at
+ * displs[root]; a non-root's receive side becomes its send side (as gather), without arrays. */
+static int normalize_gatherv(cs_call_t *c) {
+    int rc = CS_OK;
+    if (c->rank == c->root) {
+        CS_REQUIRE(vcounts_ok(c->nprocs, c->recvcounts, c->displs), CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+        c->recvcount = c->recvcounts[c->root];
+        CS_CHECK(send_or_in_place(c, c->displs[c->root], c->recvcounts[c->root]));
+    } else {
+        CS_REQUIRE(c->sendcount >= 0, CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->send, c->send.type));
+        c->recv = c->send;
+        c->recvcount = c->sendcount;
+        c->recvbuf = NULL;
+        c->recvcounts = c->displs = NULL;
+    }
+out:
+    return rc;
+}
+
+/* Scatterv: mirrors gatherv (the root's receive side in place is its block at displs[root]). */
+static int normalize_scatterv(cs_call_t *c) {
+    int rc = CS_OK;
+    if (c->rank == c->root) {
+        CS_REQUIRE(vcounts_ok(c->nprocs, c->sendcounts, c->sdispls), CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->send, c->send.type));
+        c->sendcount = c->sendcounts[c->root];
+        if (c->recvbuf == MPI_IN_PLACE) {
+            c->in_place = 1;
+            c->recvbuf = block_addr(c->sendbuf, c->sdispls[c->root], &c->send);
+            c->recvcount = c->sendcounts[c->root];
+            c->recv = c->send;
+        } else {
+            CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
+            CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+        }
+    } else {
+        CS_REQUIRE(c->recvcount >= 0, CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+        c->send = c->recv;
+        c->sendcount = c->recvcount;
+        c->sendbuf = NULL;
+        c->sendcounts = c->sdispls = NULL;
+    }
+out:
+    return rc;
+}
+
+/* Alltoallv: in place, the receive buffer with recvcounts and rdispls is the send data too
+ * (sendcounts, sdispls and sendtype are insignificant). */
+static int normalize_alltoallv(cs_call_t *c) {
+    int rc = CS_OK;
+    CS_REQUIRE(vcounts_ok(c->nprocs, c->recvcounts, c->displs), CS_ERR_ARG);
+    CS_CHECK(cs_type_init(&c->recv, c->recv.type));
+    if (c->sendbuf == MPI_IN_PLACE) {
+        c->in_place = 1;
+        c->sendbuf = c->recvbuf;
+        c->sendcounts = c->recvcounts;
+        c->sdispls = c->displs;
+        c->send = c->recv;
+    } else {
+        CS_REQUIRE(vcounts_ok(c->nprocs, c->sendcounts, c->sdispls), CS_ERR_ARG);
+        CS_CHECK(cs_type_init(&c->send, c->send.type));
+    }
+out:
+    return rc;
+}
+
 /* Barrier: no data, 0 elements of MPI_BYTE on both sides. */
 static int normalize_barrier(cs_call_t *c) {
     int rc = CS_OK;
@@ -748,7 +927,12 @@ static int misplaced_in_place(const cs_call_t *c) {
     case CS_COLL_REDUCE_SCATTER:
     case CS_COLL_SCAN:
     case CS_COLL_EXSCAN:
+    case CS_COLL_ALLTOALLV:
         return c->recvbuf == MPI_IN_PLACE;
+    case CS_COLL_GATHERV:
+        return !root && c->sendbuf == MPI_IN_PLACE;
+    case CS_COLL_SCATTERV:
+        return !root && c->recvbuf == MPI_IN_PLACE;
     default:
         return 0;
     }
@@ -758,12 +942,17 @@ int cs_call_normalize(cs_call_t *c) {
     int rc = CS_OK;
     const cs_call_key_t key = cs_call_key(c->coll, c->sendbuf, c->sendcount, c->send.type,
                                           c->recvbuf, c->recvcount, c->recv.type, c->op, c->root);
-    const cs_call_arrays_t arrays = {c->sendcounts, c->recvcounts, c->sendtypes, c->recvtypes};
+    /* gatherv's and scatterv's count arrays only count at the root */
+    const int significant = !cs_coll_is_rooted(c->coll) || c->rank == c->root;
+    const cs_call_arrays_t arrays = {significant ? c->sendcounts : NULL,
+                                     significant ? c->recvcounts : NULL, c->sendtypes,
+                                     c->recvtypes};
     CS_REQUIRE(c->nprocs >= 1 && c->rank >= 0 && c->rank < c->nprocs, CS_ERR_ARG);
     CS_REQUIRE(!misplaced_in_place(c), CS_ERR_ARG);
     CS_REQUIRE(!cs_coll_is_rooted(c->coll) || (c->root >= 0 && c->root < c->nprocs), CS_ERR_ARG);
     c->in_place = 0;
     c->commutative = 0;
+    c->allcounts = NULL;
     switch (c->coll) {
     case CS_COLL_BCAST:
     case CS_COLL_REDUCE:
@@ -794,6 +983,15 @@ int cs_call_normalize(cs_call_t *c) {
     case CS_COLL_REDUCE_SCATTER:
         CS_CHECK(normalize_reduce_scatter(c));
         break;
+    case CS_COLL_GATHERV:
+        CS_CHECK(normalize_gatherv(c));
+        break;
+    case CS_COLL_SCATTERV:
+        CS_CHECK(normalize_scatterv(c));
+        break;
+    case CS_COLL_ALLTOALLV:
+        CS_CHECK(normalize_alltoallv(c));
+        break;
     case CS_COLL_NEIGHBOR_ALLGATHER:
     case CS_COLL_NEIGHBOR_ALLGATHERV:
     case CS_COLL_NEIGHBOR_ALLTOALL:
@@ -811,7 +1009,9 @@ out:
 }
 
 int cs_call_invoke(const cs_call_t *c, const cs_coll_fns_t *fns) {
-    const void *send = c->in_place && c->coll != CS_COLL_SCATTER ? MPI_IN_PLACE : c->sendbuf;
+    const void *send = c->in_place && c->coll != CS_COLL_SCATTER && c->coll != CS_COLL_SCATTERV
+                           ? MPI_IN_PLACE
+                           : c->sendbuf;
     switch (c->coll) {
     case CS_COLL_BCAST:
         return fns->bcast(c->recvbuf, c->recvcount, c->recv.type, c->root, c->comm);
@@ -846,6 +1046,16 @@ int cs_call_invoke(const cs_call_t *c, const cs_coll_fns_t *fns) {
         return fns->scan(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
     case CS_COLL_EXSCAN:
         return fns->exscan(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
+    case CS_COLL_GATHERV:
+        return fns->gatherv(send, c->sendcount, c->send.type, c->recvbuf, c->recvcounts, c->displs,
+                            c->recv.type, c->root, c->comm);
+    case CS_COLL_SCATTERV:
+        return fns->scatterv(c->sendbuf, c->sendcounts, c->sdispls, c->send.type,
+                             c->in_place ? MPI_IN_PLACE : c->recvbuf, c->recvcount, c->recv.type,
+                             c->root, c->comm);
+    case CS_COLL_ALLTOALLV:
+        return fns->alltoallv(send, c->sendcounts, c->sdispls, c->send.type, c->recvbuf,
+                              c->recvcounts, c->displs, c->recv.type, c->comm);
     case CS_COLL_NEIGHBOR_ALLGATHER:
         return fns->neighbor_allgather(c->sendbuf, c->sendcount, c->send.type, c->recvbuf,
                                        c->recvcount, c->recv.type, c->comm);

@@ -9,30 +9,38 @@
  *     count and type, so send and receive slots alias and builders must read what they send before
  *     receiving over it; reduce_scatter_block and reduce_scatter: the whole receive buffer, which
  *     holds the input vector, so the send slot and the receive slot alias and builders must read
- *     the input before writing the result) or the receive side points into the send buffer (scatter
- *     root). `in_place` records that the caller asked for it.
+ *     the input before writing the result; gatherv root: the block at displs[root]; alltoallv: the
+ *     receive buffer with recvcounts and rdispls as the send side's arrays) or the receive side
+ *     points into the send buffer (scatter root; scatterv root: the block at displs[root]).
+ *     `in_place` records that the caller asked for it.
  *   - Arguments that MPI declares insignificant are replaced by the significant side, so every rank
  *     sees one "block" description: for gather/allgather/allgatherv `recv` (non-root gather ranks
  *     get recvcount/recvtype := sendcount/sendtype), for scatter `send` (non-root ranks get
- *     sendcount/sendtype := recvcount/recvtype). bcast, reduce, allreduce, scan and exscan use one
- *     count and one type, stored on both sides. Barrier has no data: both sides are 0 elements of
- *     MPI_BYTE and no buffer. reduce_scatter_block and reduce_scatter have one type on both sides:
- *     the send side is the whole input vector, sendcount = the sum of the blocks (p recvcount, or
- *     the sum of recvcounts, which must fit an int), and the receive side this rank's block,
- *     recvcount = recvcount or recvcounts[rank]; block j of the input starts after blocks 0..j-1
- *     (reduce_scatter keeps the caller's `recvcounts`).
+ *     sendcount/sendtype := recvcount/recvtype; gatherv and scatterv alike, a non-root's count
+ *     arrays set to NULL, the root's own count in sendcount/recvcount). bcast, reduce, allreduce,
+ *     scan and exscan use one count and one type, stored on both sides. Barrier has no data: both
+ *     sides are 0 elements of MPI_BYTE and no buffer. reduce_scatter_block and reduce_scatter have
+ *     one type on both sides: the send side is the whole input vector, sendcount = the sum of the
+ *     blocks (p recvcount, or the sum of recvcounts, which must fit an int), and the receive side
+ *     this rank's block, recvcount = recvcount or recvcounts[rank]; block j of the input starts
+ *     after blocks 0..j-1 (reduce_scatter keeps the caller's `recvcounts`).
  *   - Lower bound, extent, true lower bound, true extent and size of both types are queried
  *     (cs_type_t) so builders can address blocks and size scratch buffers.
  *   - `bytes` is the selection key: bytes per process for rooted and symmetric collectives (scan,
  *     exscan: the bytes of the vector, count * size(datatype)), mean bytes per block for allgatherv
  *     and reduce_scatter (the sum of recvcounts times the type size, over p), bytes per block (what
  *     one rank sends to one other) for alltoall and reduce_scatter_block (recvcount times the type
- *     size, the result each rank gets), always 0 for barrier, all equal on every rank; for the
- *     neighbourhood collectives see "Neighbourhood collectives" below. It is cs_call_key_bytes() of
- *     the raw arguments, the function the selector's fast path uses before any normalisation.
+ *     size, the result each rank gets), always 0 for barrier, all equal on every rank; for gatherv,
+ *     scatterv and alltoallv the mean bytes per block too, but no rank knows all their counts, so
+ *     `bytes` is this rank's view until cs_comm_agree (comm.h) makes it communicator-wide (the
+ *     root's mean block for gatherv/scatterv, a non-root's own block, the mean of an alltoallv
+ *     rank's row and column; docs/algorithms.md); for the neighbourhood collectives see
+ *     "Neighbourhood collectives" below. It is cs_call_key_bytes() of the raw arguments, the
+ *     function the selector's fast path uses before any normalisation.
  *   - `commutative` records whether the reduction op commutes.
  *   - MPI_IN_PLACE where MPI does not allow it (bcast, a non-root of gather, scatter, reduce,
- *     the receive buffer of alltoall, reduce_scatter_block, reduce_scatter, scan or exscan, any
+ *     alltoall's and alltoallv's receive buffer, the receive buffer of reduce_scatter_block,
+ *     reduce_scatter, scan or exscan, a non-root of gatherv or scatterv, any
  *     neighbourhood collective) is CS_ERR_ARG, so no algorithm
  *     ever receives it.
  *
@@ -117,6 +125,14 @@ typedef struct cs_call {
     /* Send counts (neighbor_alltoallv, neighbor_alltoallw) and displacements in elements
      * (neighbor_alltoallv), per out-edge. */
     const int *sendcounts, *sdispls;
+    /* gatherv, scatterv, alltoallv: the arrays MPI declares significant on this rank only
+     * (recvcounts/displs at gatherv's root, sendcounts/sdispls at scatterv's root, both rows of
+     * alltoallv, sdispls holding the send side); NULL where insignificant. allcounts: after
+     * cs_comm_agree (comm.h), every rank's block count in the type that rank uses for its
+     * own block (gatherv: its send type, scatterv: its receive type, the root's recv type in
+     * place), the same array on every rank; NULL when not agreed or when the ranks' block
+     * types differ in size (then no algorithm that needs it applies, on any rank). */
+    const int *allcounts;
     /* neighbor_alltoallw: displacements in bytes and types, per edge. */
     const MPI_Aint *sdispls_bytes, *rdispls_bytes;
     const MPI_Datatype *sendtypes, *recvtypes;
@@ -189,7 +205,7 @@ uint64_t cs_call_key_bytes(const cs_call_key_t *key, const cs_call_arrays_t *arr
 const char *cs_coll_name(cs_coll_t coll);
 /* Looks a collective up by name; CS_ERR_NOT_FOUND if there is none. */
 int cs_coll_from_name(const char *name, cs_coll_t *out) CS_MUST_CHECK;
-/* 1 for bcast, gather, scatter, reduce. */
+/* 1 for bcast, gather, scatter, reduce, gatherv, scatterv. */
 int cs_coll_is_rooted(cs_coll_t coll);
 /* 1 for reduce, allreduce, reduce_scatter_block, reduce_scatter, scan, exscan. */
 int cs_coll_is_reduction(cs_coll_t coll);
@@ -198,6 +214,17 @@ int cs_coll_is_reduction(cs_coll_t coll);
 int cs_coll_has_data(cs_coll_t coll);
 /* 1 for the neighbourhood collectives (coll.def's `neighbor`). */
 int cs_coll_is_neighbor(cs_coll_t coll);
+/* 1 for the v-collectives whose count arrays no rank knows whole (gatherv, scatterv: only the
+ * root; alltoallv: each rank its own row and column): their key is agreed per call
+ * (comm.h: cs_comm_agree) before rules are looked up, so that every rank chooses alike. */
+int cs_coll_agrees(cs_coll_t coll);
+/* The MPI-free halves of cs_comm_agree (comm.h) for gatherv and scatterv, which the simulator
+ * runs too: this rank's (block count, size of its block type) into pair[2]; then, from every
+ * rank's pair (pairs[2i], pairs[2i+1], as allgathered), the agreed key into call->bytes and the
+ * counts into counts[0..p), which call->allcounts points at when all type sizes are equal
+ * (NULL otherwise). */
+void cs_call_agree_pair(const cs_call_t *call, int pair[2]);
+void cs_call_agreed(cs_call_t *call, const int *pairs, int *counts);
 /* 1 when calls of `coll` are decided by their key (coll.def's CACHED): schedules and decisions
  * may be remembered by it; 0 when count arrays decide (allgatherv, neighbour v and w). */
 int cs_coll_is_cached(cs_coll_t coll);
@@ -239,6 +266,16 @@ int cs_call_scan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
                  MPI_Op op, MPI_Comm comm) CS_MUST_CHECK;
 int cs_call_exscan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype type, MPI_Op op, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_gatherv(cs_call_t *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_scatterv(cs_call_t *call, const void *sendbuf, const int *sendcounts, const int *displs,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm) CS_MUST_CHECK;
+int cs_call_alltoallv(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                      const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                      const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+                      MPI_Comm comm) CS_MUST_CHECK;
 /* The neighbourhood collectives' constructors also take `comm`'s neighbourhood from its
  * communicator context (comm.h: cs_comm_get, cs_comm_neighbors), so they are collective on
  * the first use of `comm`, like cs_algo_run(); the call points into the context. CS_ERR_ARG
@@ -298,6 +335,16 @@ void cs_call_fill_scan(cs_call_t *call, const void *sendbuf, void *recvbuf, int 
                        MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 void cs_call_fill_exscan(cs_call_t *call, const void *sendbuf, void *recvbuf, int count,
                          MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+void cs_call_fill_gatherv(cs_call_t *call, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                          const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm);
+void cs_call_fill_scatterv(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                           const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, int root, MPI_Comm comm);
+void cs_call_fill_alltoallv(cs_call_t *call, const void *sendbuf, const int *sendcounts,
+                            const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                            const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+                            MPI_Comm comm);
 void cs_call_fill_neighbor_allgather(cs_call_t *call, const void *sendbuf, int sendcount,
                                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                      MPI_Datatype recvtype, MPI_Comm comm);

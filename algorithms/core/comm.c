@@ -57,6 +57,7 @@ static void context_free(cs_comm_t *ctx) {
         free(l);
     }
     node_free(ctx->node);
+    free(ctx->agreed);
     if (ctx->comm != MPI_COMM_NULL) {
         PMPI_Comm_free(&ctx->comm);
     }
@@ -134,6 +135,8 @@ int cs_comm_get(MPI_Comm user, cs_comm_t **out) {
     CS_MPI_CHECK(PMPI_Comm_dup(user, &ctx->comm));
     CS_MPI_CHECK(PMPI_Comm_rank(ctx->comm, &ctx->rank));
     CS_MPI_CHECK(PMPI_Comm_size(ctx->comm, &ctx->nprocs));
+    ctx->agreed = malloc(3 * (size_t)ctx->nprocs * sizeof(int));
+    CS_REQUIRE(ctx->agreed != NULL, CS_ERR_NOMEM);
     CS_MPI_CHECK(PMPI_Comm_set_attr(user, keyval, ctx));
     *out = ctx;
     ctx = NULL;
@@ -517,6 +520,38 @@ int cs_comm_loggp(cs_comm_t *ctx, cs_loggp_t *out) {
     out->o = v[1];
     out->g = v[2];
     out->G = v[3];
+out:
+    return rc;
+}
+
+/* The bytes of `n` blocks of counts[i] elements of `t`. */
+static uint64_t row_bytes(int n, const int *counts, const cs_type_t *t) {
+    uint64_t elems = 0;
+    for (int i = 0; i < n; i++) {
+        elems += (uint64_t)counts[i];
+    }
+    return elems * (uint64_t)t->size;
+}
+
+int cs_comm_agree(cs_comm_t *ctx, cs_call_t *c) {
+    int rc = CS_OK;
+    int p = c->nprocs;
+    if (!cs_coll_agrees(c->coll)) {
+        return CS_OK;
+    }
+    CS_REQUIRE(p == ctx->nprocs, CS_ERR_ARG);
+    if (c->coll == CS_COLL_ALLTOALLV) {
+        uint64_t mine =
+                     row_bytes(p, c->sendcounts, &c->send) + row_bytes(p, c->recvcounts, &c->recv),
+                 total = 0;
+        CS_MPI_CHECK(PMPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, ctx->comm));
+        c->bytes = (size_t)(total / (2 * (uint64_t)p * (uint64_t)p));
+    } else {
+        int pair[2];
+        cs_call_agree_pair(c, pair);
+        CS_MPI_CHECK(PMPI_Allgather(pair, 2, MPI_INT, ctx->agreed, 2, MPI_INT, ctx->comm));
+        cs_call_agreed(c, ctx->agreed, ctx->agreed + 2 * p);
+    }
 out:
     return rc;
 }

@@ -109,6 +109,7 @@ typedef struct cs_comm {
      * topology. */
     int graph_state;
     cs_graph_t graph;
+    int *agreed; /* cs_comm_agree: 3 nprocs ints, made with the context */
 } cs_comm_t;
 
 /* Returns the context of `user`, creating it (collectively: PMPI_Comm_dup) on first use.
@@ -187,6 +188,21 @@ int cs_comm_graph(cs_comm_t *ctx, const cs_graph_t **out) CS_MUST_CHECK;
     { 1.0, 0.5, 0.25, 0.0005 } /* L, o, g, G: a shared-memory transport */
 void cs_comm_set_loggp(const cs_loggp_t *model);
 int cs_comm_loggp(cs_comm_t *ctx, cs_loggp_t *out) CS_MUST_CHECK;
+/* Agrees on what a call of a v-collective whose count arrays no rank knows whole needs
+ * (cs_coll_agrees: gatherv, scatterv, alltoallv), collectively over the private communicator:
+ * every rank of the call must call it, with the same collective. Sets call->bytes to the
+ * communicator-wide selection key, the same on every rank:
+ *   - gatherv, scatterv: the mean bytes per block over the p ranks' blocks (allgatherv's
+ *     rule), from an allgather of each rank's (block count, size of its block type);
+ *     call->allcounts then points at the p counts in the context (NULL when the ranks' block
+ *     types differ in size);
+ *   - alltoallv: the mean bytes per block over all p * p blocks, from an allreduce of the bytes
+ *     each rank sends and receives.
+ * One small MPI collective per call: the selector runs it only when the rules for the
+ * collective on this communicator are not native at every size (selector/dispatch.c). The
+ * counts live in the context until its next agreement. CS_ERR_MPI on failure; a call of
+ * another collective is left as it is. */
+int cs_comm_agree(cs_comm_t *ctx, cs_call_t *call) CS_MUST_CHECK;
 
 /* The state of variant (algo, params) on this communicator: found in the context, or set up by
  * algo->setup (collectively, see algo.h) and kept there. Nothing is kept when setup() fails; its

@@ -15,10 +15,10 @@
  *   - count: 0, 1, p-1, p, p+1, 3p+2, 4099 (messages past the eager limit), and 300000 ints
  *     (over 1 MiB per process; int data and root p-1 only);
  *   - MPI_IN_PLACE where the collective allows it (gather/scatter/reduce root, allreduce,
- *     allgather, allgatherv, alltoall, reduce_scatter_block, reduce_scatter, scan, exscan; in
- *     place, only the first block of a reduce_scatter's receive buffer is defined afterwards,
- *     so only it and the margin before it are compared; exscan's rank 0 result is undefined
- *     and not compared);
+ *     allgather, allgatherv, alltoall, reduce_scatter_block, reduce_scatter, scan, exscan;
+ *     gatherv/scatterv root, alltoallv; in place, only the first block of a reduce_scatter's
+ *     receive buffer is defined afterwards, so only it and the margin before it are compared;
+ *     exscan's rank 0 result is undefined and not compared);
  * the call is run natively (MPI_*) on one set of buffers and through cs_algo_run_variant() on an
  * identical set. Every buffer has a sentinel-filled margin on both sides and the derived type
  * leaves sentinel gaps inside each element, so comparing whole allocations byte for byte checks
@@ -28,7 +28,11 @@
  * simulator checks that collsel's algorithms leave it untouched).
  * allgatherv uses irregular counts (zeros included) at non-monotone displacements with gaps,
  * and the same counts packed in rank order. reduce_scatter uses irregular counts (every third
- * rank's block empty) and equal counts; reduce_scatter_block `count` elements per block.
+ * rank's block empty) and equal counts; reduce_scatter_block `count` elements per block;
+ * gatherv and scatterv the same layouts as allgatherv at the root (non-roots pass NULL count
+ * arrays), alltoallv irregular counts per pair (zeros included, different in the two
+ * directions, symmetric in place) with one side scattered and the other packed. Their calls are
+ * agreed (cs_comm_agree) as the selector agrees them, so the binomial gatherv and scatterv run.
  * After MPI_COMM_WORLD, a reduced set (as --quick) runs again on a communicator with the ranks
  * in reverse order, which also creates and frees a per-communicator context while MPI runs.
  * The neighbourhood collectives, which need topology communicators, are tested by
@@ -111,7 +115,8 @@ typedef struct args {
     void *recvbuf;       /* may be MPI_IN_PLACE */
     int sendcount, recvcount;
     const int *recvcounts, *displs;
-    MPI_Datatype type, recvtype; /* type is also the send type */
+    const int *sendcounts, *sdispls; /* scatterv (displs), alltoallv */
+    MPI_Datatype type, recvtype;     /* type is also the send type */
     MPI_Op op;
     int root;
 } args_t;
@@ -124,7 +129,7 @@ typedef struct side {
     long recv_checked;  /* >= 0: only the first margin and this many elements of recv are
                          * defined (an in-place reduce_scatter's result); < 0: all of it */
     int recv_undefined; /* MPI leaves the result undefined here (exscan's rank 0): not compared */
-    int *recvcounts, *displs;
+    int *recvcounts, *displs, *sendcounts, *sdispls;
 } side_t;
 
 enum { SIDE_NATIVE, SIDE_ALGO };
@@ -262,7 +267,9 @@ static void side_free(side_t *s) {
     buf_free(&s->recv);
     free(s->recvcounts);
     free(s->displs);
-    s->recvcounts = s->displs = NULL;
+    free(s->sendcounts);
+    free(s->sdispls);
+    s->recvcounts = s->displs = s->sendcounts = s->sdispls = NULL;
 }
 
 /* ---- per-collective: buffers, native call, cs_call constructor --------------------------- */
@@ -386,11 +393,18 @@ out:
  * in the order odd ranks descending, then even ranks ascending, with one or two elements of
  * gap before each block, so displacements are neither increasing nor decreasing; or, `packed`,
  * in rank order without gaps from element 3 on. Returns the elements the layout spans. */
+static long vplace(int packed, const int *counts, int *displs);
+
 static long vlayout(int base, int ratio, int packed, int *counts, int *displs) {
-    long at = 0;
     for (int q = 0; q < nprocs; q++) {
         counts[q] = ratio * (q % 3 == 1 ? 0 : base + q % 2);
     }
+    return vplace(packed, counts, displs);
+}
+
+/* Places blocks of `counts` as vlayout() says. Returns the elements the layout spans. */
+static long vplace(int packed, const int *counts, int *displs) {
+    long at = 0;
     if (packed) {
         at = 3;
         for (int q = 0; q < nprocs; q++) {
@@ -430,6 +444,122 @@ static int prep_allgatherv(const tcase_t *tc, side_t *s) {
     }
     s->a.recvbuf = s->recv.origin;
     s->a.sendcount = scount;
+    s->a.recvcounts = s->recvcounts;
+    s->a.displs = s->displs;
+    s->recv_significant = 1;
+out:
+    return rc;
+}
+
+/* The v-collectives' count arrays of a side (members of it): n ints each, freed with it. */
+static int alloc_counts(int **counts, int **displs) {
+    *counts = malloc((size_t)nprocs * sizeof(int));
+    *displs = malloc((size_t)nprocs * sizeof(int));
+    return *counts != NULL && *displs != NULL ? CS_OK : CS_ERR_NOMEM;
+}
+
+/* gatherv: the blocks of allgatherv's layout (zero counts for every third rank, uneven,
+ * non-monotone displacements with gaps, or packed) gathered at the root; a non-root passes
+ * NULL count arrays (insignificant there). */
+static int prep_gatherv(const tcase_t *tc, side_t *s) {
+    int rc = CS_OK;
+    int root = rank == tc->root;
+    long span;
+    int scount;
+    args_init(tc, s);
+    CS_CHECK(alloc_counts(&s->recvcounts, &s->displs));
+    span = vlayout(tc->count, tc->kind->recv_ratio, tc->packed, s->recvcounts, s->displs);
+    scount = s->recvcounts[rank] / tc->kind->recv_ratio * tc->kind->send_ratio;
+    CS_CHECK(buf_alloc(&s->recv, tc->kind->recv_type, span, RECV_SENTINEL));
+    if (tc->in_place && root) {
+        fill(tc, s->recv.origin, s->displs[rank], s->recvcounts[rank], rank);
+        s->a.sendbuf = MPI_IN_PLACE;
+    } else {
+        CS_CHECK(buf_alloc(&s->send, tc->kind->type, scount, SEND_SENTINEL));
+        fill(tc, s->send.origin, 0, scount, rank);
+        s->a.sendbuf = s->send.origin;
+    }
+    s->a.recvbuf = s->recv.origin;
+    s->a.sendcount = scount;
+    s->a.recvcounts = root ? s->recvcounts : NULL;
+    s->a.displs = root ? s->displs : NULL;
+    s->recv_significant = root;
+out:
+    return rc;
+}
+
+/* scatterv: gatherv's layout in the root's send buffer. */
+static int prep_scatterv(const tcase_t *tc, side_t *s) {
+    int rc = CS_OK;
+    int root = rank == tc->root;
+    long span;
+    int rcount;
+    args_init(tc, s);
+    CS_CHECK(alloc_counts(&s->sendcounts, &s->sdispls));
+    span = vlayout(tc->count, tc->kind->send_ratio, tc->packed, s->sendcounts, s->sdispls);
+    rcount = s->sendcounts[rank] / tc->kind->send_ratio * tc->kind->recv_ratio;
+    CS_CHECK(buf_alloc(&s->send, tc->kind->type, span, SEND_SENTINEL));
+    if (root) {
+        for (int q = 0; q < nprocs; q++) {
+            fill(tc, s->send.origin, s->sdispls[q], s->sendcounts[q], q);
+        }
+    }
+    s->a.sendbuf = s->send.origin;
+    if (tc->in_place && root) {
+        s->a.recvbuf = MPI_IN_PLACE;
+    } else {
+        CS_CHECK(buf_alloc(&s->recv, tc->kind->recv_type, rcount, RECV_SENTINEL));
+        s->a.recvbuf = s->recv.origin;
+    }
+    s->a.recvcount = rcount;
+    s->a.sendcounts = root ? s->sendcounts : NULL;
+    s->a.sdispls = root ? s->sdispls : NULL;
+    s->recv_significant = 1;
+out:
+    return rc;
+}
+
+/* Elements of rank `from`'s alltoallv block for rank `to` (before the kind's ratio): around
+ * `base`, some 0, different in the two directions; symmetric in place (MPI: one layout for
+ * what is sent and received). */
+static int vblock(int base, int in_place, int from, int to) {
+    if (in_place) {
+        return (from + to) % 3 == 1 ? 0 : base + (from * to) % 2;
+    }
+    return (from + 2 * to) % 4 == 1 ? 0 : base + (2 * from + to) % 3;
+}
+
+/* alltoallv: rank r's block for q is owner r * nprocs + q's data, vblock() elements, in
+ * vplace()'s layouts on both sides; in place the receive buffer holds the blocks to send. */
+static int prep_alltoallv(const tcase_t *tc, side_t *s) {
+    int rc = CS_OK;
+    long sspan, rspan;
+    const kind_t *k = tc->kind;
+    args_init(tc, s);
+    CS_CHECK(alloc_counts(&s->sendcounts, &s->sdispls));
+    CS_CHECK(alloc_counts(&s->recvcounts, &s->displs));
+    for (int q = 0; q < nprocs; q++) {
+        s->sendcounts[q] = k->send_ratio * vblock(tc->count, tc->in_place, rank, q);
+        s->recvcounts[q] = k->recv_ratio * vblock(tc->count, tc->in_place, q, rank);
+    }
+    sspan = vplace(tc->packed, s->sendcounts, s->sdispls);
+    rspan = vplace(!tc->packed, s->recvcounts, s->displs); /* the other layout */
+    CS_CHECK(buf_alloc(&s->recv, k->recv_type, rspan, RECV_SENTINEL));
+    if (tc->in_place) {
+        for (int q = 0; q < nprocs; q++) {
+            fill(tc, s->recv.origin, s->displs[q], s->recvcounts[q], rank * nprocs + q);
+        }
+        s->a.sendbuf = MPI_IN_PLACE;
+    } else {
+        CS_CHECK(buf_alloc(&s->send, k->type, sspan, SEND_SENTINEL));
+        for (int q = 0; q < nprocs; q++) {
+            fill(tc, s->send.origin, s->sdispls[q], s->sendcounts[q], rank * nprocs + q);
+        }
+        s->a.sendbuf = s->send.origin;
+    }
+    s->a.recvbuf = s->recv.origin;
+    s->a.sendcounts = s->sendcounts;
+    s->a.sdispls = s->sdispls;
     s->a.recvcounts = s->recvcounts;
     s->a.displs = s->displs;
     s->recv_significant = 1;
@@ -553,6 +683,18 @@ static int native_scan(const args_t *a) {
 static int native_exscan(const args_t *a) {
     return MPI_Exscan(a->sendbuf, a->recvbuf, a->recvcount, a->type, a->op, comm);
 }
+static int native_gatherv(const args_t *a) {
+    return MPI_Gatherv(a->sendbuf, a->sendcount, a->type, a->recvbuf, a->recvcounts, a->displs,
+                       a->recvtype, a->root, comm);
+}
+static int native_scatterv(const args_t *a) {
+    return MPI_Scatterv(a->sendbuf, a->sendcounts, a->sdispls, a->type, a->recvbuf, a->recvcount,
+                        a->recvtype, a->root, comm);
+}
+static int native_alltoallv(const args_t *a) {
+    return MPI_Alltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->type, a->recvbuf, a->recvcounts,
+                         a->displs, a->recvtype, comm);
+}
 
 static int construct_bcast(cs_call_t *c, const args_t *a) {
     return cs_call_bcast(c, a->recvbuf, a->recvcount, a->type, a->root, comm);
@@ -601,6 +743,18 @@ static int construct_scan(cs_call_t *c, const args_t *a) {
 static int construct_exscan(cs_call_t *c, const args_t *a) {
     return cs_call_exscan(c, a->sendbuf, a->recvbuf, a->recvcount, a->type, a->op, comm);
 }
+static int construct_gatherv(cs_call_t *c, const args_t *a) {
+    return cs_call_gatherv(c, a->sendbuf, a->sendcount, a->type, a->recvbuf, a->recvcounts,
+                           a->displs, a->recvtype, a->root, comm);
+}
+static int construct_scatterv(cs_call_t *c, const args_t *a) {
+    return cs_call_scatterv(c, a->sendbuf, a->sendcounts, a->sdispls, a->type, a->recvbuf,
+                            a->recvcount, a->recvtype, a->root, comm);
+}
+static int construct_alltoallv(cs_call_t *c, const args_t *a) {
+    return cs_call_alltoallv(c, a->sendbuf, a->sendcounts, a->sdispls, a->type, a->recvbuf,
+                             a->recvcounts, a->displs, a->recvtype, comm);
+}
 
 static const coll_ops_t colls[CS_COLL_COUNT] = {
     [CS_COLL_BCAST] = {prep_bcast, native_bcast, construct_bcast, 0},
@@ -618,6 +772,9 @@ static const coll_ops_t colls[CS_COLL_COUNT] = {
                                 construct_reduce_scatter, 1},
     [CS_COLL_SCAN] = {prep_reduce, native_scan, construct_scan, 1},
     [CS_COLL_EXSCAN] = {prep_reduce, native_exscan, construct_exscan, 1},
+    [CS_COLL_GATHERV] = {prep_gatherv, native_gatherv, construct_gatherv, 1},
+    [CS_COLL_SCATTERV] = {prep_scatterv, native_scatterv, construct_scatterv, 1},
+    [CS_COLL_ALLTOALLV] = {prep_alltoallv, native_alltoallv, construct_alltoallv, 1},
 };
 
 /* ---- checking ----------------------------------------------------------------------------- */
@@ -716,6 +873,18 @@ static int run_case(const tcase_t *tc) {
         report_status(tc, "the cs_call constructor", st);
         bad = 1;
     }
+    if (cs_coll_agrees(tc->algo->coll)) { /* what the selector does before it chooses */
+        cs_comm_t *ctx = NULL;
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
+        st = bad ? CS_OK : cs_comm_get(comm, &ctx);
+        if (!bad && st == CS_OK) {
+            st = cs_comm_agree(ctx, &call);
+        }
+        if (st != CS_OK) {
+            report_status(tc, "cs_comm_agree", st);
+            bad = 1;
+        }
+    }
     verdict[0] = bad;
     verdict[1] = !bad && cs_algo_applicable(tc->algo, &call) == CS_ERR_NOT_APPLICABLE;
     MPI_Allreduce(MPI_IN_PLACE, verdict, 2, MPI_INT, MPI_MAX, comm);
@@ -800,7 +969,10 @@ static void test_variant(const cs_variant_t *v, int quick, totals_t *all) {
     totals_t t = {0, 0, 0};
     tcase_t tc;
     char name[256];
-    int nlayouts = algo->coll == CS_COLL_ALLGATHERV || algo->coll == CS_COLL_REDUCE_SCATTER ? 2 : 1;
+    int nlayouts = algo->coll == CS_COLL_ALLGATHERV || algo->coll == CS_COLL_REDUCE_SCATTER ||
+                           cs_coll_agrees(algo->coll)
+                       ? 2
+                       : 1;
     if (!cs_coll_has_data(algo->coll)) { /* barrier: one case, no data to vary */
         ncounts = add_count(counts, ncounts, 0);
         nkinds = 1;

@@ -43,6 +43,11 @@
 #   preload_npN    cs_mpi_test (full) preloaded with libcollsel_pmpi and a database for this
 #                  machine at N processes: every case passes, and COLLSEL_VERBOSE=2 lists the
 #                  tuned (non-native) algorithms for MPI_COMM_WORLD.
+#   vrules         rules for gatherv, scatterv and alltoallv whose algorithm changes with the
+#                  size, so that the selector agrees on every call's key before it chooses:
+#                  cs_mpi_test --quick --only <coll>/ preloaded at 4 processes passes (a rank
+#                  choosing otherwise than the others would hang or fail it), and the log shows
+#                  both intervals' algorithms and no other.
 #
 #   fallback       COLLSEL_FORCE=allreduce/orth(dims=2x2) at 3 processes (a grid that does not
 #                  fit, so the forced variant cannot run any call), cs_mpi_test --quick preloaded:
@@ -515,6 +520,33 @@ group_unknown_rules() {
     [ -s "$WORK/unknown.ranks/1/rank.0/stderr" ] || fail "unknown: the summary is not rank 0's"
 }
 
+group_vrules() {
+    local db=$WORK/vrules.db spec coll small large lines
+    cp "$FOUR" "$db"
+    # [0, 16) bytes and [16, inf): cs_mpi_test --quick's counts 0 and p + 1 fall on both sides
+    for spec in "gatherv binomial linear" "scatterv linear binomial" "alltoallv pairwise linear"; do
+        read -r coll small large <<<"$spec"
+        sql "$db" "insert into rule (machine_id, coll, comm_size, ppn, lo_bytes, hi_bytes, rank,
+            algorithm, params) select id, '$coll', 4, 4, 0, 16, 1, '$coll/$small', '' from machine
+            union all select id, '$coll', 4, 4, 16, null, 1, '$coll/$large', '' from machine"
+    done
+    for spec in "gatherv binomial linear" "scatterv linear binomial" "alltoallv pairwise linear"; do
+        read -r coll small large <<<"$spec"
+        step "$coll: $coll/$small below 16 bytes, $coll/$large above, cs_mpi_test preloaded at np 4"
+        run vrules 4 -x LD_PRELOAD="$PMPI" -x COLLSEL_DB="$db" -x COLLSEL_VERBOSE=3 \
+            "$MPI_TEST" --quick --only "$coll/"
+        expect_pass vrules
+        for alg in "$small" "$large"; do
+            lines=$(cat "$WORK"/vrules.ranks/1/rank.*/stderr | grep -c -F " bytes: $coll/$alg")
+            [ "$lines" -gt 0 ] || fail "vrules: no $coll call ran $coll/$alg: $(head -n 5 "$WORK/vrules.err")"
+        done
+        if cat "$WORK"/vrules.ranks/1/rank.*/stderr | grep -F " bytes: $coll/" |
+            grep -q -v -E " bytes: $coll/($small|$large)\$"; then
+            fail "vrules: other $coll algorithms ran: $(grep -h -F " bytes: $coll/" "$WORK"/vrules.ranks/1/rank.*/stderr | grep -v -E "$coll/($small|$large)\$" | head -n 3)"
+        fi
+    done
+}
+
 group_reinit() {
     step "collsel_finalize, then collsel_init with a database collsel cannot use"
     run reinit 3 -x COLLSEL_DB="$FOUR" "$DISPATCH" --reinit "$OTHER"
@@ -564,6 +596,7 @@ env) group_env ;;
 bad_env) group_bad_env ;;
 fallback) group_fallback ;;
 unknown_rules) group_unknown_rules ;;
+vrules) group_vrules ;;
 reinit) group_reinit ;;
 threads) group_threads ;;
 preload_np*) group_preload "${GROUP#preload_np}" ;;

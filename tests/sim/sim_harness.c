@@ -248,11 +248,14 @@ int world_init(world_t *w, int p) {
     w->nin = calloc((size_t)p, sizeof(*w->nin));
     w->counts = calloc((size_t)p, sizeof(*w->counts));
     w->displs = calloc((size_t)p, sizeof(*w->displs));
+    w->agreed = calloc(3 * (size_t)p, sizeof(*w->agreed));
+    w->vc = calloc(4 * (size_t)p * (size_t)p, sizeof(*w->vc));
     w->ranks = calloc((size_t)p, sizeof(*w->ranks));
     w->window = calloc((size_t)p, sizeof(*w->window));
     if (w->window == NULL || w->sched == NULL || w->call == NULL || w->send == NULL ||
         w->recv == NULL || w->scratch == NULL || w->in == NULL || w->nin == NULL ||
-        w->counts == NULL || w->displs == NULL || w->ranks == NULL) {
+        w->counts == NULL || w->displs == NULL || w->agreed == NULL || w->vc == NULL ||
+        w->ranks == NULL) {
         return CS_ERR_NOMEM;
     }
     for (int r = 0; r < p; r++) {
@@ -293,6 +296,8 @@ void world_free(world_t *w) {
     free(w->nin);
     free(w->counts);
     free(w->displs);
+    free(w->agreed);
+    free(w->vc);
     free(w->ranks);
     free(w->window);
     memset(w, 0, sizeof(*w));
@@ -363,6 +368,43 @@ static void reference_step(const scase_t *sc, int *acc, const int *x, int n) {
     }
 }
 
+/* 1 for the collectives whose blocks follow the allgatherv patterns (sc->count is the pattern). */
+static int patterned(cs_coll_t coll) {
+    return coll == CS_COLL_ALLGATHERV || coll == CS_COLL_GATHERV || coll == CS_COLL_SCATTERV ||
+           coll == CS_COLL_ALLTOALLV;
+}
+
+/* Alltoallv: blocks (in elements of the coarser layout) from rank j to rank d under pattern
+ * sc->count: different in the two directions, symmetric in place (MPI: one layout for what is
+ * sent and received). */
+static int a2av_blocks(const scase_t *sc, int j, int d) {
+    int p = sc->p;
+    return pattern_blocks(sc->count, sc->in_place ? (j + d) % p : (2 * j + d) % p, p);
+}
+
+/* Alltoallv: where rank j's block for rank d starts in in[j] (ints). */
+static int a2av_offset(const scase_t *sc, int j, int d, int coarse) {
+    int at = 0;
+    for (int k = 0; k < d; k++) {
+        at += a2av_blocks(sc, j, k) * coarse;
+    }
+    return at;
+}
+
+/* Alltoallv: rank r's arrays, set for the case (setup): the ints of its blocks per peer and
+ * their layouts, the send side scattered and the receive side packed (patterns 0-4) or the
+ * reverse (5-9). Returns the two layouts' lengths. */
+static void a2av_layout(world_t *w, const scase_t *sc, int r, int coarse, int *slen, int *rlen) {
+    int p = sc->p;
+    int *scnt = w->vc + 4 * p * r, *sdsp = scnt + p, *rcnt = scnt + 2 * p, *rdsp = scnt + 3 * p;
+    for (int d = 0; d < p; d++) {
+        scnt[d] = a2av_blocks(sc, r, d) * coarse / sc->sk->ipe;
+        rcnt[d] = a2av_blocks(sc, d, r) * coarse / sc->rk->ipe;
+    }
+    *slen = sc->count < 5 ? layout_displs(p, scnt, sdsp) : layout_packed(p, scnt, sdsp);
+    *rlen = sc->count < 5 ? layout_packed(p, rcnt, rdsp) : layout_displs(p, rcnt, rdsp);
+}
+
 /* The reduction of in[0..p-1] in rank order into w->res (n ints). */
 static void reference_reduce(world_t *w, const scase_t *sc, int n) {
     memcpy(w->res, w->in[0], (size_t)n * sizeof(int));
@@ -414,7 +456,10 @@ static int setup(world_t *w, const scase_t *sc) {
         first[p] = vector;
     }
     for (int j = 0; j < p; j++) {
-        int blocks = sc->coll == CS_COLL_ALLGATHERV ? pattern_blocks(sc->count, j, p) : sc->count;
+        int blocks = patterned(sc->coll) ? pattern_blocks(sc->count, j, p) : sc->count;
+        if (sc->coll == CS_COLL_ALLTOALLV) { /* every block rank j sends */
+            blocks = a2av_offset(sc, j, p, 1);
+        }
         w->nin[j] =
             rs ? vector
                : blocks * coarse * (sc->coll == CS_COLL_ALLTOALL ? p : 1); /* alltoall: p blocks */
@@ -423,11 +468,13 @@ static int setup(world_t *w, const scase_t *sc) {
         for (int i = 0; i < w->nin[j]; i++) {
             w->in[j][i] = value(j, i, sc->salt);
         }
-        if (!rs) {
-            w->counts[j] = w->nin[j] / rk->ipe;
+        if (!rs) { /* the layout's counts: in the root's send type for scatterv, else the
+                    * receive type */
+            w->counts[j] = w->nin[j] / (sc->coll == CS_COLL_SCATTERV ? sk->ipe : rk->ipe);
         }
     }
-    if (sc->coll == CS_COLL_ALLGATHERV) {
+    if (sc->coll == CS_COLL_ALLGATHERV || sc->coll == CS_COLL_GATHERV ||
+        sc->coll == CS_COLL_SCATTERV) {
         vlen = sc->count < 5 ? layout_displs(p, w->counts, w->displs)
                              : layout_packed(p, w->counts, w->displs);
     }
@@ -549,6 +596,76 @@ static int setup(world_t *w, const scase_t *sc) {
                 call_raw(c, sc, r, buf_ptr(s), scount, st, buf_ptr(v), rcount, rt);
             }
             break;
+        case CS_COLL_GATHERV: /* the root's count arrays only; a non-root passes NULL */
+            if (root) {
+                CS_CHECK(buf_init(v, rk, vlen));
+                for (int j = 0; j < p; j++) {
+                    buf_put(v, w->displs[j], w->in[j], w->nin[j], ip && j == r);
+                }
+            }
+            if (!root || !ip) {
+                CS_CHECK(buf_init(s, sk, w->nin[r] / sk->ipe));
+                buf_put(s, 0, w->in[r], w->nin[r], 1);
+            }
+            if (!root) {
+                call_raw(c, sc, r, buf_ptr(s), w->nin[r] / sk->ipe, st, NULL, 0, MPI_DATATYPE_NULL);
+            } else {
+                call_raw(c, sc, r, ip ? MPI_IN_PLACE : buf_ptr(s), ip ? 0 : w->nin[r] / sk->ipe,
+                         ip ? MPI_DATATYPE_NULL : st, buf_ptr(v), 0, rt);
+                c->recvcounts = w->counts;
+                c->displs = w->displs;
+            }
+            break;
+        case CS_COLL_SCATTERV:
+            if (root) {
+                CS_CHECK(buf_init(s, sk, vlen));
+                for (int j = 0; j < p; j++) {
+                    buf_put(s, w->displs[j], w->in[j], w->nin[j], 1);
+                }
+            }
+            if (!root || !ip) {
+                CS_CHECK(buf_init(v, rk, w->nin[r] / rk->ipe));
+                buf_put(v, 0, w->in[r], w->nin[r], 0);
+            }
+            if (!root) {
+                call_raw(c, sc, r, NULL, 0, MPI_DATATYPE_NULL, buf_ptr(v), w->nin[r] / rk->ipe, rt);
+            } else {
+                call_raw(c, sc, r, buf_ptr(s), 0, st, ip ? MPI_IN_PLACE : buf_ptr(v),
+                         ip ? 0 : w->nin[r] / rk->ipe, ip ? MPI_DATATYPE_NULL : rt);
+                c->sendcounts = w->counts;
+                c->sdispls = w->displs;
+            }
+            break;
+        case CS_COLL_ALLTOALLV: { /* in[j]: rank j's blocks for ranks 0, 1, ... in order */
+            int *scnt = w->vc + 4 * p * r, *sdsp = scnt + p, *rcnt = scnt + 2 * p,
+                *rdsp = scnt + 3 * p;
+            int slen, rlen;
+            a2av_layout(w, sc, r, coarse, &slen, &rlen);
+            CS_CHECK(buf_init(v, rk, rlen));
+            for (int d = 0; ip && d < p; d++) { /* in place: the blocks to send, rank order */
+                buf_put(v, rdsp[d], w->in[r] + a2av_offset(sc, r, d, coarse),
+                        a2av_blocks(sc, r, d) * coarse, 1);
+            }
+            for (int j = 0; j < p; j++) {
+                buf_put(v, rdsp[j], w->in[j] + a2av_offset(sc, j, r, coarse),
+                        a2av_blocks(sc, j, r) * coarse, 0);
+            }
+            if (ip) {
+                call_raw(c, sc, r, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf_ptr(v), 0, rt);
+            } else {
+                CS_CHECK(buf_init(s, sk, slen));
+                for (int d = 0; d < p; d++) {
+                    buf_put(s, sdsp[d], w->in[r] + a2av_offset(sc, r, d, coarse),
+                            a2av_blocks(sc, r, d) * coarse, 1);
+                }
+                call_raw(c, sc, r, buf_ptr(s), 0, st, buf_ptr(v), 0, rt);
+                c->sendcounts = scnt;
+                c->sdispls = sdsp;
+            }
+            c->recvcounts = rcnt;
+            c->displs = rdsp;
+            break;
+        }
         case CS_COLL_BARRIER: /* no data: check_barrier() checks what it does */
             call_raw(c, sc, r, NULL, 0, MPI_DATATYPE_NULL, NULL, 0, MPI_DATATYPE_NULL);
             break;
@@ -618,8 +735,9 @@ void describe(const scase_t *sc, char *out, size_t cap) {
     } else {
         snprintf(type, sizeof(type), "%s>%s", sc->sk->name, sc->rk->name);
     }
-    if (sc->coll == CS_COLL_ALLGATHERV || sc->coll == CS_COLL_REDUCE_SCATTER) {
-        snprintf(out, cap, "p=%d counts=pattern%d type=%s%s in_place=%d", sc->p, sc->count, type,
+    if (patterned(sc->coll) || sc->coll == CS_COLL_REDUCE_SCATTER) {
+        snprintf(out, cap, "p=%d root=%d counts=pattern%d type=%s%s in_place=%d", sc->p, sc->root,
+                 sc->count, type,
                  sc->op == OP_SUM   ? "/sum"
                  : sc->op == OP_MAT ? "/matmul"
                  : sc->op == OP_AFF ? "/affine"
@@ -702,6 +820,17 @@ static int build_case(const cs_algo_t *a, const cs_params_t *params, const scase
             result = CASE_FAIL;
             goto out;
         }
+    }
+    if (cs_coll_agrees(sc->coll) && sc->coll != CS_COLL_ALLTOALLV) {
+        /* cs_comm_agree without MPI: every rank's pair, then every rank takes the result */
+        for (int r = 0; r < p; r++) {
+            cs_call_agree_pair(&w->call[r], &w->agreed[2 * r]);
+        }
+        for (int r = 0; r < p; r++) {
+            cs_call_agreed(&w->call[r], w->agreed, w->agreed + 2 * p);
+        }
+    }
+    for (int r = 0; r < p; r++) {
         applicable += cs_algo_applicable(a, &w->call[r]) == CS_OK;
     }
     if (applicable == 0) {

@@ -56,6 +56,8 @@ typedef struct world {
     int *nin;
     int *res; /* reduction reference */
     int *counts, *displs;
+    int *agreed; /* gatherv, scatterv: cs_comm_agree's pairs (2p) and counts (p) */
+    int *vc;     /* alltoallv: rank r's sendcounts, sdispls, recvcounts, rdispls at 4 p r */
     cs_sim_rank_t *ranks;
     unsigned char **window; /* [node]: the shared window of each emulated node, with guards */
     cs_state_t state;       /* what the schedules' s->state points at: the node layout */

@@ -16,8 +16,14 @@
  * mixed send/receive types with equal signatures (hidx>int, int>hidx).
  * Calls: all roots for p <= 8, roots {0, 1, p/2, p-1} above; MPI_IN_PLACE where MPI allows
  * it; counts 0, 1, 2, p-1, p, p+1, 2p+1; allgatherv with irregular counts (zeros included) at
- * non-monotone displacements with gaps, and packed in rank order. Insignificant buffers are
- * NULL (gather and reduce non-roots' recvbuf, scatter non-roots' sendbuf).
+ * non-monotone displacements with gaps, and packed in rank order; gatherv and scatterv with the
+ * same patterns at every root (a non-root's count arrays NULL), alltoallv with such patterns per
+ * pair of ranks (different in the two directions, symmetric in place), one side's blocks
+ * scattered and the other's packed; gatherv's and scatterv's counts agreed as cs_comm_agree
+ * does (cs_call_agree_pair, cs_call_agreed), so the binomial algorithms run wherever the
+ * ranks' block types have one size and are not applicable on every rank otherwise (in place
+ * with mixed types). Insignificant buffers are NULL (gather and reduce non-roots' recvbuf,
+ * scatter non-roots' sendbuf).
  *
  * Algorithms that work on nodes (CS_REQ_NODES: DPML) run on one node of p and on emulated nodes
  * of 2, 3 and 4 consecutive ranks (the last one smaller where p does not divide): their state

@@ -94,7 +94,7 @@ static int make_cases(cs_coll_t coll, int p, caselist_t *l) {
         add_unique(roots, &nroots, p / 2);
         add_unique(roots, &nroots, p - 1);
     }
-    if (coll == CS_COLL_ALLGATHERV || coll == CS_COLL_REDUCE_SCATTER) {
+    if (coll == CS_COLL_ALLGATHERV || coll == CS_COLL_REDUCE_SCATTER || cs_coll_agrees(coll)) {
         for (int pat = 0; pat < PATTERNS; pat++) {
             counts[ncounts++] = pat;
         }
@@ -116,11 +116,11 @@ static int make_cases(cs_coll_t coll, int p, caselist_t *l) {
     sc.calls = 1;
     for (int t = 0; t < ntypes; t++) {
         for (int ip = 0; ip <= may_in_place; ip++) {
-            /* In-place allgather(v), alltoall use the receive type only: mixed types add
+            /* In-place allgather(v), alltoall(v) use the receive type only: mixed types add
              * nothing. */
             if (ip && types[t].sk != types[t].rk &&
                 (coll == CS_COLL_ALLGATHER || coll == CS_COLL_ALLGATHERV ||
-                 coll == CS_COLL_ALLTOALL)) {
+                 coll == CS_COLL_ALLTOALL || coll == CS_COLL_ALLTOALLV)) {
                 continue;
             }
             for (int ri = 0; ri < nroots; ri++) {
@@ -191,9 +191,10 @@ static int make_sequences(cs_coll_t coll, int p, caselist_t *l) {
             sc.op = t->op;
             sc.in_place = coll != CS_COLL_BCAST && cs_coll_has_data(coll) && q->in_place[k];
             sc.root = cs_coll_is_rooted(coll) && (i + k) % 2 == 1 ? p - 1 : 0;
-            sc.count = coll == CS_COLL_ALLGATHERV || coll == CS_COLL_REDUCE_SCATTER
-                           ? count % PATTERNS
-                           : count;
+            sc.count =
+                coll == CS_COLL_ALLGATHERV || coll == CS_COLL_REDUCE_SCATTER || cs_coll_agrees(coll)
+                    ? count % PATTERNS
+                    : count;
             sc.calls = k == 0 ? q->ncalls : 0;
             CS_CHECK(add_case(l, &sc));
         }

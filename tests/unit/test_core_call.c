@@ -428,6 +428,38 @@ START_TEST(test_call_reduce_scatter_block) {
 }
 END_TEST
 
+/* gatherv: the root in place sends its block at displs[root]; a non-root's receive side becomes
+ * its send side and its count arrays are dropped; MPI_IN_PLACE on a non-root is CS_ERR_ARG. */
+START_TEST(test_call_gatherv) {
+    static const int counts[4] = {1, 3, 0, 5};
+    static const int displs[4] = {10, 0, 4, 6};
+    cs_call_t c = make_call(CS_COLL_GATHERV, 1, 4, 1);
+    set_send(&c, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL);
+    set_recv(&c, buf_b, 0, odd_type);
+    c.recvcounts = counts;
+    c.displs = displs;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+    ck_assert_int_eq(c.in_place, 1);
+    ck_assert_ptr_eq(c.sendbuf, buf_b + 0 * 20);
+    ck_assert_int_eq(c.sendcount, 3);
+    assert_type_eq(&c.send, &c.recv);
+    ck_assert_uint_eq(c.bytes, (1 + 3 + 0 + 5) * 8 / 4);
+    c = make_call(CS_COLL_GATHERV, 2, 4, 1);
+    set_send(&c, buf_a, 0, MPI_INT);
+    set_recv(&c, buf_b, -7, MPI_DATATYPE_NULL); /* insignificant */
+    c.recvcounts = (const int *)buf_b;          /* garbage: never read */
+    c.displs = NULL;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+    ck_assert_ptr_null(c.recvbuf);
+    ck_assert_ptr_null(c.recvcounts);
+    ck_assert_int_eq(c.recvcount, 0);
+    assert_type_eq(&c.recv, &c.send);
+    ck_assert_uint_eq(c.bytes, 0); /* its own block, until agreed */
+    set_send(&c, MPI_IN_PLACE, 0, MPI_INT);
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+}
+END_TEST
+
 START_TEST(test_call_reduce_scatter) {
     static const int counts[4] = {1, 0, 4, 2};
     static const int bad[4] = {1, -1, 4, 2}, huge[4] = {INT_MAX, 1, 0, 0};
@@ -458,6 +490,59 @@ START_TEST(test_call_reduce_scatter) {
     c.recvcounts = bad;
     ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
     c.recvcounts = huge;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+}
+END_TEST
+
+/* scatterv: the root in place keeps its block at displs[root] in the send buffer. */
+START_TEST(test_call_scatterv) {
+    static const int counts[3] = {2, 0, 4};
+    static const int displs[3] = {5, 0, 0};
+    cs_call_t c = make_call(CS_COLL_SCATTERV, 0, 3, 0);
+    set_send(&c, buf_a, 0, MPI_INT);
+    set_recv(&c, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL);
+    c.sendcounts = counts;
+    c.sdispls = displs;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+    ck_assert_int_eq(c.in_place, 1);
+    ck_assert_ptr_eq(c.recvbuf, buf_a + 5 * sizeof(int));
+    ck_assert_int_eq(c.recvcount, 2);
+    assert_type_eq(&c.recv, &c.send);
+    ck_assert_uint_eq(c.bytes, 6 * sizeof(int) / 3);
+    c = make_call(CS_COLL_SCATTERV, 1, 3, 0);
+    set_send(&c, NULL, 0, MPI_DATATYPE_NULL);
+    set_recv(&c, MPI_IN_PLACE, 0, MPI_INT);
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+    set_recv(&c, buf_b, 0, MPI_INT);
+    ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+    ck_assert_ptr_null(c.sendcounts);
+    ck_assert_int_eq(c.sendcount, 0);
+}
+END_TEST
+
+/* alltoallv: in place the receive side's arrays and type are the send side's; an in-place
+ * receive buffer or a negative count is CS_ERR_ARG. */
+START_TEST(test_call_alltoallv) {
+    static const int counts[3] = {2, 0, 4}, bad[3] = {1, -1, 0};
+    static const int displs[3] = {5, 0, 0};
+    cs_call_t c = make_call(CS_COLL_ALLTOALLV, 2, 3, 0);
+    set_send(&c, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL);
+    set_recv(&c, buf_b, 0, odd_type);
+    c.recvcounts = counts;
+    c.displs = displs;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+    ck_assert_int_eq(c.in_place, 1);
+    ck_assert_ptr_eq(c.sendbuf, buf_b);
+    ck_assert_ptr_eq(c.sendcounts, counts);
+    ck_assert_ptr_eq(c.sdispls, displs);
+    assert_type_eq(&c.send, &c.recv);
+    ck_assert_uint_eq(c.bytes, (6 + 6) * 8 / 6);
+    set_send(&c, buf_a, 0, MPI_INT);
+    c.sendcounts = bad;
+    c.sdispls = displs;
+    ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
+    c.sendcounts = counts;
+    set_recv(&c, MPI_IN_PLACE, 0, MPI_INT);
     ck_assert_int_eq(cs_call_normalize(&c), CS_ERR_ARG);
 }
 END_TEST
@@ -827,6 +912,9 @@ TCase *core_tcase_call(void) {
     tcase_add_test(tc, test_call_scatter_root_in_place);
     tcase_add_test(tc, test_call_scatter_root);
     tcase_add_test(tc, test_call_scatter_nonroot);
+    tcase_add_test(tc, test_call_gatherv);
+    tcase_add_test(tc, test_call_scatterv);
+    tcase_add_test(tc, test_call_alltoallv);
     tcase_add_test(tc, test_call_reduce_root_in_place);
     tcase_add_test(tc, test_call_reduce_nonroot_in_place_arg);
     tcase_add_test(tc, test_call_reduce_nonroot);

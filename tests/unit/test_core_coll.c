@@ -69,11 +69,13 @@ START_TEST(test_coll_flags) {
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         const char *name = cs_coll_name((cs_coll_t)c);
         int neighbor = strncmp(name, "neighbor_", 9) == 0;
-        int arrays = c == CS_COLL_ALLGATHERV || c == CS_COLL_REDUCE_SCATTER ||
+        int agrees = c == CS_COLL_GATHERV || c == CS_COLL_SCATTERV || c == CS_COLL_ALLTOALLV;
+        int arrays = agrees || c == CS_COLL_ALLGATHERV || c == CS_COLL_REDUCE_SCATTER ||
                      c == CS_COLL_NEIGHBOR_ALLGATHERV || c == CS_COLL_NEIGHBOR_ALLTOALLV ||
                      c == CS_COLL_NEIGHBOR_ALLTOALLW;
         ck_assert_int_eq(cs_coll_is_neighbor((cs_coll_t)c), neighbor);
         ck_assert_int_eq(cs_coll_is_cached((cs_coll_t)c), !arrays);
+        ck_assert_int_eq(cs_coll_agrees((cs_coll_t)c), agrees);
         ck_assert_int_eq(
             neighbor && (cs_coll_is_rooted((cs_coll_t)c) || cs_coll_is_reduction((cs_coll_t)c)), 0);
     }

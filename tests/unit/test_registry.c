@@ -98,8 +98,13 @@ START_TEST(test_desc_and_entry_points) {
         ck_assert_msg(strchr(a->desc, '\n') == NULL, "'%s': description is not one line", a->name);
         ck_assert_msg((a->build != NULL) != (a->run != NULL),
                       "'%s' must set exactly one of build and run", a->name);
-        ck_assert_msg((a->reqs & ~(unsigned)(CS_REQ_COMMUTATIVE | CS_REQ_POW2 | CS_REQ_NODES)) == 0,
+        ck_assert_msg((a->reqs & ~(unsigned)(CS_REQ_COMMUTATIVE | CS_REQ_POW2 | CS_REQ_NODES |
+                                             CS_REQ_ALLCOUNTS)) == 0,
                       "'%s' declares unknown requirements 0x%x", a->name, a->reqs);
+        ck_assert_msg(!(a->reqs & CS_REQ_ALLCOUNTS) || a->coll == CS_COLL_GATHERV ||
+                          a->coll == CS_COLL_SCATTERV,
+                      "'%s' needs agreed counts, which only gatherv and scatterv calls have",
+                      a->name);
     }
 }
 END_TEST
@@ -239,14 +244,20 @@ START_TEST(test_applicable) {
     ck_assert_int_eq(cs_algo_applicable(&pow2, &c), CS_OK);
     c.coll = CS_COLL_REDUCE;
     ck_assert_int_eq(cs_algo_applicable(&any, &c), CS_ERR_NOT_APPLICABLE);
-    /* every registered algorithm refuses a call of another collective */
+    /* every registered algorithm refuses a call of another collective; one that needs the
+     * agreed counts refuses a call without them */
     for (int i = 0; i < cs_registry_count; i++) {
         const cs_algo_t *a = cs_registry[i];
+        static const int counts[4] = {1, 0, 2, 3};
         c.coll = (cs_coll_t)((a->coll + 1) % CS_COLL_COUNT);
         c.nprocs = 4;
         c.commutative = 1;
+        c.allcounts = NULL;
         ck_assert_int_eq(cs_algo_applicable(a, &c), CS_ERR_NOT_APPLICABLE);
         c.coll = a->coll;
+        ck_assert_int_eq(cs_algo_applicable(a, &c),
+                         (a->reqs & CS_REQ_ALLCOUNTS) ? CS_ERR_NOT_APPLICABLE : CS_OK);
+        c.allcounts = counts;
         ck_assert_int_eq(cs_algo_applicable(a, &c), CS_OK);
     }
 }

@@ -592,6 +592,54 @@ START_TEST(test_key_bytes) {
     ck_assert_int_eq(key_exscan(0, p, NULL, send, recv, 6, I, MPI_SUM, c), want);
     ck_assert_int_eq(key_exscan(0, p, NULL, in_place, recv, 6, I, MPI_SUM, c), want);
     ck_assert_int_eq(key_exscan(2, p, NULL, in_place, recv, 3, MPI_DOUBLE, MPI_SUM, c), want);
+    /* gatherv, scatterv: this rank's key before cs_comm_agree, the root's mean block from its
+     * counts (in place too), a non-root's own block (its count arrays insignificant: NULL) */
+    ck_assert_int_eq(key_gatherv(root, p, NULL, send, 6, I, recv, counts, displs, I, root, c),
+                     want);
+    ck_assert_int_eq(
+        key_gatherv(root, p, NULL, in_place, -1, NUL, recv, counts, displs, I, root, c), want);
+    ck_assert_int_eq(key_gatherv(root, p, NULL, send, 2, I, recv, uneven, displs, I, root, c),
+                     want);
+    ck_assert_int_eq(key_gatherv(0, p, NULL, send, 6, I, NULL, NULL, NULL, NUL, root, c), want);
+    ck_assert_int_eq(key_scatterv(root, p, NULL, send, counts, displs, I, recv, 6, I, root, c),
+                     want);
+    ck_assert_int_eq(
+        key_scatterv(root, p, NULL, send, uneven, displs, I, in_place, -1, NUL, root, c), want);
+    ck_assert_int_eq(key_scatterv(0, p, NULL, NULL, NULL, NULL, NUL, recv, 6, I, root, c), want);
+    /* alltoallv: the mean of this rank's 2p blocks, sent and received (in place: received) */
+    ck_assert_int_eq(key_alltoallv(0, p, NULL, send, counts, displs, I, recv, counts, displs, I, c),
+                     want);
+    ck_assert_int_eq(key_alltoallv(2, p, NULL, send, uneven, displs, I, recv, counts, displs, I, c),
+                     want);
+    ck_assert_int_eq(
+        key_alltoallv(1, p, NULL, in_place, NULL, NULL, NUL, recv, uneven, displs, I, c), want);
+}
+END_TEST
+
+/* The agreed key of gatherv and scatterv (cs_comm_agree's MPI-free half): the mean block over
+ * every rank's (count, type size), the counts kept when all type sizes are equal. */
+START_TEST(test_key_agreed) {
+    static char buf[256];
+    const int displs[4] = {0, 1, 3, 6}, uneven[4] = {1, 2, 3, 18};
+    const int pairs[8] = {1, 4, 2, 4, 3, 4, 18, 4}, mixed[8] = {1, 4, 2, 4, 3, 4, 9, 8};
+    int counts[4];
+    cs_call_t call;
+    cs_call_fill_gatherv(&call, buf, 2, MPI_INT, buf + 128, uneven, displs, MPI_INT, 1,
+                         MPI_COMM_SELF);
+    ck_assert_int_eq(cs_call_finish(&call, MPI_COMM_SELF, 1, 4, NULL), CS_OK);
+    {
+        int pair[2];
+        cs_call_agree_pair(&call, pair);
+        ck_assert_int_eq(pair[0], 2);
+        ck_assert_int_eq(pair[1], (int)sizeof(int));
+    }
+    cs_call_agreed(&call, pairs, counts);
+    ck_assert_uint_eq(call.bytes, 6 * sizeof(int));
+    ck_assert_ptr_eq(call.allcounts, counts);
+    ck_assert_int_eq(counts[3], 18);
+    cs_call_agreed(&call, mixed, counts); /* a rank of another type size: no counts */
+    ck_assert_uint_eq(call.bytes, 6 * sizeof(int));
+    ck_assert_ptr_null(call.allcounts);
 }
 END_TEST
 
@@ -642,6 +690,7 @@ static Suite *select_suite(void) {
     TCase *lookup = tcase_create("lookup");
     TCase *key = tcase_create("key");
     tcase_add_test(key, test_key_bytes);
+    tcase_add_test(key, test_key_agreed);
     tcase_add_test(key, test_key_bytes_neighbor);
     suite_add_tcase(s, key);
     tcase_add_test(force, test_force_one);
