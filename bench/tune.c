@@ -9,6 +9,8 @@
 #include "derive.h"
 #include "loggp.h"
 #include "measure.h"
+#include "core/comm.h"
+#include "patterns.h"
 #include "options.h"
 #include "plan.h"
 #include "progress.h"
@@ -42,9 +44,10 @@ static int print_rule(const cs_rule_t *rule, void *ctx) {
     } else {
         cs_bench_format_bytes(rule->hi_bytes, hi, sizeof(hi));
     }
-    printf("  %-10s np=%-3d [%6s, %6s) %-32s %10.2f us  native %10.2f us  x%.2f\n",
-           cs_coll_name(rule->coll), rule->comm_size, lo, hi, rule->algorithm, rule->median_us,
-           rule->native_us, rule->native_us / rule->median_us);
+    printf("  %-10s%s%s np=%-3d [%6s, %6s) %-32s %10.2f us  native %10.2f us  x%.2f\n",
+           cs_coll_name(rule->coll), rule->pattern[0] ? " " : "", rule->pattern, rule->comm_size,
+           lo, hi, rule->algorithm, rule->median_us, rule->native_us,
+           rule->native_us / rule->median_us);
     return CS_OK;
 }
 
@@ -57,25 +60,36 @@ typedef struct pace {
     int done, total;
 } pace_t;
 
-/* One point (collective over `sub`): measured and stored, or validated, or skipped when a
- * resumed run already has it. */
+/* One point (collective over `sub`; the call runs on `call_comm`, `sub` or for a
+ * neighbourhood collective its pattern's communicator of the same ranks): measured and stored,
+ * or validated, or skipped when a resumed run already has it. `pattern`: the neighbourhood
+ * pattern's name, else "". */
 static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand, cs_coll_t c,
-                     uint64_t bytes, cs_bench_run_t *r, cs_bench_validation_t *val, int rank, int n,
-                     int ppn, MPI_Comm sub, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync,
-                     pace_t *pace, cs_bench_progress_t *progress) {
-    int rc = CS_OK, skip = 0;
+                     const char *pattern, uint64_t bytes, cs_bench_run_t *r,
+                     cs_bench_validation_t *val, int rank, int n, int ppn, MPI_Comm sub,
+                     MPI_Comm call_comm, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, pace_t *pace,
+                     cs_bench_progress_t *progress) {
+    int rc = CS_OK, skip = 0, nbr = cs_coll_is_neighbor(c);
     cs_call_t call;
+    uint64_t key;
     double budget = CS_BENCH_POINT_BUDGET_S;
     unsigned seed =
         (unsigned)((unsigned)c * 1000003u + (unsigned)(bytes / 4) * 7919u + (unsigned)n);
-    CS_CHECK(cs_bench_call(&call, c, (int)(bytes / sizeof(int)), sub, bufs));
-    cs_bench_progress_point(progress, c, n, call.bytes);
+    for (const char *s = pattern; *s != '\0'; s++) {
+        seed = seed * 31u + (unsigned char)*s;
+    }
+    /* neighbourhood collectives: `bytes` bytes per block of MPI_BYTE; the others MPI_INT */
+    CS_CHECK(cs_bench_call(&call, c, (int)(nbr ? bytes : bytes / sizeof(int)), call_comm, bufs));
+    /* The point's key is the planned size: a neighbourhood v or w call's own key is 0 on a rank
+     * without edges (call.h), which rank 0 may be. */
+    key = nbr ? bytes : call.bytes;
+    cs_bench_progress_point(progress, c, n, key);
     if (o->validate) {
         CS_CHECK(cs_bench_validate_point(val, o, r, &call, bufs, sync, seed, ppn, sub, progress));
     } else {
         if (rank == 0) {
             bool exists = false;
-            CS_CHECK(cs_bench_run_has_point(r, c, n, ppn, call.bytes, &exists));
+            CS_CHECK(cs_bench_run_has_point(r, c, pattern, n, ppn, key, &exists));
             skip = exists;
             if (o->budget_s > 0) {
                 int left = pace->total - pace->done;
@@ -89,7 +103,7 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
             CS_CHECK(cs_bench_measure(cands, ncand, &call, bufs, budget, o->reps_max, seed, sync,
                                       sub, rank == 0 ? progress : NULL));
             if (rank == 0) {
-                CS_CHECK(cs_bench_run_store_point(r, cands, ncand, c, n, ppn, call.bytes));
+                CS_CHECK(cs_bench_run_store_point(r, cands, ncand, c, pattern, n, ppn, key));
             }
             cs_bench_cands_free(cands, ncand);
         }
@@ -141,8 +155,8 @@ static int refine_key(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, cs_
         }
         CS_MPI_CHECK(PMPI_Bcast(add, nadd, MPI_UINT64_T, 0, sub));
         for (int i = 0; i < nadd; i++) {
-            CS_CHECK(run_point(o, cands, ncand, c, add[i], r, NULL, rank, n, ppn, sub, bufs, sync,
-                               pace, progress));
+            CS_CHECK(run_point(o, cands, ncand, c, "", add[i], r, NULL, rank, n, ppn, sub, sub, bufs,
+                               sync, pace, progress));
             added[used++] = add[i];
         }
     }
@@ -199,6 +213,51 @@ out:
     return rc;
 }
 
+/* Neighbourhood collective c on every pattern planned for communicator size index ci
+ * (collective over `sub`): the pattern's communicator made over `sub` (same ranks, same
+ * order), its signature stored by rank 0 (table pattern), every block size measured as a
+ * point keyed by the pattern's name. */
+static int run_neighbor(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, int ci,
+                        cs_bench_cand_t *cands, int ncand, cs_coll_t c, cs_bench_run_t *r, int rank,
+                        int n, int ppn, MPI_Comm sub, cs_bench_sync_t *sync, pace_t *pace,
+                        cs_bench_progress_t *progress) {
+    int rc = CS_OK;
+    MPI_Comm topo = MPI_COMM_NULL;
+    cs_bench_bufs_t nb = {0};
+    for (int k = 0; k < cs_bench_npatterns; k++) {
+        const cs_bench_pattern_t *pat = &cs_bench_patterns[k];
+        cs_graph_sig_t sig;
+        cs_comm_t *ctx = NULL;
+        const cs_neighbors_t *nbrs = NULL;
+        if (!(plan->patterns_at[ci] & (1u << k))) {
+            continue;
+        }
+        CS_CHECK(cs_bench_pattern_comm(pat, sub, &topo, &sig));
+        CS_CHECK(cs_comm_get(topo, &ctx));
+        CS_CHECK(cs_comm_neighbors(ctx, &nbrs));
+        CS_CHECK(cs_bench_bufs_alloc_neighbor(
+            &nb, (size_t)plan->block_sizes[plan->nblock_sizes - 1],
+            nbrs->indegree > nbrs->outdegree ? nbrs->indegree : nbrs->outdegree));
+        if (rank == 0) {
+            cs_db_pattern_t row = {r->machine_id, pat->name,    sig.p,        sig.nedges,
+                                   sig.max_out,  sig.max_in,   sig.mean_out, sig.imbalance};
+            CS_CHECK(cs_db_put_pattern(r->db, &row));
+        }
+        for (int si = 0; si < plan->nblock_sizes; si++) {
+            CS_CHECK(run_point(o, cands, ncand, c, pat->name, plan->block_sizes[si], r, NULL, rank,
+                               n, ppn, sub, topo, &nb, sync, pace, progress));
+        }
+        cs_bench_bufs_free(&nb);
+        CS_MPI_CHECK(PMPI_Comm_free(&topo));
+    }
+out:
+    cs_bench_bufs_free(&nb);
+    if (topo != MPI_COMM_NULL) {
+        PMPI_Comm_free(&topo);
+    }
+    return rc;
+}
+
 static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
                       cs_bench_validation_t *val, int rank, MPI_Comm world,
                       cs_bench_progress_t *progress) {
@@ -231,14 +290,31 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
             if (ncand == 0) {
                 continue;
             }
+            if (cs_coll_is_neighbor((cs_coll_t)c)) {
+                if (o->validate) { /* not yet: validation rows per pattern (docs/neighbor.md) */
+                    if (rank == 0 && !o->quiet) {
+                        cs_bench_progress_end(progress);
+                        cs_bench_say(rank,
+                                     "%s np=%d: skipped: --validate does not check the "
+                                     "neighbourhood collectives yet",
+                                     cs_coll_name((cs_coll_t)c), n);
+                    }
+                    pace.total -= cs_bench_plan_npatterns(plan, ci) * plan->nblock_sizes;
+                    progress->total = pace.total > 0 ? pace.total : 1;
+                    continue;
+                }
+                CS_CHECK(run_neighbor(o, plan, ci, cands, ncand, (cs_coll_t)c, r, rank, n, ppn,
+                                      sub, &sync, &pace, progress));
+                continue;
+            }
             CS_CHECK(key_sizes(o, plan, val, (cs_coll_t)c, n, rank, sub, sizes, &nsizes));
             if (o->validate) {
                 pace.total += nsizes - cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
                 progress->total = pace.total > 0 ? pace.total : 1;
             }
             for (int si = 0; si < nsizes; si++) {
-                CS_CHECK(run_point(o, cands, ncand, (cs_coll_t)c, sizes[si], r, val, rank, n, ppn,
-                                   sub, &bufs, &sync, &pace, progress));
+                CS_CHECK(run_point(o, cands, ncand, (cs_coll_t)c, "", sizes[si], r, val, rank, n,
+                                   ppn, sub, sub, &bufs, &sync, &pace, progress));
             }
             if (!o->validate && plan->refine_max > 0 && cs_coll_has_data((cs_coll_t)c)) {
                 CS_CHECK(refine_key(o, plan, cands, ncand, (cs_coll_t)c, r, rank, n, ppn, sub,
