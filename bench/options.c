@@ -186,7 +186,8 @@ static int split(const char *text, char *store, size_t storelen, char **items, i
 }
 
 /* Parses a --sizes or --block-sizes SPEC (`opt` names it) into sizes[] (*nsizes), ascending and
- * unique; `multiple` is the unit every size must be a multiple of (4: MPI_INT elements, 1: bytes). */
+ * unique; `multiple` is the unit every size must be a multiple of (4: MPI_INT elements, 1: bytes).
+ */
 static int parse_size_list(const char *opt, const char *text, size_t multiple, size_t *sizes,
                            int *nsizes, char *err, size_t errlen) {
     char store[1024];
@@ -206,13 +207,12 @@ static int parse_size_list(const char *opt, const char *text, size_t multiple, s
         if (n < 2 || cs_bench_parse_bytes(parts[0], &lo) != CS_OK ||
             cs_bench_parse_bytes(parts[1], &hi) != CS_OK ||
             (n == 3 && cs_bench_parse_bytes(parts[2], &factor) != CS_OK)) {
-            return fail(err, errlen, "%s: cannot read '%s' (use LO:HI[:FACTOR], e.g. 4:4M:4)",
-                        opt, text);
+            return fail(err, errlen, "%s: cannot read '%s' (use LO:HI[:FACTOR], e.g. 4:4M:4)", opt,
+                        text);
         }
         if (lo == 0 || hi < lo || factor < 2) {
-            return fail(err, errlen,
-                        "%s: '%s' needs 0 < LO <= HI and FACTOR >= 2 (e.g. 4:4M:4)", opt,
-                        text);
+            return fail(err, errlen, "%s: '%s' needs 0 < LO <= HI and FACTOR >= 2 (e.g. 4:4M:4)",
+                        opt, text);
         }
         for (size_t s = lo; s <= hi; s *= factor) {
             if (*nsizes == CS_BENCH_MAX_LIST) {
@@ -232,8 +232,7 @@ static int parse_size_list(const char *opt, const char *text, size_t multiple, s
         }
         for (int i = 0; i < n; i++) {
             if (cs_bench_parse_bytes(items[i], &sizes[i]) != CS_OK) {
-                return fail(err, errlen, "%s: '%s' is not a size (e.g. 8, 64K, 1M)", opt,
-                            items[i]);
+                return fail(err, errlen, "%s: '%s' is not a size (e.g. 8, 64K, 1M)", opt, items[i]);
             }
         }
         *nsizes = n;

@@ -195,7 +195,8 @@ int cs_bench_plan_set_sizes(cs_bench_plan_t *plan, const cs_bench_opts_t *o,
                 continue;
             }
             nkeys += keys;
-            plan->ndata_keys += cs_coll_has_data((cs_coll_t)c) && !cs_coll_is_neighbor((cs_coll_t)c);
+            plan->ndata_keys +=
+                cs_coll_has_data((cs_coll_t)c) && !cs_coll_is_neighbor((cs_coll_t)c);
             plan->npoints += keys * cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
         }
     }

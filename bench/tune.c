@@ -3,15 +3,15 @@
  * (validate.h). */
 #include "tune.h"
 
+#include "core/comm.h"
 #include "core/log.h"
 #include "core/machine.h"
 #include "db.h"
 #include "derive.h"
 #include "loggp.h"
 #include "measure.h"
-#include "core/comm.h"
-#include "patterns.h"
 #include "options.h"
+#include "patterns.h"
 #include "plan.h"
 #include "progress.h"
 #include "run.h"
@@ -155,8 +155,8 @@ static int refine_key(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, cs_
         }
         CS_MPI_CHECK(PMPI_Bcast(add, nadd, MPI_UINT64_T, 0, sub));
         for (int i = 0; i < nadd; i++) {
-            CS_CHECK(run_point(o, cands, ncand, c, "", add[i], r, NULL, rank, n, ppn, sub, sub, bufs,
-                               sync, pace, progress));
+            CS_CHECK(run_point(o, cands, ncand, c, "", add[i], r, NULL, rank, n, ppn, sub, sub,
+                               bufs, sync, pace, progress));
             added[used++] = add[i];
         }
     }
@@ -239,8 +239,8 @@ static int run_neighbor(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, i
             &nb, (size_t)plan->block_sizes[plan->nblock_sizes - 1],
             nbrs->indegree > nbrs->outdegree ? nbrs->indegree : nbrs->outdegree));
         if (rank == 0) {
-            cs_db_pattern_t row = {r->machine_id, pat->name,    sig.p,        sig.nedges,
-                                   sig.max_out,  sig.max_in,   sig.mean_out, sig.imbalance};
+            cs_db_pattern_t row = {r->machine_id, pat->name,  sig.p,        sig.nedges,
+                                   sig.max_out,   sig.max_in, sig.mean_out, sig.imbalance};
             CS_CHECK(cs_db_put_pattern(r->db, &row));
         }
         for (int si = 0; si < plan->nblock_sizes; si++) {
@@ -303,8 +303,8 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
                     progress->total = pace.total > 0 ? pace.total : 1;
                     continue;
                 }
-                CS_CHECK(run_neighbor(o, plan, ci, cands, ncand, (cs_coll_t)c, r, rank, n, ppn,
-                                      sub, &sync, &pace, progress));
+                CS_CHECK(run_neighbor(o, plan, ci, cands, ncand, (cs_coll_t)c, r, rank, n, ppn, sub,
+                                      &sync, &pace, progress));
                 continue;
             }
             CS_CHECK(key_sizes(o, plan, val, (cs_coll_t)c, n, rank, sub, sizes, &nsizes));

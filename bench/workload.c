@@ -110,8 +110,8 @@ int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm, cs_
         return cs_call_neighbor_alltoallv(call, b->send, b->scounts, b->sdispls, MPI_BYTE, b->recv,
                                           b->counts, b->displs, MPI_BYTE, comm);
     case CS_COLL_NEIGHBOR_ALLTOALLW:
-        return cs_call_neighbor_alltoallw(call, b->send, b->scounts, b->bdispls, b->types,
-                                          b->recv, b->counts, b->bdispls, b->types, comm);
+        return cs_call_neighbor_alltoallw(call, b->send, b->scounts, b->bdispls, b->types, b->recv,
+                                          b->counts, b->bdispls, b->types, comm);
     default:
         return CS_ERR_ARG;
     }
