@@ -5,6 +5,7 @@
 
 #include "core/comm.h"
 #include "core/log.h"
+#include "core/loggp.h"
 #include "core/machine.h"
 #include "db.h"
 #include "derive.h"
@@ -343,6 +344,18 @@ static int measure_loggp(const cs_bench_opts_t *o, const cs_machine_t *machine, 
     cs_bench_loggp_raw_t raw;
     cs_db_loggp_t l = {r->machine_id, machine->ppn, r->run_id, 0, 0, 0, 0};
     CS_CHECK(cs_bench_loggp_measure(world, &raw, &l));
+    {
+        /* the candidates timed next (balanced) plan with the values just measured, the same on
+         * every rank (cs_bench_loggp_measure fits them everywhere); microseconds pass unchanged
+         * (core/loggp.h) */
+        const cs_loggp_t model = {l.l_us, l.o_us, l.g_us, l.g_per_byte_us};
+        if (cs_loggp_set(&model, CS_LOGGP_FROM_BENCH) != CS_OK && rank == 0) {
+            cs_bench_say(rank,
+                         "warning: LogGP fit out of range (L %g, o %g, g %g, G %g us): the "
+                         "balanced algorithms plan with defaults",
+                         l.l_us, l.o_us, l.g_us, l.g_per_byte_us);
+        }
+    }
     if (rank == 0) {
         if (cs_db_put_loggp(r->db, &l) != CS_OK) { /* not fatal: only balancing needs it */
             cs_bench_say(rank, "warning: could not store the LogGP parameters: %s",
