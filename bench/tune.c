@@ -26,10 +26,12 @@
 static int print_failure(const cs_db_failure_t *f, void *ctx) {
     (void)ctx;
     fprintf(
-        stderr, "collsel-bench: FAILED verification: %s%s%s%s at %d processes, %llu bytes: %s\n",
+        stderr,
+        "collsel-bench: FAILED verification: %s%s%s%s at %d processes%s%s, %llu bytes: %s\n",
         f->point.algorithm, f->point.params && f->point.params[0] ? "(" : "",
         f->point.params ? f->point.params : "", f->point.params && f->point.params[0] ? ")" : "",
-        f->point.comm_size, (unsigned long long)f->point.bytes, f->message);
+        f->point.comm_size, f->point.pattern && f->point.pattern[0] ? " on pattern " : "",
+        f->point.pattern ? f->point.pattern : "", (unsigned long long)f->point.bytes, f->message);
     return CS_OK;
 }
 
