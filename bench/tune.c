@@ -88,7 +88,8 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
     key = nbr ? bytes : call.bytes;
     cs_bench_progress_point(progress, c, n, key);
     if (o->validate) {
-        CS_CHECK(cs_bench_validate_point(val, o, r, &call, bufs, sync, seed, ppn, sub, progress));
+        CS_CHECK(cs_bench_validate_point(val, o, r, &call, pattern, key, bufs, sync, seed, ppn, sub,
+                                         progress));
     } else {
         if (rank == 0) {
             bool exists = false;
@@ -219,11 +220,12 @@ out:
 /* Neighbourhood collective c on every pattern planned for communicator size index ci
  * (collective over `sub`): the pattern's communicator made over `sub` (same ranks, same
  * order), its signature stored by rank 0 (table pattern), every block size measured as a
- * point keyed by the pattern's name. */
+ * point keyed by the pattern's name; with --validate every block size validated instead (the
+ * --block-sizes grid: the tuned one unless the options differ). */
 static int run_neighbor(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, int ci,
-                        cs_bench_cand_t *cands, int ncand, cs_coll_t c, cs_bench_run_t *r, int rank,
-                        int n, int ppn, MPI_Comm sub, cs_bench_sync_t *sync, pace_t *pace,
-                        cs_bench_progress_t *progress) {
+                        cs_bench_cand_t *cands, int ncand, cs_coll_t c, cs_bench_run_t *r,
+                        cs_bench_validation_t *val, int rank, int n, int ppn, MPI_Comm sub,
+                        cs_bench_sync_t *sync, pace_t *pace, cs_bench_progress_t *progress) {
     int rc = CS_OK;
     MPI_Comm topo = MPI_COMM_NULL;
     cs_bench_bufs_t nb = {0};
@@ -241,13 +243,13 @@ static int run_neighbor(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, i
         CS_CHECK(cs_bench_bufs_alloc_neighbor(
             &nb, (size_t)plan->block_sizes[plan->nblock_sizes - 1],
             nbrs->indegree > nbrs->outdegree ? nbrs->indegree : nbrs->outdegree));
-        if (rank == 0) {
+        if (rank == 0 && !o->validate) {
             cs_db_pattern_t row = {r->machine_id, pat->name,  sig.p,        sig.nedges,
                                    sig.max_out,   sig.max_in, sig.mean_out, sig.imbalance};
             CS_CHECK(cs_db_put_pattern(r->db, &row));
         }
         for (int si = 0; si < plan->nblock_sizes; si++) {
-            CS_CHECK(run_point(o, cands, ncand, c, pat->name, plan->block_sizes[si], r, NULL, rank,
+            CS_CHECK(run_point(o, cands, ncand, c, pat->name, plan->block_sizes[si], r, val, rank,
                                n, ppn, sub, topo, &nb, sync, pace, progress));
         }
         cs_bench_bufs_free(&nb);
@@ -294,20 +296,8 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
                 continue;
             }
             if (cs_coll_is_neighbor((cs_coll_t)c)) {
-                if (o->validate) { /* not yet: validation rows per pattern (docs/neighbor.md) */
-                    if (rank == 0 && !o->quiet) {
-                        cs_bench_progress_end(progress);
-                        cs_bench_say(rank,
-                                     "%s np=%d: skipped: --validate does not check the "
-                                     "neighbourhood collectives yet",
-                                     cs_coll_name((cs_coll_t)c), n);
-                    }
-                    pace.total -= cs_bench_plan_npatterns(plan, ci) * plan->nblock_sizes;
-                    progress->total = pace.total > 0 ? pace.total : 1;
-                    continue;
-                }
-                CS_CHECK(run_neighbor(o, plan, ci, cands, ncand, (cs_coll_t)c, r, rank, n, ppn, sub,
-                                      &sync, &pace, progress));
+                CS_CHECK(run_neighbor(o, plan, ci, cands, ncand, (cs_coll_t)c, r, val, rank, n, ppn,
+                                      sub, &sync, &pace, progress));
                 continue;
             }
             CS_CHECK(key_sizes(o, plan, val, (cs_coll_t)c, n, rank, sub, sizes, &nsizes));

@@ -973,13 +973,13 @@ static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k, bo
     char first[256], what[512];
     if (loop) {
         snprintf(first, sizeof(first),
-                 "%s on %d processes, back-to-back loop: the selector's choice and the best vs "
-                 "native",
-                 k->coll, k->comm_size);
+                 "%s on %s%s%d processes, back-to-back loop: the selector's choice and the best "
+                 "vs native",
+                 k->coll, k->pattern, k->pattern[0] ? ", " : "", k->comm_size);
     } else {
         snprintf(first, sizeof(first),
-                 "%s on %d processes: the selector's choice and the best candidate vs native",
-                 k->coll, k->comm_size);
+                 "%s on %s%s%d processes: the selector's choice and the best candidate vs native",
+                 k->coll, k->pattern, k->pattern[0] ? ", " : "", k->comm_size);
     }
     snprintf(what, sizeof(what),
              "%s (collsel-bench --validate: re-measured interleaved, native twice; %s; time "

@@ -8,9 +8,12 @@
  *   - the wrong algorithm failed verification at every point of a valid pattern, never timed;
  *   - every (collective, pattern) has rules carrying the pattern, native last; the v form has
  *     exactly one interval, [0, unbounded);
- *   - every rank holds the LogGP parameters the run measured (core/loggp.h), at np >= 2.
- * At np 1 no pattern is valid: nothing neighbourhood is measured and the run still succeeds.
- * Prints "N passed, F failed"; exit status 1 when a check failed. */
+ *   - every rank holds the LogGP parameters the run measured (core/loggp.h), at np >= 2;
+ *   - then (np >= 2) collsel-bench --validate with the same options (run 2) stores a validation row
+ * per (collective, valid pattern, block size), with the pattern's name and the selector's choice
+ * for that pattern's communicator (one of the tuned candidates). At np 1 no pattern is valid:
+ * nothing neighbourhood is measured and the run still succeeds. Prints "N passed, F failed"; exit
+ * status 1 when a check failed. */
 #include "core/loggp.h"
 #include "db.h"
 #include "patterns.h"
@@ -66,6 +69,7 @@ typedef struct seen {
     int timed_wrong, other_pattern, bad_block;
     int rules[2][NPATS], intervals[2][NPATS], native_last[2][NPATS];
     int sig_ok[NPATS], sig_seen[NPATS];
+    int valid[2][NPATS][2], valid_bad;
     int nprocs;
 } seen_t;
 
@@ -155,6 +159,21 @@ static int on_pattern(const cs_db_pattern_t *t, void *ctx) {
     return CS_OK;
 }
 
+static int on_valid(const cs_db_validation_t *v, void *ctx) {
+    seen_t *s = ctx;
+    int c = coll_index(v->coll), k = pattern_index(v->pattern), b = block_index(v->bytes);
+    if (c < 0 || k < 0 || b < 0) {
+        s->valid_bad++;
+        return CS_OK;
+    }
+    s->valid[c][k][b]++;
+    if (v->selected_algorithm == NULL || (strstr(v->selected_algorithm, "/native") == NULL &&
+                                          strstr(v->selected_algorithm, "/linear") == NULL)) {
+        s->valid_bad++;
+    }
+    return CS_OK;
+}
+
 static void check_database(const char *path, int nprocs) {
     cs_db_t *db = NULL;
     char why[512];
@@ -175,6 +194,8 @@ static void check_database(const char *path, int nprocs) {
         check(cs_db_foreach_rule(db, machine_id, on_rule, &s) == CS_OK, "read rules");
         check(cs_db_foreach_pattern(db, machine_id, on_pattern, &s) == CS_OK, "read patterns");
     }
+    check(cs_db_foreach_validation(db, 2, on_valid, &s) == CS_OK, "read validation rows");
+    check(s.valid_bad == 0, "%d validation rows of another point or choice", s.valid_bad);
     check(s.other_pattern == 0 && s.bad_block == 0,
           "only the planned patterns and block sizes (%d other patterns, %d other sizes)",
           s.other_pattern, s.bad_block);
@@ -184,6 +205,8 @@ static void check_database(const char *path, int nprocs) {
         int valid = cs_bench_pattern_valid(pat, nprocs);
         for (int c = 0; c < 2; c++) {
             for (int b = 0; b < 2; b++) {
+                check(s.valid[c][k][b] == valid, "%s on %s at %llu B: %d validation rows", colls[c],
+                      pats[k], (unsigned long long)blocks[b], s.valid[c][k][b]);
                 check(s.meas[c][k][b][0] == valid && s.meas[c][k][b][1] == valid,
                       "%s on %s at %llu B: native %d, linear %d measurements, want %d each",
                       colls[c], pats[k], (unsigned long long)blocks[b], s.meas[c][k][b][0],
@@ -243,12 +266,38 @@ int main(int argc, char **argv) {
                               NULL};
         int bench_argc = (int)(sizeof(bench_argv) / sizeof(bench_argv[0])) - 1;
         status = cs_bench_main(bench_argc, bench_argv, extra, 1, MPI_COMM_WORLD);
+        {
+            /* the tuning run leaves the values it measured current on every rank */
+            cs_loggp_t l;
+            int from = cs_loggp_current(&l);
+            check(nprocs < 2 ? from == CS_LOGGP_FROM_DEFAULTS : from == CS_LOGGP_FROM_BENCH,
+                  "rank %d: LogGP from source %d after the tuning run", rank, from);
+        }
+        if (status == 0 && nprocs >= 2) { /* at np 1 nothing was tuned to validate */
+            char *validate_argv[] = {"collsel-bench",
+                                     "--db",
+                                     path,
+                                     "--colls",
+                                     "neighbor_alltoall,neighbor_alltoallv",
+                                     "--patterns",
+                                     "cart2d,hotspot,random30",
+                                     "--block-sizes",
+                                     "1,100",
+                                     "--reps-max",
+                                     "20",
+                                     "--quiet",
+                                     "--validate",
+                                     NULL};
+            int validate_argc = (int)(sizeof(validate_argv) / sizeof(validate_argv[0])) - 1;
+            status = cs_bench_main(validate_argc, validate_argv, NULL, 0, MPI_COMM_WORLD);
+        }
     }
     {
+        /* after --validate the selector has loaded the stored values (the same ones) */
         cs_loggp_t l;
         int from = cs_loggp_current(&l);
-        check(nprocs < 2 ? from == CS_LOGGP_FROM_DEFAULTS : from == CS_LOGGP_FROM_BENCH,
-              "rank %d: LogGP from source %d", rank, from);
+        check(nprocs < 2 ? from == CS_LOGGP_FROM_DEFAULTS : from == CS_LOGGP_FROM_DATABASE,
+              "rank %d: LogGP from source %d after --validate", rank, from);
     }
     if (rank == 0) {
         check(status == 0, "cs_bench_main returned %d on rank 0, want 0", status);
