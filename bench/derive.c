@@ -17,6 +17,7 @@
 /* One stored measurement: a candidate at one point, with every repetition as timed. */
 typedef struct point {
     cs_coll_t coll;
+    char pattern[CS_RULE_PATTERN]; /* neighbourhood pattern; "" for the other collectives */
     char algorithm[CS_RULE_ALGORITHM], params[CS_RULE_PARAMS];
     int comm_size, ppn;
     uint64_t bytes;
@@ -52,7 +53,9 @@ static int collect(const cs_db_measurement_t *m, void *ctx) {
         snprintf(p->algorithm, sizeof(p->algorithm), "%s", m->point.algorithm) >=
             (int)sizeof(p->algorithm) ||
         snprintf(p->params, sizeof(p->params), "%s", m->point.params ? m->point.params : "") >=
-            (int)sizeof(p->params)) {
+            (int)sizeof(p->params) ||
+        snprintf(p->pattern, sizeof(p->pattern), "%s", m->point.pattern ? m->point.pattern : "") >=
+            (int)sizeof(p->pattern)) {
         return CS_ERR_ARG; /* not something this collsel measured */
     }
     p->median_us = m->median_us;
@@ -92,7 +95,8 @@ static int is_native_key(const char *name) {
 }
 
 static int same_key(const point_t *a, const point_t *b) {
-    return a->coll == b->coll && a->comm_size == b->comm_size && a->ppn == b->ppn;
+    return a->coll == b->coll && a->comm_size == b->comm_size && a->ppn == b->ppn &&
+           strcmp(a->pattern, b->pattern) == 0;
 }
 
 /* The candidates measured at one size, p[0..n-1], summarised against native into
@@ -192,13 +196,19 @@ static int key_rules(const point_t *p, size_t n, const points_t *conf, int64_t m
         }
         s = e;
     }
-    CS_CHECK(cs_bench_rules_at(sizes, nsizes, thresholds, nthresholds, out, (int)n, nout));
+    if (cs_coll_is_neighbor(p[0].coll) && !cs_coll_is_cached(p[0].coll)) {
+        /* neighbourhood v and w: one interval, the same choice for every key (rules.h) */
+        CS_CHECK(cs_bench_rules_one(sizes, nsizes, out, (int)n, nout));
+    } else {
+        CS_CHECK(cs_bench_rules_at(sizes, nsizes, thresholds, nthresholds, out, (int)n, nout));
+    }
     for (int i = 0; i < *nout; i++) {
         out[i].machine_id = machine_id;
         out[i].run_id = run_id;
         out[i].coll = p[0].coll;
         out[i].comm_size = p[0].comm_size;
         out[i].ppn = p[0].ppn;
+        snprintf(out[i].pattern, sizeof(out[i].pattern), "%s", p[0].pattern);
     }
 out:
     free(entries);
@@ -248,8 +258,9 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
         CS_REQUIRE(rules != NULL, CS_ERR_NOMEM);
         CS_CHECK(key_rules(&ps.v[first], last - first, &conf, machine_id, run_id, rm.metric,
                            thresholds, nthresholds, rules, &nout));
-        CS_CHECK(cs_db_replace_rules(db, machine_id, ps.v[first].coll, ps.v[first].comm_size,
-                                     ps.v[first].ppn, rules, (size_t)nout));
+        CS_CHECK(cs_db_replace_pattern_rules(db, machine_id, ps.v[first].coll, ps.v[first].pattern,
+                                             ps.v[first].comm_size, ps.v[first].ppn, rules,
+                                             (size_t)nout));
         *nrules += nout;
         free(rules);
         rules = NULL;
@@ -292,8 +303,9 @@ static int each_ranked_size(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, 
         while (e < ps.n && same_key(&ps.v[s], &ps.v[e]) && ps.v[e].bytes == ps.v[s].bytes) {
             e++;
         }
-        if (comm_size != 0 &&
-            (ps.v[s].coll != coll || ps.v[s].comm_size != comm_size || ps.v[s].ppn != ppn)) {
+        if (ps.v[s].pattern[0] != '\0' || /* refinement and confirmation: pattern-less keys */
+            (comm_size != 0 &&
+             (ps.v[s].coll != coll || ps.v[s].comm_size != comm_size || ps.v[s].ppn != ppn))) {
             s = e;
             continue;
         }

@@ -1,6 +1,7 @@
 /* collsel-bench option parsing (see options.h). */
 #include "options.h"
 
+#include "patterns.h"
 #include "registry.h"
 
 #include <ctype.h>
@@ -24,11 +25,16 @@ const char cs_bench_usage[] =
     "  --colls LIST          collectives to tune, comma separated (default: all)\n"
     "                        bcast,gather,scatter,reduce,allreduce,allgather,allgatherv,\n"
     "                        alltoall,barrier,reduce_scatter_block,reduce_scatter,scan,exscan,\n"
-    "                        gatherv,scatterv,alltoallv\n"
+    "                        gatherv,scatterv,alltoallv,neighbor_allgather,neighbor_allgatherv,\n"
+    "                        neighbor_alltoall,neighbor_alltoallv,neighbor_alltoallw\n"
     "  --algorithms LIST     algorithm globs, comma separated, e.g. 'allreduce/*,bcast/binomial'\n"
     "                        (native collectives are always measured: they are the baseline)\n"
     "  --sizes SPEC          bytes per process: LO:HI[:FACTOR] (default 4:4M:4) or a list\n"
     "                        such as 8,1K,64K; K, M, G suffixes; multiples of 4\n"
+    "  --block-sizes SPEC    neighbourhood collectives: bytes per block, as --sizes but any\n"
+    "                        byte count (default 1:64K:16: 1, 16, 256, 4K, 64K)\n"
+    "  --patterns LIST       neighbourhood patterns to tune on, comma separated (default: all;\n"
+    "                        --list shows them)\n"
     "  --comm-sizes LIST     communicator sizes to tune inside the job (default: the job size)\n"
     "  --budget DURATION     time for the whole run, e.g. 90s, 10m, 1h (default: 2 s per point)\n"
     "  --reps-max N          repetitions per candidate and size at most (default 1000)\n"
@@ -182,16 +188,20 @@ static int split(const char *text, char *store, size_t storelen, char **items, i
     return n;
 }
 
-static int parse_sizes(const char *text, cs_bench_opts_t *o, char *err, size_t errlen) {
+/* Parses a --sizes or --block-sizes SPEC (`opt` names it) into sizes[] (*nsizes), ascending and
+ * unique; `multiple` is the unit every size must be a multiple of (4: MPI_INT elements, 1: bytes).
+ */
+static int parse_size_list(const char *opt, const char *text, size_t multiple, size_t *sizes,
+                           int *nsizes, char *err, size_t errlen) {
     char store[1024];
     char *items[CS_BENCH_MAX_LIST];
-    o->nsizes = 0;
+    *nsizes = 0;
     if (strchr(text, ':') != NULL) {
         char *parts[3] = {NULL, NULL, NULL};
         size_t lo, hi, factor = 4;
         int n = 0;
         if (strlen(text) >= sizeof(store)) {
-            return fail(err, errlen, "--sizes: '%s' is too long", text);
+            return fail(err, errlen, "%s: '%s' is too long", opt, text);
         }
         strcpy(store, text);
         for (char *tok = strtok(store, ":"); tok != NULL && n < 3; tok = strtok(NULL, ":")) {
@@ -200,19 +210,19 @@ static int parse_sizes(const char *text, cs_bench_opts_t *o, char *err, size_t e
         if (n < 2 || cs_bench_parse_bytes(parts[0], &lo) != CS_OK ||
             cs_bench_parse_bytes(parts[1], &hi) != CS_OK ||
             (n == 3 && cs_bench_parse_bytes(parts[2], &factor) != CS_OK)) {
-            return fail(err, errlen, "--sizes: cannot read '%s' (use LO:HI[:FACTOR], e.g. 4:4M:4)",
+            return fail(err, errlen, "%s: cannot read '%s' (use LO:HI[:FACTOR], e.g. 4:4M:4)", opt,
                         text);
         }
         if (lo == 0 || hi < lo || factor < 2) {
-            return fail(err, errlen,
-                        "--sizes: '%s' needs 0 < LO <= HI and FACTOR >= 2 (e.g. 4:4M:4)", text);
+            return fail(err, errlen, "%s: '%s' needs 0 < LO <= HI and FACTOR >= 2 (e.g. 4:4M:4)",
+                        opt, text);
         }
         for (size_t s = lo; s <= hi; s *= factor) {
-            if (o->nsizes == CS_BENCH_MAX_LIST) {
-                return fail(err, errlen, "--sizes: '%s' gives more than %d sizes", text,
+            if (*nsizes == CS_BENCH_MAX_LIST) {
+                return fail(err, errlen, "%s: '%s' gives more than %d sizes", opt, text,
                             CS_BENCH_MAX_LIST);
             }
-            o->sizes[o->nsizes++] = s;
+            sizes[(*nsizes)++] = s;
             if (s > hi / factor) {
                 break;
             }
@@ -220,54 +230,45 @@ static int parse_sizes(const char *text, cs_bench_opts_t *o, char *err, size_t e
     } else {
         int n = split(text, store, sizeof(store), items, CS_BENCH_MAX_LIST);
         if (n <= 0) {
-            return fail(err, errlen, "--sizes: cannot read '%s' (at most %d sizes)", text,
+            return fail(err, errlen, "%s: cannot read '%s' (at most %d sizes)", opt, text,
                         CS_BENCH_MAX_LIST);
         }
         for (int i = 0; i < n; i++) {
-            if (cs_bench_parse_bytes(items[i], &o->sizes[i]) != CS_OK) {
-                return fail(err, errlen, "--sizes: '%s' is not a size (e.g. 8, 64K, 1M)", items[i]);
+            if (cs_bench_parse_bytes(items[i], &sizes[i]) != CS_OK) {
+                return fail(err, errlen, "%s: '%s' is not a size (e.g. 8, 64K, 1M)", opt, items[i]);
             }
         }
-        o->nsizes = n;
+        *nsizes = n;
     }
-    qsort(o->sizes, (size_t)o->nsizes, sizeof(size_t), cmp_size);
+    qsort(sizes, (size_t)*nsizes, sizeof(size_t), cmp_size);
     int unique = 0;
-    for (int i = 0; i < o->nsizes; i++) {
-        if (o->sizes[i] == 0) {
-            return fail(err, errlen, "--sizes: 0 bytes is not a size (the smallest is 4)");
+    for (int i = 0; i < *nsizes; i++) {
+        if (sizes[i] == 0) {
+            return fail(err, errlen, "%s: 0 bytes is not a size (the smallest is %zu)", opt,
+                        multiple);
         }
-        if (o->sizes[i] % 4 != 0) {
+        if (sizes[i] % multiple != 0) {
             return fail(err, errlen,
-                        "--sizes: %zu is not a multiple of 4 bytes (the tuning run moves MPI_INT "
+                        "%s: %zu is not a multiple of %zu bytes (the tuning run moves MPI_INT "
                         "elements)",
-                        o->sizes[i]);
+                        opt, sizes[i], multiple);
         }
-        if (o->sizes[i] > ((size_t)1 << 30)) {
-            return fail(err, errlen, "--sizes: %zu bytes is more than the 1G per process limit",
-                        o->sizes[i]);
+        if (sizes[i] > ((size_t)1 << 30)) {
+            return fail(err, errlen, "%s: %zu bytes is more than the 1G per process limit", opt,
+                        sizes[i]);
         }
-        if (unique == 0 || o->sizes[unique - 1] != o->sizes[i]) {
-            o->sizes[unique++] = o->sizes[i];
+        if (unique == 0 || sizes[unique - 1] != sizes[i]) {
+            sizes[unique++] = sizes[i];
         }
     }
-    o->nsizes = unique;
+    *nsizes = unique;
     return CS_OK;
 }
 
-/* 1 when collsel-bench can tune `coll`. The neighbourhood collectives cannot yet: they are
- * timed on topology patterns built inside the job, which the bench does not have. This is the
- * one place that leaves them out of a run: not in the default set, refused by --colls. */
-static int tunable(cs_coll_t coll) {
-    return !cs_coll_is_neighbor(coll);
-}
-
-/* Every collective tunable() lets the bench tune: the default of --colls. */
-static unsigned tunable_colls(void) {
-    unsigned colls = 0;
-    for (int c = 0; c < CS_COLL_COUNT; c++) {
-        colls |= tunable((cs_coll_t)c) ? 1u << c : 0;
-    }
-    return colls;
+/* Every collective: the default of --colls (the neighbourhood ones are tuned on the named
+ * patterns, bench/patterns.h). */
+static unsigned all_colls(void) {
+    return (1u << CS_COLL_COUNT) - 1u;
 }
 
 static int parse_colls(const char *text, cs_bench_opts_t *o, char *err, size_t errlen, char *store,
@@ -281,24 +282,46 @@ static int parse_colls(const char *text, cs_bench_opts_t *o, char *err, size_t e
     for (int i = 0; i < n; i++) {
         cs_coll_t c;
         if (cs_coll_from_name(items[i], &c) != CS_OK) {
-            char names[512];
+            char names[768];
             size_t len = 0;
             names[0] = '\0';
             for (int k = 0; k < CS_COLL_COUNT && len < sizeof(names); k++) {
-                if (tunable((cs_coll_t)k)) {
-                    len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
-                                            len > 0 ? ", " : "", cs_coll_name((cs_coll_t)k));
-                }
+                len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+                                        len > 0 ? ", " : "", cs_coll_name((cs_coll_t)k));
             }
             return fail(err, errlen, "--colls: unknown collective '%s' (use %s)", items[i], names);
         }
-        if (!tunable(c)) {
+        o->colls |= 1u << c;
+    }
+    return CS_OK;
+}
+
+/* The neighbourhood collectives' bits of cs_bench_opts_t.colls. */
+static unsigned neighbor_colls(void) {
+    unsigned colls = 0;
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        colls |= cs_coll_is_neighbor((cs_coll_t)c) ? 1u << c : 0;
+    }
+    return colls;
+}
+
+static int parse_patterns(const char *text, cs_bench_opts_t *o, char *err, size_t errlen) {
+    char store[1024];
+    char *items[CS_BENCH_MAX_LIST];
+    int n = split(text, store, sizeof(store), items, CS_BENCH_MAX_LIST);
+    if (n <= 0) {
+        return fail(err, errlen, "--patterns: cannot read '%s'", text);
+    }
+    o->patterns = 0;
+    for (int i = 0; i < n; i++) {
+        int k = cs_bench_pattern_find(items[i]);
+        if (k < 0) {
             return fail(err, errlen,
-                        "--colls: '%s' cannot be tuned yet (neighbourhood collectives need "
-                        "topology patterns); it is dispatched natively or as COLLSEL_FORCE says",
+                        "--patterns: unknown pattern '%s' (see collsel-bench --list for the "
+                        "patterns)",
                         items[i]);
         }
-        o->colls |= 1u << c;
+        o->patterns |= 1u << k;
     }
     return CS_OK;
 }
@@ -358,9 +381,10 @@ static char colls_store[1024], algorithms_store[4096];
 
 int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t errlen) {
     int rc = CS_OK;
-    const char *sizes = "4:4M:4";
+    const char *sizes = "4:4M:4", *block_sizes = "1:64K:16";
     memset(o, 0, sizeof(*o));
-    o->colls = tunable_colls();
+    o->colls = all_colls();
+    o->patterns = (1u << cs_bench_npatterns) - 1u;
     o->reps_max = 1000;
     o->metric = CS_DB_METRIC_BOTH;
     err[0] = '\0';
@@ -391,6 +415,7 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
             takes_value = 0;
         } else if (v == NULL && (strcmp(a, "--db") == 0 || strcmp(a, "--colls") == 0 ||
                                  strcmp(a, "--algorithms") == 0 || strcmp(a, "--sizes") == 0 ||
+                                 strcmp(a, "--block-sizes") == 0 || strcmp(a, "--patterns") == 0 ||
                                  strcmp(a, "--comm-sizes") == 0 || strcmp(a, "--budget") == 0 ||
                                  strcmp(a, "--reps-max") == 0 || strcmp(a, "--metric") == 0)) {
             return fail(err, errlen, "%s needs a value (see --help)", a);
@@ -406,6 +431,10 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
                 parse_algorithms(v, o, err, errlen, algorithms_store, sizeof(algorithms_store)));
         } else if (strcmp(a, "--sizes") == 0) {
             sizes = v;
+        } else if (strcmp(a, "--block-sizes") == 0) {
+            block_sizes = v;
+        } else if (strcmp(a, "--patterns") == 0) {
+            CS_CHECK(parse_patterns(v, o, err, errlen));
         } else if (strcmp(a, "--comm-sizes") == 0) {
             CS_CHECK(parse_comm_sizes(v, o, err, errlen));
         } else if (strcmp(a, "--budget") == 0) {
@@ -431,7 +460,9 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
             i++;
         }
     }
-    CS_CHECK(parse_sizes(sizes, o, err, errlen));
+    CS_CHECK(parse_size_list("--sizes", sizes, 4, o->sizes, &o->nsizes, err, errlen));
+    CS_CHECK(parse_size_list("--block-sizes", block_sizes, 1, o->block_sizes, &o->nblock_sizes, err,
+                             errlen));
     if (o->validate && o->resume) {
         return fail(err, errlen, "--validate cannot be resumed: run it again without --resume");
     }
@@ -453,6 +484,20 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
         for (int i = 0; i < o->nalgorithms && used < sizeof(o->args); i++) {
             used += (size_t)snprintf(o->args + used, sizeof(o->args) - used, "%s%s",
                                      i ? "," : " algorithms=", o->algorithms[i]);
+        }
+        /* The neighbourhood plan, only where it differs from the defaults: the args of runs
+         * made before it existed stay resumable. */
+        if (o->colls & neighbor_colls()) {
+            char blocks[256] = "";
+            size_t bu = 0;
+            for (int i = 0; i < o->nblock_sizes && bu < sizeof(blocks); i++) {
+                cs_bench_format_bytes(o->block_sizes[i], buf, sizeof(buf));
+                bu += (size_t)snprintf(blocks + bu, sizeof(blocks) - bu, "%s%s", i ? "," : "", buf);
+            }
+            if (used < sizeof(o->args)) {
+                used += (size_t)snprintf(o->args + used, sizeof(o->args) - used,
+                                         " block_sizes=%s patterns=%#x", blocks, o->patterns);
+            }
         }
         if (used < sizeof(o->args)) {
             used +=

@@ -21,6 +21,12 @@ typedef struct cs_bench_opts {
     int nalgorithms;
     size_t sizes[CS_BENCH_MAX_LIST]; /* bytes per process, ascending, unique */
     int nsizes;
+    /* Neighbourhood collectives: bytes per block (any count of bytes; default 1:64K:16), and
+     * the named patterns (bench/patterns.h) to tune them on, a bit per cs_bench_patterns
+     * index (default: all). */
+    size_t block_sizes[CS_BENCH_MAX_LIST];
+    int nblock_sizes;
+    unsigned patterns;
     int comm_sizes[CS_BENCH_MAX_LIST]; /* none: the whole job */
     int ncomm_sizes;
     double budget_s; /* whole run; 0: no limit (per-point default applies) */

@@ -66,6 +66,20 @@ out:
     return rc;
 }
 
+int cs_bench_pattern_valid(const cs_bench_pattern_t *pat, int p) {
+    cs_graph_t g = {0};
+    int valid = 0;
+    if (cs_bench_pattern_graph(pat, p, &g) != CS_OK) {
+        cs_graph_free(&g);
+        return 0;
+    }
+    for (int e = 0; e < g.nedges && !valid; e++) {
+        valid = g.edges[e].src != g.edges[e].dst;
+    }
+    cs_graph_free(&g);
+    return valid;
+}
+
 int cs_bench_pattern_comm(const cs_bench_pattern_t *pat, MPI_Comm comm, MPI_Comm *topo,
                           cs_graph_sig_t *sig) {
     int rc = CS_OK, rank, p;

@@ -43,6 +43,12 @@ int cs_bench_pattern_find(const char *name);
  * the graph constructors (CS_ERR_ARG, CS_ERR_NOMEM), CS_ERR_MPI when MPI_Dims_create fails. */
 int cs_bench_pattern_graph(const cs_bench_pattern_t *pat, int p, cs_graph_t *g) CS_MUST_CHECK;
 
+/* 1 when pattern `pat` is worth tuning on p processes: its graph has an edge between two
+ * different processes (a pattern of self-loops only, as every pattern is on one process, or a
+ * random graph that drew no edge, moves nothing over the network). 0 also when the graph
+ * cannot be built. Local (MPI_Dims_create only). */
+int cs_bench_pattern_valid(const cs_bench_pattern_t *pat, int p);
+
 /* The communicator of pattern `pat` over `comm` (collective): *topo (the caller frees it) has
  * the pattern's topology, and *sig its graph's signature (cs_graph_sig). CS_ERR_MPI when MPI
  * fails, CS_ERR_NOMEM; on failure *topo is MPI_COMM_NULL. */

@@ -2,7 +2,7 @@
 #include "plan.h"
 
 #include "derive.h"
-
+#include "patterns.h"
 #include "progress.h"
 #include "registry.h"
 
@@ -54,6 +54,18 @@ int cs_bench_plan_make(const cs_bench_opts_t *o, const cs_algo_t *const *extra, 
         memcpy(plan->comm_sizes, o->comm_sizes, sizeof(int) * (size_t)o->ncomm_sizes);
         plan->ncomm_sizes = o->ncomm_sizes;
     }
+    for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
+        for (int k = 0; k < cs_bench_npatterns; k++) {
+            if ((o->patterns & (1u << k)) &&
+                cs_bench_pattern_valid(&cs_bench_patterns[k], plan->comm_sizes[ci])) {
+                plan->patterns_at[ci] |= 1u << k;
+            }
+        }
+    }
+    for (int i = 0; i < o->nblock_sizes; i++) {
+        plan->block_sizes[i] = o->block_sizes[i];
+    }
+    plan->nblock_sizes = o->nblock_sizes;
     return cs_bench_plan_set_sizes(plan, o, NULL, 0);
 }
 
@@ -157,6 +169,14 @@ int cs_bench_refine_max(const uint64_t *sizes, int n) {
     return total;
 }
 
+int cs_bench_plan_npatterns(const cs_bench_plan_t *plan, int ci) {
+    int n = 0;
+    for (int k = 0; k < cs_bench_npatterns; k++) {
+        n += (plan->patterns_at[ci] >> k) & 1u;
+    }
+    return n;
+}
+
 int cs_bench_plan_set_sizes(cs_bench_plan_t *plan, const cs_bench_opts_t *o,
                             const uint64_t *thresholds, int nthresholds) {
     int rc = CS_OK, nkeys = 0;
@@ -169,16 +189,19 @@ int cs_bench_plan_set_sizes(cs_bench_plan_t *plan, const cs_bench_opts_t *o,
     }
     plan->npoints = 0;
     plan->ndata_keys = 0;
-    for (int c = 0; c < CS_COLL_COUNT; c++) {
-        if (plan->nalgos[c] > 0) {
-            nkeys++;
-            plan->ndata_keys += cs_coll_has_data((cs_coll_t)c);
-            plan->npoints += cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
+    for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
+        for (int c = 0; c < CS_COLL_COUNT; c++) {
+            int keys = cs_coll_is_neighbor((cs_coll_t)c) ? cs_bench_plan_npatterns(plan, ci) : 1;
+            if (plan->nalgos[c] == 0) {
+                continue;
+            }
+            nkeys += keys;
+            plan->ndata_keys +=
+                cs_coll_has_data((cs_coll_t)c) && !cs_coll_is_neighbor((cs_coll_t)c);
+            plan->npoints += keys * cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
         }
     }
-    plan->nkeys = nkeys * plan->ncomm_sizes;
-    plan->ndata_keys *= plan->ncomm_sizes;
-    plan->npoints *= plan->ncomm_sizes;
+    plan->nkeys = nkeys;
 out:
     return rc;
 }
@@ -211,9 +234,47 @@ out:
     return rc;
 }
 
+/* --list: the neighbourhood patterns of each communicator size with their signatures, and
+ * the block sizes. */
+static void list_patterns(const cs_bench_plan_t *plan) {
+    char text[32];
+    printf("block sizes (neighbourhood collectives, bytes per block; no threshold points, no "
+           "refinement):");
+    for (int i = 0; i < plan->nblock_sizes; i++) {
+        cs_bench_format_bytes(plan->block_sizes[i], text, sizeof(text));
+        printf(" %s", text);
+    }
+    printf("\n");
+    for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
+        int p = plan->comm_sizes[ci];
+        printf("patterns at %d processes (signature: edges, largest out- and in-degree, mean "
+               "out-degree, in-degree imbalance):\n",
+               p);
+        for (int k = 0; k < cs_bench_npatterns; k++) {
+            const cs_bench_pattern_t *pat = &cs_bench_patterns[k];
+            cs_graph_t g = {0};
+            cs_graph_sig_t sig;
+            if (!(plan->patterns_at[ci] & (1u << k))) {
+                printf("  %-16s %s: not tuned here (not selected, or no edge between two "
+                       "processes at %d)\n",
+                       pat->name, pat->desc, p);
+                continue;
+            }
+            if (cs_bench_pattern_graph(pat, p, &g) != CS_OK) {
+                cs_graph_free(&g);
+                continue;
+            }
+            cs_graph_sig(&g, &sig);
+            printf("  %-16s %s: edges %d, out %d, in %d, mean %.2f, imbalance %.2f\n", pat->name,
+                   pat->desc, sig.nedges, sig.max_out, sig.max_in, sig.mean_out, sig.imbalance);
+            cs_graph_free(&g);
+        }
+    }
+}
+
 int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ppn, int rank) {
     int rc = CS_OK;
-    int ncolls = 0, nmeasure = 0, nrefine = 0;
+    int ncolls = 0, nmeasure = 0, nrefine = 0, nnbr_colls = 0, nnbr_points = 0;
     char dur[32], text[32];
     for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
         int n = plan->comm_sizes[ci];
@@ -226,9 +287,17 @@ int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ppn,
             for (int i = 0; i < plan->ncands[c]; i++) {
                 printf("%s\n", plan->cands[c][i].name);
             }
+            int nbr = cs_coll_is_neighbor((cs_coll_t)c);
+            int keys = nbr ? cs_bench_plan_npatterns(plan, ci) : 1;
             ncolls += plan->ncands[c] > 0;
-            nmeasure += plan->ncands[c] * cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
-            nrefine += plan->ncands[c] > 0 && cs_coll_has_data((cs_coll_t)c) ? plan->refine_max : 0;
+            nmeasure += plan->ncands[c] * keys * cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
+            nrefine += plan->ncands[c] > 0 && cs_coll_has_data((cs_coll_t)c) && !nbr
+                           ? plan->refine_max
+                           : 0;
+            if (nbr && plan->ncands[c] > 0) {
+                nnbr_colls += ci == 0;
+                nnbr_points += keys * plan->nblock_sizes;
+            }
         }
     }
     printf("sizes (%d per collective and communicator size, %d from the grid):", plan->nsizes,
@@ -244,12 +313,23 @@ int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ppn,
                    cs_coll_name((cs_coll_t)c));
         }
     }
+    if (nnbr_colls > 0) {
+        list_patterns(plan);
+    }
     double per_point = o->budget_s > 0 ? o->budget_s / (plan->npoints > 0 ? plan->npoints : 1)
                                        : CS_BENCH_POINT_BUDGET_S;
     cs_bench_format_duration(per_point * plan->npoints, dur, sizeof(dur));
-    printf("plan: %d collectives x %d sizes (1 without data) x %d communicator sizes = %d points, "
-           "%d measurements\n",
+    printf("plan: %d collectives x %d sizes (1 without data; neighbourhood ones: patterns x block "
+           "sizes) x %d communicator sizes = %d points, %d measurements\n",
            ncolls, plan->nsizes, plan->ncomm_sizes, plan->npoints, nmeasure);
+    if (nnbr_colls > 0) {
+        char ndur[32];
+        cs_bench_format_duration(per_point * nnbr_points, ndur, sizeof(ndur));
+        printf("neighbourhood collectives: %d collectives x their patterns x %d block sizes = %d "
+               "of the %d points, about %s of the run (%.0f %%)\n",
+               nnbr_colls, plan->nblock_sizes, nnbr_points, plan->npoints, ndur,
+               plan->npoints > 0 ? 100.0 * nnbr_points / plan->npoints : 0.0);
+    }
     if (o->no_refine) {
         printf("boundary refinement: off (--no-refine)\n");
     } else {

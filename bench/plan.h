@@ -16,7 +16,12 @@
  * neighbouring powers of two (cs_bench_refine_next). Refinement points take their share of
  * the budget: the plan reserves the most a key can add (cs_bench_refine_max) and gives back
  * what it did not use. --no-refine measures the grid only. A collective without data (barrier,
- * cs_coll_has_data) has one point per communicator size, at 0 bytes, and no refinement. */
+ * cs_coll_has_data) has one point per communicator size, at 0 bytes, and no refinement.
+ *
+ * The neighbourhood collectives are measured on the named patterns (patterns.h) valid at each
+ * communicator size, at the --block-sizes grid (bytes per block, default 1 B to 64 KiB by
+ * factors of 16), without threshold points or refinement: a key is (collective, pattern,
+ * communicator size), each of its points one block size. */
 #ifndef CS_BENCH_PLAN_H
 #define CS_BENCH_PLAN_H
 
@@ -46,18 +51,28 @@ typedef struct cs_bench_plan {
     int ncomm_sizes;
     uint64_t sizes[CS_BENCH_MAX_SIZES]; /* of each key: the grid and the threshold points */
     int nsizes;
+    uint64_t block_sizes[CS_BENCH_MAX_LIST]; /* of each neighbourhood key (--block-sizes) */
+    int nblock_sizes;
     int refine_max; /* refinement points one key may add (0 with --no-refine) */
+    /* Neighbourhood collectives: per communicator size (comm_sizes' order) the patterns
+     * selected and valid there (cs_bench_pattern_valid), a bit per cs_bench_patterns index;
+     * each (collective, pattern) is a key measured at every --block-sizes size, never
+     * refined. */
+    unsigned patterns_at[CS_BENCH_MAX_LIST];
     int nkeys;      /* (collective, communicator size) pairs planned */
     int ndata_keys; /* of them, those of collectives with data: measured at nsizes, refined */
-    int npoints;    /* planned points: data keys x nsizes + the others' one point each
-                     * (refinement points not included) */
+    int npoints;    /* planned points: data keys x nsizes + the others' one point each +
+                     * neighbourhood keys x block sizes (refinement points not included) */
 } cs_bench_plan_t;
 
 /* The sizes a key of collective c measures before refinement: plan->nsizes, or 1 for a
  * collective without data (barrier: its one point is 0 bytes, and it is never refined). */
 static inline int cs_bench_plan_key_nsizes(const cs_bench_plan_t *plan, cs_coll_t c) {
-    return cs_coll_has_data(c) ? plan->nsizes : 1;
+    return cs_coll_is_neighbor(c) ? plan->nblock_sizes : cs_coll_has_data(c) ? plan->nsizes : 1;
 }
+
+/* Patterns planned on the communicator size of index ci (plan->patterns_at[ci]). */
+int cs_bench_plan_npatterns(const cs_bench_plan_t *plan, int ci);
 
 /* The sizes one key measures before refinement, ascending and unique, into out[0..cap-1]
  * (*nout): grid[0..ngrid-1] (ascending) and, for each threshold t (any order) with

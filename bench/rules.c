@@ -214,3 +214,96 @@ int cs_bench_rules_at(const cs_bench_size_t *sizes, int nsizes, const uint64_t *
 out:
     return rc;
 }
+
+/* The entry of `s` with variant (algorithm, params), or NULL. */
+static const cs_bench_entry_t *entry_of(const cs_bench_size_t *s, const char *algorithm,
+                                        const char *params) {
+    for (int i = 0; i < s->n; i++) {
+        if (strcmp(s->entries[i].algorithm, algorithm) == 0 &&
+            strcmp(s->entries[i].params, params) == 0) {
+            return &s->entries[i];
+        }
+    }
+    return NULL;
+}
+
+/* 1 when `e` is among the winners (ahead of native) of size `s`. */
+static int wins_at(const cs_bench_size_t *s, const cs_bench_entry_t *e) {
+    int order[CS_BENCH_MAX_RANKED], n = 0;
+    if (cs_bench_rank(s, order, &n) != CS_OK) {
+        return 0;
+    }
+    for (int i = 0; i + 1 < n; i++) {
+        if (&s->entries[order[i]] == e) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int cs_bench_rules_one(const cs_bench_size_t *sizes, int nsizes, cs_rule_t *out, int cap,
+                       int *nout) {
+    int order[CS_BENCH_MAX_RANKED], k = 0;
+    double total[CS_BENCH_MAX_RANKED];
+    const cs_bench_size_t *first = &sizes[0];
+    const cs_bench_entry_t *native;
+    int loop;
+    *nout = 0;
+    if (nsizes == 0) {
+        return CS_OK;
+    }
+    native = native_of(first);
+    if (native == NULL || first->n > CS_BENCH_MAX_RANKED) {
+        return CS_ERR_ARG;
+    }
+    loop = first->metric == CS_DB_METRIC_LOOP;
+    for (int s = 0; s < nsizes; s++) {
+        if (native_of(&sizes[s]) == NULL || (s > 0 && sizes[s].bytes <= sizes[s - 1].bytes)) {
+            return CS_ERR_ARG;
+        }
+    }
+    /* Candidates of the first size that win at every size, with their summed log score. */
+    for (int i = 0; i < first->n; i++) {
+        const cs_bench_entry_t *e = &first->entries[i];
+        double sum = 0;
+        int every = !e->native;
+        for (int s = 0; s < nsizes && every; s++) {
+            const cs_bench_entry_t *at = entry_of(&sizes[s], e->algorithm, e->params);
+            every = at != NULL && wins_at(&sizes[s], at);
+            if (every) {
+                sum += log(score(at, sizes[s].metric));
+            }
+        }
+        if (!every) {
+            continue;
+        }
+        int j = k++;
+        while (j > 0 && total[j - 1] > sum) {
+            order[j] = order[j - 1];
+            total[j] = total[j - 1];
+            j--;
+        }
+        order[j] = i;
+        total[j] = sum;
+    }
+    order[k++] = (int)(native - first->entries);
+    if (k > cap) {
+        return CS_ERR_NOMEM;
+    }
+    for (int i = 0; i < k; i++) {
+        const cs_bench_entry_t *e = &first->entries[order[i]];
+        cs_rule_t *r = &out[i];
+        memset(r, 0, sizeof(*r));
+        if (cs_rule_set_variant(r, e->algorithm, e->params) != CS_OK) {
+            return CS_ERR_ARG;
+        }
+        r->lo_bytes = 0;
+        r->hi_bytes = CS_RULE_UNBOUNDED;
+        r->rank = i + 1;
+        r->median_us = loop && e->has_loop ? e->loop_median_us : e->median_us;
+        r->native_us = loop && native->has_loop ? native->loop_median_us : native->median_us;
+        r->p_value = e->native ? NAN : loop ? e->loop_p_value : e->p_value;
+    }
+    *nout = k;
+    return CS_OK;
+}

@@ -93,4 +93,15 @@ int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_rule_t *out, int
 int cs_bench_rules_at(const cs_bench_size_t *sizes, int nsizes, const uint64_t *thresholds,
                       int nthresholds, cs_rule_t *out, int cap, int *nout) CS_MUST_CHECK;
 
+/* One interval for every size, [0, unbounded): the rules of a neighbourhood v or w collective
+ * (docs/neighbor.md, "Selection key of the v and w forms"), whose calls can have different keys
+ * on different ranks, so that every rank of a pattern chooses alike whatever its own key. A
+ * candidate is ranked only when it beats native (cs_bench_rank's winners) at every one of
+ * sizes[0..nsizes-1]; those are ordered by the sum over the sizes of the logarithm of their
+ * policy score (cs_bench_score: the geometric mean), then native ends the list. Medians and
+ * p-values are those of the first size, of the metric the policy ranks by (loop under
+ * 'loop', else sync). Errors as cs_bench_rules; *nout 0 when nsizes is 0. */
+int cs_bench_rules_one(const cs_bench_size_t *sizes, int nsizes, cs_rule_t *out, int cap,
+                       int *nout) CS_MUST_CHECK;
+
 #endif

@@ -66,16 +66,17 @@ out:
     return rc;
 }
 
-int cs_bench_run_has_point(cs_bench_run_t *r, cs_coll_t coll, int comm_size, int ppn,
-                           uint64_t bytes, int confirm, bool *exists) {
+int cs_bench_run_has_point(cs_bench_run_t *r, cs_coll_t coll, const char *pattern, int comm_size,
+                           int ppn, uint64_t bytes, int confirm, bool *exists) {
     cs_db_point_t pt = {
-        cs_coll_name(coll), cs_registry_native(coll)->name, "", comm_size, ppn, bytes, ""};
+        cs_coll_name(coll), cs_registry_native(coll)->name, "", comm_size, ppn, bytes, pattern};
     return confirm ? cs_db_confirmation_exists(r->db, r->run_id, &pt, exists)
                    : cs_db_measurement_exists(r->db, r->run_id, &pt, exists);
 }
 
 int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, int ncand,
-                             cs_coll_t coll, int comm_size, int ppn, uint64_t bytes, int confirm) {
+                             cs_coll_t coll, const char *pattern, int comm_size, int ppn,
+                             uint64_t bytes, int confirm) {
     int rc = CS_OK;
     int open = 0;
     CS_CHECK(cs_db_begin(r->db));
@@ -83,7 +84,7 @@ int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, in
     for (int i = 0; i < ncand; i++) {
         const cs_bench_cand_t *c = &cands[i];
         cs_db_point_t pt = {
-            cs_coll_name(coll), c->v.algo->name, c->params, comm_size, ppn, bytes, ""};
+            cs_coll_name(coll), c->v.algo->name, c->params, comm_size, ppn, bytes, pattern};
         if (!c->applicable) {
             continue;
         }

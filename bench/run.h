@@ -27,18 +27,19 @@ typedef struct cs_bench_run {
 int cs_bench_run_open(const cs_bench_opts_t *o, const cs_machine_t *m, cs_bench_run_t *r,
                       int *resumed) CS_MUST_CHECK;
 
-/* Sets *exists to whether the run already stored point (coll, comm_size, ppn, bytes): its
- * native candidate, which every measured point has, is there; in the confirmation pass's table
- * when `confirm` (docs/tuning.md "Confirmation"), else among the measurements. */
-int cs_bench_run_has_point(cs_bench_run_t *r, cs_coll_t coll, int comm_size, int ppn,
-                           uint64_t bytes, int confirm, bool *exists) CS_MUST_CHECK;
+/* Sets *exists to whether the run already stored point (coll, pattern, comm_size, ppn, bytes):
+ * its native candidate, which every measured point has, is there; in the confirmation pass's
+ * table when `confirm` (docs/tuning.md "Confirmation"), else among the measurements. `pattern`
+ * is the neighbourhood pattern's name, "" for the other collectives. */
+int cs_bench_run_has_point(cs_bench_run_t *r, cs_coll_t coll, const char *pattern, int comm_size,
+                           int ppn, uint64_t bytes, int confirm, bool *exists) CS_MUST_CHECK;
 
 /* Stores a measured point (a measurement for each applicable candidate, a failure for each one
  * that failed verification) in one transaction; on failure nothing of it is stored. With
  * `confirm` the measurements go to the confirmation pass's table. */
 int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, int ncand,
-                             cs_coll_t coll, int comm_size, int ppn, uint64_t bytes,
-                             int confirm) CS_MUST_CHECK;
+                             cs_coll_t coll, const char *pattern, int comm_size, int ppn,
+                             uint64_t bytes, int confirm) CS_MUST_CHECK;
 
 /* Closes the database (NULL is ignored). */
 void cs_bench_run_close(cs_bench_run_t *r);

@@ -5,12 +5,14 @@
 
 #include "core/comm.h"
 #include "core/log.h"
+#include "core/loggp.h"
 #include "core/machine.h"
 #include "db.h"
 #include "derive.h"
 #include "loggp.h"
 #include "measure.h"
 #include "options.h"
+#include "patterns.h"
 #include "plan.h"
 #include "progress.h"
 #include "run.h"
@@ -24,10 +26,12 @@
 static int print_failure(const cs_db_failure_t *f, void *ctx) {
     (void)ctx;
     fprintf(
-        stderr, "collsel-bench: FAILED verification: %s%s%s%s at %d processes, %llu bytes: %s\n",
+        stderr,
+        "collsel-bench: FAILED verification: %s%s%s%s at %d processes%s%s, %llu bytes: %s\n",
         f->point.algorithm, f->point.params && f->point.params[0] ? "(" : "",
         f->point.params ? f->point.params : "", f->point.params && f->point.params[0] ? ")" : "",
-        f->point.comm_size, (unsigned long long)f->point.bytes, f->message);
+        f->point.comm_size, f->point.pattern && f->point.pattern[0] ? " on pattern " : "",
+        f->point.pattern ? f->point.pattern : "", (unsigned long long)f->point.bytes, f->message);
     return CS_OK;
 }
 
@@ -43,9 +47,10 @@ static int print_rule(const cs_rule_t *rule, void *ctx) {
     } else {
         cs_bench_format_bytes(rule->hi_bytes, hi, sizeof(hi));
     }
-    printf("  %-10s np=%-3d [%6s, %6s) %-32s %10.2f us  native %10.2f us  x%.2f\n",
-           cs_coll_name(rule->coll), rule->comm_size, lo, hi, rule->algorithm, rule->median_us,
-           rule->native_us, rule->native_us / rule->median_us);
+    printf("  %-10s%s%s np=%-3d [%6s, %6s) %-32s %10.2f us  native %10.2f us  x%.2f\n",
+           cs_coll_name(rule->coll), rule->pattern[0] ? " " : "", rule->pattern, rule->comm_size,
+           lo, hi, rule->algorithm, rule->median_us, rule->native_us,
+           rule->native_us / rule->median_us);
     return CS_OK;
 }
 
@@ -60,25 +65,37 @@ typedef struct pace {
                       * pass's share; the confirmation pass spends what is left of --budget */
 } pace_t;
 
-/* One point (collective over `sub`): measured and stored (in the confirmation pass's table
- * when `confirm`), or validated, or skipped when a resumed run already has it. */
+/* One point (collective over `sub`; the call runs on `call_comm`, `sub` or for a
+ * neighbourhood collective its pattern's communicator of the same ranks): measured and stored
+ * (in the confirmation pass's table when `confirm`), or validated, or skipped when a resumed
+ * run already has it. `pattern`: the neighbourhood pattern's name, else "". */
 static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand, cs_coll_t c,
-                     uint64_t bytes, cs_bench_run_t *r, cs_bench_validation_t *val, int rank, int n,
-                     int ppn, MPI_Comm sub, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync,
-                     pace_t *pace, cs_bench_progress_t *progress, int confirm) {
-    int rc = CS_OK, skip = 0;
+                     const char *pattern, uint64_t bytes, cs_bench_run_t *r,
+                     cs_bench_validation_t *val, int rank, int n, int ppn, MPI_Comm sub,
+                     MPI_Comm call_comm, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, pace_t *pace,
+                     cs_bench_progress_t *progress, int confirm) {
+    int rc = CS_OK, skip = 0, nbr = cs_coll_is_neighbor(c);
     cs_call_t call;
+    uint64_t key;
     double budget = confirm ? CS_BENCH_CONFIRM_POINT_BUDGET_S : CS_BENCH_POINT_BUDGET_S;
     unsigned seed = (unsigned)((unsigned)c * 1000003u + (unsigned)(bytes / 4) * 7919u +
                                (unsigned)n + (confirm ? 0x9e3779b9u : 0u));
-    CS_CHECK(cs_bench_call(&call, c, (int)(bytes / sizeof(int)), sub, bufs));
-    cs_bench_progress_point(progress, c, n, call.bytes);
+    for (const char *s = pattern; *s != '\0'; s++) {
+        seed = seed * 31u + (unsigned char)*s;
+    }
+    /* neighbourhood collectives: `bytes` bytes per block of MPI_BYTE; the others MPI_INT */
+    CS_CHECK(cs_bench_call(&call, c, (int)(nbr ? bytes : bytes / sizeof(int)), call_comm, bufs));
+    /* The point's key is the planned size: a neighbourhood v or w call's own key is 0 on a rank
+     * without edges (call.h), which rank 0 may be. */
+    key = nbr ? bytes : call.bytes;
+    cs_bench_progress_point(progress, c, n, key);
     if (o->validate) {
-        CS_CHECK(cs_bench_validate_point(val, o, r, &call, bufs, sync, seed, ppn, sub, progress));
+        CS_CHECK(cs_bench_validate_point(val, o, r, &call, pattern, key, bufs, sync, seed, ppn, sub,
+                                         progress));
     } else {
         if (rank == 0) {
             bool exists = false;
-            CS_CHECK(cs_bench_run_has_point(r, c, n, ppn, call.bytes, confirm, &exists));
+            CS_CHECK(cs_bench_run_has_point(r, c, pattern, n, ppn, key, confirm, &exists));
             skip = exists;
             if (o->budget_s > 0) {
                 int left = pace->total - pace->done;
@@ -92,7 +109,8 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
             CS_CHECK(cs_bench_measure(cands, ncand, &call, bufs, budget, o->reps_max, seed, sync,
                                       sub, rank == 0 ? progress : NULL));
             if (rank == 0) {
-                CS_CHECK(cs_bench_run_store_point(r, cands, ncand, c, n, ppn, call.bytes, confirm));
+                CS_CHECK(
+                    cs_bench_run_store_point(r, cands, ncand, c, pattern, n, ppn, key, confirm));
             }
             cs_bench_cands_free(cands, ncand);
         }
@@ -144,8 +162,8 @@ static int refine_key(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, cs_
         }
         CS_MPI_CHECK(PMPI_Bcast(add, nadd, MPI_UINT64_T, 0, sub));
         for (int i = 0; i < nadd; i++) {
-            CS_CHECK(run_point(o, cands, ncand, c, add[i], r, NULL, rank, n, ppn, sub, bufs, sync,
-                               pace, progress, 0));
+            CS_CHECK(run_point(o, cands, ncand, c, "", add[i], r, NULL, rank, n, ppn, sub, sub,
+                               bufs, sync, pace, progress, 0));
             added[used++] = add[i];
         }
     }
@@ -202,6 +220,52 @@ out:
     return rc;
 }
 
+/* Neighbourhood collective c on every pattern planned for communicator size index ci
+ * (collective over `sub`): the pattern's communicator made over `sub` (same ranks, same
+ * order), its signature stored by rank 0 (table pattern), every block size measured as a
+ * point keyed by the pattern's name; with --validate every block size validated instead (the
+ * --block-sizes grid: the tuned one unless the options differ). */
+static int run_neighbor(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, int ci,
+                        cs_bench_cand_t *cands, int ncand, cs_coll_t c, cs_bench_run_t *r,
+                        cs_bench_validation_t *val, int rank, int n, int ppn, MPI_Comm sub,
+                        cs_bench_sync_t *sync, pace_t *pace, cs_bench_progress_t *progress) {
+    int rc = CS_OK;
+    MPI_Comm topo = MPI_COMM_NULL;
+    cs_bench_bufs_t nb = {0};
+    for (int k = 0; k < cs_bench_npatterns; k++) {
+        const cs_bench_pattern_t *pat = &cs_bench_patterns[k];
+        cs_graph_sig_t sig;
+        cs_comm_t *ctx = NULL;
+        const cs_neighbors_t *nbrs = NULL;
+        if (!(plan->patterns_at[ci] & (1u << k))) {
+            continue;
+        }
+        CS_CHECK(cs_bench_pattern_comm(pat, sub, &topo, &sig));
+        CS_CHECK(cs_comm_get(topo, &ctx));
+        CS_CHECK(cs_comm_neighbors(ctx, &nbrs));
+        CS_CHECK(cs_bench_bufs_alloc_neighbor(
+            &nb, (size_t)plan->block_sizes[plan->nblock_sizes - 1],
+            nbrs->indegree > nbrs->outdegree ? nbrs->indegree : nbrs->outdegree));
+        if (rank == 0 && !o->validate) {
+            cs_db_pattern_t row = {r->machine_id, pat->name,  sig.p,        sig.nedges,
+                                   sig.max_out,   sig.max_in, sig.mean_out, sig.imbalance};
+            CS_CHECK(cs_db_put_pattern(r->db, &row));
+        }
+        for (int si = 0; si < plan->nblock_sizes; si++) {
+            CS_CHECK(run_point(o, cands, ncand, c, pat->name, plan->block_sizes[si], r, val, rank,
+                               n, ppn, sub, topo, &nb, sync, pace, progress, 0));
+        }
+        cs_bench_bufs_free(&nb);
+        CS_MPI_CHECK(PMPI_Comm_free(&topo));
+    }
+out:
+    cs_bench_bufs_free(&nb);
+    if (topo != MPI_COMM_NULL) {
+        PMPI_Comm_free(&topo);
+    }
+    return rc;
+}
+
 static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
                       cs_bench_validation_t *val, int rank, MPI_Comm world, pace_t *pace,
                       cs_bench_progress_t *progress) {
@@ -233,14 +297,19 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
             if (ncand == 0) {
                 continue;
             }
+            if (cs_coll_is_neighbor((cs_coll_t)c)) {
+                CS_CHECK(run_neighbor(o, plan, ci, cands, ncand, (cs_coll_t)c, r, val, rank, n, ppn,
+                                      sub, &sync, pace, progress));
+                continue;
+            }
             CS_CHECK(key_sizes(o, plan, val, (cs_coll_t)c, n, rank, sub, sizes, &nsizes));
             if (o->validate) {
                 pace->total += nsizes - cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
                 progress->total = pace->total > 0 ? pace->total : 1;
             }
             for (int si = 0; si < nsizes; si++) {
-                CS_CHECK(run_point(o, cands, ncand, (cs_coll_t)c, sizes[si], r, val, rank, n, ppn,
-                                   sub, &bufs, &sync, pace, progress, 0));
+                CS_CHECK(run_point(o, cands, ncand, (cs_coll_t)c, "", sizes[si], r, val, rank, n,
+                                   ppn, sub, sub, &bufs, &sync, pace, progress, 0));
             }
             if (!o->validate && plan->refine_max > 0 && cs_coll_has_data((cs_coll_t)c)) {
                 CS_CHECK(refine_key(o, plan, cands, ncand, (cs_coll_t)c, r, rank, n, ppn, sub,
@@ -306,8 +375,8 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
         }
         for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
             int ntodo = 0;
-            if (plan->ncands[c] < 2) {
-                continue;
+            if (plan->ncands[c] < 2 || cs_coll_is_neighbor((cs_coll_t)c)) {
+                continue; /* the neighbourhood collectives' pattern keys are not confirmed yet */
             }
             if (rank == 0) {
                 CS_CHECK(cs_bench_derive_contenders(r->db, r->run_id, o->metric, (cs_coll_t)c, n,
@@ -328,8 +397,8 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
                         }
                     }
                 }
-                CS_CHECK(run_point(o, sel, k, (cs_coll_t)c, todo[t].bytes, r, NULL, rank, n, ppn,
-                                   sub, &bufs, &sync, pace, progress, 1));
+                CS_CHECK(run_point(o, sel, k, (cs_coll_t)c, "", todo[t].bytes, r, NULL, rank, n,
+                                   ppn, sub, sub, &bufs, &sync, pace, progress, 1));
             }
         }
         if (sub != MPI_COMM_NULL) {
@@ -354,12 +423,16 @@ static int measure_loggp(const cs_bench_opts_t *o, const cs_machine_t *machine, 
     cs_bench_loggp_raw_t raw;
     cs_db_loggp_t l = {r->machine_id, machine->ppn, r->run_id, 0, 0, 0, 0};
     CS_CHECK(cs_bench_loggp_measure(world, &raw, &l));
-    { /* what the balanced neighbourhood algorithms plan with in this run, on every rank */
-        double v[4] = {l.l_us, l.o_us, l.g_us, l.g_per_byte_us};
-        CS_MPI_CHECK(PMPI_Bcast(v, 4, MPI_DOUBLE, 0, world));
-        if (v[1] > 0) {
-            const cs_loggp_t model = {v[0], v[1], v[2], v[3]};
-            cs_comm_set_loggp(&model);
+    {
+        /* the candidates timed next (balanced) plan with the values just measured, the same on
+         * every rank (cs_bench_loggp_measure fits them everywhere); microseconds pass unchanged
+         * (core/loggp.h) */
+        const cs_loggp_t model = {l.l_us, l.o_us, l.g_us, l.g_per_byte_us};
+        if (cs_loggp_set(&model, CS_LOGGP_FROM_BENCH) != CS_OK && rank == 0) {
+            cs_bench_say(rank,
+                         "warning: LogGP fit out of range (L %g, o %g, g %g, G %g us): the "
+                         "balanced algorithms plan with defaults",
+                         l.l_us, l.o_us, l.g_us, l.g_per_byte_us);
         }
     }
     if (rank == 0) {

@@ -47,6 +47,7 @@ static int collect_best(const cs_db_measurement_t *m, void *ctx) {
     double score;
     for (size_t i = 0; i < v->nbest && b == NULL; i++) {
         if (strcmp(v->best[i].coll, m->point.coll) == 0 &&
+            strcmp(v->best[i].pattern, m->point.pattern ? m->point.pattern : "") == 0 &&
             v->best[i].comm_size == m->point.comm_size && v->best[i].bytes == m->point.bytes) {
             b = &v->best[i];
         }
@@ -63,6 +64,7 @@ static int collect_best(const cs_db_measurement_t *m, void *ctx) {
         }
         b = &v->best[v->nbest++];
         snprintf(b->coll, sizeof(b->coll), "%s", m->point.coll);
+        snprintf(b->pattern, sizeof(b->pattern), "%s", m->point.pattern ? m->point.pattern : "");
         b->comm_size = m->point.comm_size;
         b->bytes = m->point.bytes;
         b->score = INFINITY;
@@ -139,13 +141,14 @@ out:
 
 /* Rank 0: the oracle at the point of `call`: the best candidate measured there, unless there is
  * none, it is native, or it is not a registered algorithm with parameters it takes. */
-static oracle_t oracle_for(const cs_bench_validation_t *v, const cs_call_t *call) {
+static oracle_t oracle_for(const cs_bench_validation_t *v, const cs_call_t *call,
+                           const char *pattern, uint64_t key) {
     oracle_t o = {-1, {0}};
     char why[256];
     for (size_t i = 0; i < v->nbest; i++) {
         const cs_bench_best_t *b = &v->best[i];
-        if (strcmp(b->coll, cs_coll_name(call->coll)) != 0 || b->comm_size != call->nprocs ||
-            b->bytes != call->bytes) {
+        if (strcmp(b->coll, cs_coll_name(call->coll)) != 0 || strcmp(b->pattern, pattern) != 0 ||
+            b->comm_size != call->nprocs || b->bytes != key) {
             continue;
         }
         const cs_algo_t *a = cs_registry_find(b->algorithm);
@@ -170,8 +173,9 @@ static double spread_of(double a, double b) {
 }
 
 int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, cs_bench_run_t *r,
-                            const cs_call_t *call, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync,
-                            unsigned seed, int ppn, MPI_Comm sub, cs_bench_progress_t *progress) {
+                            const cs_call_t *call, const char *pattern, uint64_t key,
+                            cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, unsigned seed, int ppn,
+                            MPI_Comm sub, cs_bench_progress_t *progress) {
     /* The candidates' slots: native A must be first (measure.h); the oracle is last, if any. */
     enum { NATIVE_A, SELECTED, NATIVE_B, ORACLE };
     int rc = CS_OK;
@@ -182,10 +186,11 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
     int ncand = 3;
     memset(cands, 0, sizeof(cands));
     if (call->rank == 0) {
-        best = oracle_for(v, call);
+        best = oracle_for(v, call, pattern, key);
     }
     CS_MPI_CHECK(PMPI_Bcast(&best, (int)sizeof(best), MPI_BYTE, 0, sub));
-    CS_CHECK(cs_sel_choose(call->coll, call->bytes, sub, &ch));
+    /* the call's own communicator: a neighbourhood collective's rules follow its topology */
+    CS_CHECK(cs_sel_choose(call->coll, key, call->comm, &ch));
     cs_variant_name(&ch.variant, choice, sizeof(choice));
     cs_params_format(&ch.variant.params, sel_params, sizeof(sel_params));
     cs_bench_cand_set(&cands[NATIVE_A], cs_registry_native(call->coll), NULL);
@@ -216,7 +221,8 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
         row.coll = cs_coll_name(call->coll);
         row.comm_size = call->nprocs;
         row.ppn = ppn;
-        row.bytes = call->bytes;
+        row.bytes = key;
+        row.pattern = pattern;
         row.native_us = native;
         row.selected_us = sel;
         row.oracle_us = oracle;
@@ -234,15 +240,16 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
             row.oracle_params = cands[ORACLE].params;
         }
         if (cands[SELECTED].failed) {
-            fprintf(stderr, "collsel-bench: FAILED: the selector's %s of %zu bytes: %s\n",
-                    cs_coll_name(call->coll), call->bytes, cands[SELECTED].failure);
+            fprintf(stderr, "collsel-bench: FAILED: the selector's %s%s%s of %llu bytes: %s\n",
+                    cs_coll_name(call->coll), pattern[0] ? " on pattern " : "", pattern,
+                    (unsigned long long)key, cands[SELECTED].failure);
         }
         if (!cands[SELECTED].failed) { /* a wrong dispatch has no time to store; it is reported */
             CS_CHECK(cs_db_insert_validation(r->db, &row));
             v->points[v->npoints++] = (cs_bench_valid_point_t){
                 .coll = call->coll,
                 .comm_size = call->nprocs,
-                .bytes = call->bytes,
+                .bytes = key,
                 .ratio_native = {native > 0 ? sel / native : NAN,
                                  has_loop && lnative > 0 ? lsel / lnative : NAN},
                 .spread = {spread, has_loop ? lspread : NAN},
@@ -260,10 +267,11 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
         }
         if (!o->quiet) {
             cs_bench_progress_end(progress);
-            printf("  %-10s np=%-3d %8zu B  sync: native %9.2f us  selected %9.2f us (%s)  best "
-                   "%9.2f us (%s)  sel/native %.2f  sel/best %.2f  native A/B %.2f\n",
-                   cs_coll_name(call->coll), call->nprocs, call->bytes, native, sel, choice, oracle,
-                   row.oracle_algorithm, sel / native, sel / oracle, spread);
+            printf("  %-10s%s%s np=%-3d %8llu B  sync: native %9.2f us  selected %9.2f us (%s)  "
+                   "best %9.2f us (%s)  sel/native %.2f  sel/best %.2f  native A/B %.2f\n",
+                   cs_coll_name(call->coll), pattern[0] ? " " : "", pattern, call->nprocs,
+                   (unsigned long long)key, native, sel, choice, oracle, row.oracle_algorithm,
+                   sel / native, sel / oracle, spread);
             printf("  %-10s %-6s %8s    loop: native %9.2f us  selected %9.2f us  best %9.2f us  "
                    "sel/native %.2f  sel/best %.2f  native A/B %.2f\n",
                    "", "", "", lnative, lsel, loracle, lsel / lnative, lsel / loracle, lspread);

@@ -33,6 +33,7 @@
 /* The best candidate a tuning run measured at one point (rank 0). */
 typedef struct cs_bench_best {
     char coll[32], algorithm[128], params[128];
+    char pattern[CS_RULE_PATTERN]; /* neighbourhood pattern; "" for the other collectives */
     int comm_size;
     uint64_t bytes;
     double score; /* cs_bench_score under the validation's policy: lowest is best */
@@ -75,13 +76,16 @@ typedef struct cs_bench_validation {
 int cs_bench_validate_start(cs_bench_validation_t *v, const cs_bench_run_t *r, int npoints,
                             int rank, MPI_Comm world) CS_MUST_CHECK;
 
-/* One validation point (collective over `sub`): native A, the selector's choice, native B and
- * the tuned best for `call`, measured interleaved; rank 0 stores and prints the result. A
- * wrong result of the selector's dispatch is reported on stderr and not stored. */
+/* One validation point (collective over `sub`, whose ranks call->comm has in the same order):
+ * native A, the selector's choice for call->comm, native B and the tuned best for `call`,
+ * measured interleaved; rank 0 stores and prints the result. `pattern` ("" for none) and `key`
+ * (the point's size: call->bytes, or a neighbourhood collective's block size) name the point,
+ * as the tuning run stored it. A wrong result of the selector's dispatch is reported on stderr
+ * and not stored. */
 int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, cs_bench_run_t *r,
-                            const cs_call_t *call, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync,
-                            unsigned seed, int ppn, MPI_Comm sub,
-                            cs_bench_progress_t *progress) CS_MUST_CHECK;
+                            const cs_call_t *call, const char *pattern, uint64_t key,
+                            cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, unsigned seed, int ppn,
+                            MPI_Comm sub, cs_bench_progress_t *progress) CS_MUST_CHECK;
 
 /* The sizes --validate runs for one key: tuned[0..ntuned-1] (any order) and every power of
  * two from 4 to the largest of them, ascending and unique, into out[0..cap-1] (*nout).

@@ -25,7 +25,35 @@ int cs_bench_bufs_alloc(cs_bench_bufs_t *b, size_t max_count, int nprocs) {
     return CS_OK;
 }
 
+int cs_bench_bufs_alloc_neighbor(cs_bench_bufs_t *b, size_t max_block_bytes, int max_edges) {
+    int edges = max_edges > 0 ? max_edges : 1;
+    /* whole ints over every edge's block, and one more for the rounded-up tail */
+    size_t ints = (max_block_bytes * (size_t)edges + sizeof(int) - 1) / sizeof(int) + 1;
+    int rc = cs_bench_bufs_alloc(b, ints, 1);
+    if (rc != CS_OK) {
+        return rc;
+    }
+    free(b->counts);
+    free(b->displs);
+    b->counts = malloc((size_t)edges * sizeof(int));
+    b->displs = malloc((size_t)edges * sizeof(int));
+    b->scounts = malloc((size_t)edges * sizeof(int));
+    b->sdispls = malloc((size_t)edges * sizeof(int));
+    b->bdispls = malloc((size_t)edges * sizeof(MPI_Aint));
+    b->types = malloc((size_t)edges * sizeof(MPI_Datatype));
+    b->nprocs = edges;
+    if (!b->counts || !b->displs || !b->scounts || !b->sdispls || !b->bdispls || !b->types) {
+        cs_bench_bufs_free(b);
+        return CS_ERR_NOMEM;
+    }
+    return CS_OK;
+}
+
 void cs_bench_bufs_free(cs_bench_bufs_t *b) {
+    free(b->scounts);
+    free(b->sdispls);
+    free(b->bdispls);
+    free(b->types);
     free(b->send);
     free(b->recv);
     free(b->ref);
@@ -121,6 +149,32 @@ int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm, cs_
                                         b->counts, b->displs, MPI_INT, comm),
                       call, comm);
     default:
+        break;
+    }
+    /* The neighbourhood collectives: `count` bytes on every edge, b->nprocs edges at most. */
+    for (int i = 0; i < p; i++) {
+        b->counts[i] = b->scounts[i] = count;
+        b->displs[i] = b->sdispls[i] = i * count;
+        b->bdispls[i] = (MPI_Aint)i * count;
+        b->types[i] = MPI_BYTE;
+    }
+    switch (coll) {
+    case CS_COLL_NEIGHBOR_ALLGATHER:
+        return cs_call_neighbor_allgather(call, b->send, count, MPI_BYTE, b->recv, count, MPI_BYTE,
+                                          comm);
+    case CS_COLL_NEIGHBOR_ALLGATHERV:
+        return cs_call_neighbor_allgatherv(call, b->send, count, MPI_BYTE, b->recv, b->counts,
+                                           b->displs, MPI_BYTE, comm);
+    case CS_COLL_NEIGHBOR_ALLTOALL:
+        return cs_call_neighbor_alltoall(call, b->send, count, MPI_BYTE, b->recv, count, MPI_BYTE,
+                                         comm);
+    case CS_COLL_NEIGHBOR_ALLTOALLV:
+        return cs_call_neighbor_alltoallv(call, b->send, b->scounts, b->sdispls, MPI_BYTE, b->recv,
+                                          b->counts, b->displs, MPI_BYTE, comm);
+    case CS_COLL_NEIGHBOR_ALLTOALLW:
+        return cs_call_neighbor_alltoallw(call, b->send, b->scounts, b->bdispls, b->types, b->recv,
+                                          b->counts, b->bdispls, b->types, comm);
+    default:
         return CS_ERR_ARG;
     }
 }
@@ -131,6 +185,20 @@ static size_t total(const int *counts, int n) {
         sum += (size_t)counts[i];
     }
     return sum;
+}
+
+/* Bytes rounded up to whole ints. */
+static size_t ints_of(size_t bytes) {
+    return (bytes + sizeof(int) - 1) / sizeof(int);
+}
+
+/* A neighbourhood call's block: recvcount bytes (the bench's calls are MPI_BYTE with one count
+ * on every edge, cs_bench_call), its counts array's first entry for the v and w forms. */
+static size_t block_bytes(const cs_call_t *call) {
+    if (call->coll == CS_COLL_NEIGHBOR_ALLGATHER || call->coll == CS_COLL_NEIGHBOR_ALLTOALL) {
+        return (size_t)call->recvcount;
+    }
+    return call->recvcounts != NULL ? (size_t)call->recvcounts[0] : 0;
 }
 
 static size_t input_count(const cs_call_t *call) {
@@ -145,6 +213,14 @@ static size_t input_count(const cs_call_t *call) {
         return call->rank == call->root ? total(call->sendcounts, call->nprocs) : 0;
     case CS_COLL_ALLTOALLV:
         return total(call->sendcounts, call->nprocs);
+    case CS_COLL_NEIGHBOR_ALLGATHER:
+        return ints_of(block_bytes(call));
+    case CS_COLL_NEIGHBOR_ALLGATHERV:
+        return ints_of(block_bytes(call));
+    case CS_COLL_NEIGHBOR_ALLTOALL:
+    case CS_COLL_NEIGHBOR_ALLTOALLV:
+    case CS_COLL_NEIGHBOR_ALLTOALLW:
+        return ints_of(block_bytes(call) * (size_t)call->nbrs->outdegree);
     default:
         return (size_t)call->sendcount;
     }
@@ -176,6 +252,12 @@ size_t cs_bench_output_count(const cs_call_t *call) {
     case CS_COLL_ALLGATHERV:
     case CS_COLL_ALLTOALL:
         return (size_t)call->recvcount * (size_t)call->nprocs;
+    case CS_COLL_NEIGHBOR_ALLGATHER:
+    case CS_COLL_NEIGHBOR_ALLGATHERV:
+    case CS_COLL_NEIGHBOR_ALLTOALL:
+    case CS_COLL_NEIGHBOR_ALLTOALLV:
+    case CS_COLL_NEIGHBOR_ALLTOALLW:
+        return ints_of(block_bytes(call) * (size_t)call->nbrs->indegree);
     default: /* barrier: no data */
         return 0;
     }

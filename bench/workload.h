@@ -14,7 +14,14 @@
  * measure.c times their schedule algorithms with one more agreement per call, as the selector
  * runs them. Barrier has no data: verifying it checks only that it
  * completes on every rank (its synchronisation is checked by the simulator's tests).
- * Buffers are allocated once for the largest size of the plan. */
+ * Buffers are allocated once for the largest size of the plan.
+ *
+ * The neighbourhood collectives move MPI_BYTE blocks (so that any block size, 1 B included, is
+ * a count), `count` bytes on every edge: their v and w forms with every count `count`, every
+ * displacement a multiple of it and every type MPI_BYTE, so that all five have the same key
+ * (bytes per block) and one pattern's rules compare them. Their buffers are sized by the
+ * rank's degree (cs_bench_bufs_alloc_neighbor); the results are checked as ints over the
+ * bytes rounded up, whose tail stays the sentinel in both runs. */
 #ifndef CS_BENCH_WORKLOAD_H
 #define CS_BENCH_WORKLOAD_H
 
@@ -27,16 +34,27 @@ typedef struct cs_bench_bufs {
     int *send, *recv, *ref;
     int *counts, *displs;
     size_t elems; /* capacity of send, recv and ref in ints */
-    int nprocs;
+    int nprocs;   /* capacity of counts and displs (and of the arrays below) */
+    /* Neighbourhood collectives only (NULL otherwise): per edge, the send counts and
+     * displacements, alltoallw's displacements in bytes and its types. */
+    int *scounts, *sdispls;
+    MPI_Aint *bdispls;
+    MPI_Datatype *types;
 } cs_bench_bufs_t;
 
 /* Allocates buffers for counts up to `max_count` on `nprocs` processes. CS_ERR_NOMEM. */
 int cs_bench_bufs_alloc(cs_bench_bufs_t *b, size_t max_count, int nprocs) CS_MUST_CHECK;
 void cs_bench_bufs_free(cs_bench_bufs_t *b);
 
+/* Allocates buffers for the neighbourhood collectives: blocks of up to `max_block_bytes` on
+ * up to `max_edges` edges (this rank's larger degree, at least 1). CS_ERR_NOMEM. */
+int cs_bench_bufs_alloc_neighbor(cs_bench_bufs_t *b, size_t max_block_bytes,
+                                 int max_edges) CS_MUST_CHECK;
+
 /* Builds the call of `coll` with `count` ints per process (alltoall, reduce_scatter_block,
- * reduce_scatter: per block; gatherv, scatterv, alltoallv: per block on average; barrier: none)
- * on `comm` over `b`. Collective for gatherv, scatterv and alltoallv (their agreement). */
+ * reduce_scatter: per block; gatherv, scatterv, alltoallv: per block on average; barrier: none;
+ * the neighbourhood collectives: `count` bytes per block, `comm` a topology communicator) on
+ * `comm` over `b`. Collective for gatherv, scatterv and alltoallv (their agreement). */
 int cs_bench_call(cs_call_t *call, cs_coll_t coll, int count, MPI_Comm comm,
                   cs_bench_bufs_t *b) CS_MUST_CHECK;
 

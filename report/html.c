@@ -123,6 +123,16 @@ static void layout(FILE *f, const cs_report_run_t *r) {
 
 /* --- figures ------------------------------------------------------------------------------- */
 
+/* "on pattern <name>, " for a neighbourhood collective's key (docs/neighbor.md), else "on ". */
+static void pattern_words(FILE *f, const cs_report_key_t *k) {
+    fputs("on ", f);
+    if (k->pattern[0] != '\0') {
+        fputs("pattern ", f);
+        cs_text_html(f, k->pattern);
+        fputs(", ", f);
+    }
+}
+
 static void figure(FILE *f, const cs_report_plot_t *p, const cs_html_opts_t *o, const char *alt,
                    const char *caption) {
     const char *shown = o->png ? "png" : "svg";
@@ -273,8 +283,12 @@ static void summary(FILE *f, const cs_report_machine_t *m) {
             anchor(f, m, coll->name);
             fputs("\">", f);
             cs_text_html(f, coll->name);
-            fprintf(f, "</a></td><td class=\"num\">%d (%d per node)</td><td class=\"num\">",
-                    k->comm_size, k->ppn);
+            fputs("</a></td><td class=\"num\">", f);
+            if (k->pattern[0] != '\0') {
+                cs_text_html(f, k->pattern);
+                fputs(", ", f);
+            }
+            fprintf(f, "%d (%d per node)</td><td class=\"num\">", k->comm_size, k->ppn);
             size_t intervals = 0;
             for (size_t j = 0; j < k->nrules; j++) {
                 intervals += k->rules[j].rank == 1;
@@ -348,9 +362,11 @@ static void coll_section(FILE *f, const cs_report_machine_t *m, const cs_report_
         if (k->latency_plot.name[0] == '\0') {
             continue;
         }
-        fprintf(f, "<h4>Latency on %d processes (%d per node)</h4>\n", k->comm_size, k->ppn);
-        snprintf(alt, sizeof(alt), "%s latency against message size on %d processes", c->name,
-                 k->comm_size);
+        fputs("<h4>Latency ", f);
+        pattern_words(f, k);
+        fprintf(f, "%d processes (%d per node)</h4>\n", k->comm_size, k->ppn);
+        snprintf(alt, sizeof(alt), "%s latency against message size on %s%s%d processes", c->name,
+                 k->pattern, k->pattern[0] ? ", " : "", k->comm_size);
         snprintf(caption, sizeof(caption),
                  "Median time of native (black) and of the fastest variant of each algorithm "
                  "family at each message size (run %" PRId64 "), log–log; bars from the first to "
@@ -402,7 +418,9 @@ static void coll_section(FILE *f, const cs_report_machine_t *m, const cs_report_
         if (k->nrules == 0) {
             continue;
         }
-        fprintf(f, "<h4>Rules on %d processes (%d per node)</h4>\n", k->comm_size, k->ppn);
+        fputs("<h4>Rules ", f);
+        pattern_words(f, k);
+        fprintf(f, "%d processes (%d per node)</h4>\n", k->comm_size, k->ppn);
         fputs("<p class=\"note\">For a call of <i>b</i> bytes with from ≤ <i>b</i> &lt; to, the "
               "selector runs the winner (or the next candidate that applies to the call). Times "
               "are medians at the interval's first measured size; the p-value is the rank-sum "

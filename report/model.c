@@ -67,6 +67,7 @@ static int reserve(void *array, size_t *cap, size_t n, size_t size) {
 typedef struct key_id {
     const char *coll;
     int comm_size, ppn;
+    const char *pattern; /* neighbourhood pattern, "" for the other collectives */
 } key_id_t;
 
 /* Order of collectives: coll.def's, then unknown names alphabetically. */
@@ -86,6 +87,9 @@ static int coll_order(const char *a, const char *b) {
 
 static int key_order(key_id_t a, key_id_t b) {
     int c = coll_order(a.coll, b.coll);
+    if (c == 0) {
+        c = strcmp(a.pattern, b.pattern);
+    }
     if (c != 0) {
         return c;
     }
@@ -96,7 +100,8 @@ static int key_order(key_id_t a, key_id_t b) {
 }
 
 static bool same_key(key_id_t a, key_id_t b) {
-    return a.comm_size == b.comm_size && a.ppn == b.ppn && strcmp(a.coll, b.coll) == 0;
+    return a.comm_size == b.comm_size && a.ppn == b.ppn && strcmp(a.coll, b.coll) == 0 &&
+           strcmp(a.pattern, b.pattern) == 0;
 }
 
 static int u64_order(uint64_t a, uint64_t b) {
@@ -105,8 +110,8 @@ static int u64_order(uint64_t a, uint64_t b) {
 
 static int meas_order(const void *pa, const void *pb) {
     const cs_report_meas_t *a = pa, *b = pb;
-    int c = key_order((key_id_t){a->coll, a->comm_size, a->ppn},
-                      (key_id_t){b->coll, b->comm_size, b->ppn});
+    int c = key_order((key_id_t){a->coll, a->comm_size, a->ppn, a->pattern},
+                      (key_id_t){b->coll, b->comm_size, b->ppn, b->pattern});
     if (c == 0) {
         c = u64_order(a->bytes, b->bytes);
     }
@@ -118,8 +123,8 @@ static int meas_order(const void *pa, const void *pb) {
 
 static int rule_order(const void *pa, const void *pb) {
     const cs_rule_t *a = pa, *b = pb;
-    int c = key_order((key_id_t){cs_coll_name(a->coll), a->comm_size, a->ppn},
-                      (key_id_t){cs_coll_name(b->coll), b->comm_size, b->ppn});
+    int c = key_order((key_id_t){cs_coll_name(a->coll), a->comm_size, a->ppn, a->pattern},
+                      (key_id_t){cs_coll_name(b->coll), b->comm_size, b->ppn, b->pattern});
     if (c == 0) {
         c = u64_order(a->lo_bytes, b->lo_bytes);
     }
@@ -128,8 +133,8 @@ static int rule_order(const void *pa, const void *pb) {
 
 static int valid_order(const void *pa, const void *pb) {
     const cs_report_valid_t *a = pa, *b = pb;
-    int c = key_order((key_id_t){a->coll, a->comm_size, a->ppn},
-                      (key_id_t){b->coll, b->comm_size, b->ppn});
+    int c = key_order((key_id_t){a->coll, a->comm_size, a->ppn, a->pattern},
+                      (key_id_t){b->coll, b->comm_size, b->ppn, b->pattern});
     return c != 0 ? c : u64_order(a->bytes, b->bytes);
 }
 
@@ -155,15 +160,17 @@ static bool taken(const load_t *l, key_id_t k) {
 }
 
 static key_id_t meas_key(const cs_report_machine_t *m, size_t i) {
-    return (key_id_t){m->meas[i].coll, m->meas[i].comm_size, m->meas[i].ppn};
+    return (key_id_t){m->meas[i].coll, m->meas[i].comm_size, m->meas[i].ppn, m->meas[i].pattern};
 }
 
 static key_id_t rule_key(const cs_report_machine_t *m, size_t i) {
-    return (key_id_t){cs_coll_name(m->rules[i].coll), m->rules[i].comm_size, m->rules[i].ppn};
+    return (key_id_t){cs_coll_name(m->rules[i].coll), m->rules[i].comm_size, m->rules[i].ppn,
+                      m->rules[i].pattern};
 }
 
 static key_id_t valid_key(const cs_report_machine_t *m, size_t i) {
-    return (key_id_t){m->valid[i].coll, m->valid[i].comm_size, m->valid[i].ppn};
+    return (key_id_t){m->valid[i].coll, m->valid[i].comm_size, m->valid[i].ppn,
+                      m->valid[i].pattern};
 }
 
 /* Marks the keys of rows first..n-1 of m (read from one run; `key` reads one) as taken. */
@@ -236,13 +243,14 @@ static int add_meas(const cs_db_measurement_t *in, void *ctx) {
     load_t *l = ctx;
     cs_report_machine_t *m = l->m;
     const cs_db_point_t *p = &in->point;
-    if (taken(l, (key_id_t){p->coll, p->comm_size, p->ppn})) {
+    if (taken(l, (key_id_t){p->coll, p->comm_size, p->ppn, p->pattern ? p->pattern : ""})) {
         goto out;
     }
     CS_CHECK(reserve(&m->meas, &l->cap, m->nmeas, sizeof(*m->meas)));
     cs_report_meas_t *out = &m->meas[m->nmeas];
     *out = (cs_report_meas_t){
         .coll = keep(l->r, p->coll),
+        .pattern = keep(l->r, p->pattern ? p->pattern : ""),
         .comm_size = p->comm_size,
         .ppn = p->ppn,
         .run = l->run,
@@ -263,7 +271,9 @@ static int add_meas(const cs_db_measurement_t *in, void *ctx) {
         .loop_max_us = in->loop_max_us,
         .loop_reps = in->loop_reps,
     };
-    CS_REQUIRE(out->coll != NULL && out->algorithm != NULL && out->params != NULL, CS_ERR_NOMEM);
+    CS_REQUIRE(out->coll != NULL && out->pattern != NULL && out->algorithm != NULL &&
+                   out->params != NULL,
+               CS_ERR_NOMEM);
     m->nmeas++;
 out:
     return rc;
@@ -283,13 +293,14 @@ static int add_valid(const cs_db_validation_t *in, void *ctx) {
     int rc = CS_OK;
     load_t *l = ctx;
     cs_report_machine_t *m = l->m;
-    if (taken(l, (key_id_t){in->coll, in->comm_size, in->ppn})) {
+    if (taken(l, (key_id_t){in->coll, in->comm_size, in->ppn, in->pattern ? in->pattern : ""})) {
         goto out;
     }
     CS_CHECK(reserve(&m->valid, &l->cap, m->nvalid, sizeof(*m->valid)));
     cs_report_valid_t *out = &m->valid[m->nvalid];
     *out = (cs_report_valid_t){
         .coll = keep(l->r, in->coll),
+        .pattern = keep(l->r, in->pattern ? in->pattern : ""),
         .comm_size = in->comm_size,
         .ppn = in->ppn,
         .run = l->run,
@@ -307,7 +318,7 @@ static int add_valid(const cs_db_validation_t *in, void *ctx) {
         .oracle_algorithm = keep(l->r, in->oracle_algorithm),
         .oracle_params = keep(l->r, in->oracle_params),
     };
-    CS_REQUIRE(out->coll != NULL && out->selected_algorithm != NULL &&
+    CS_REQUIRE(out->coll != NULL && out->pattern != NULL && out->selected_algorithm != NULL &&
                    out->selected_params != NULL && out->oracle_algorithm != NULL &&
                    out->oracle_params != NULL,
                CS_ERR_NOMEM);
@@ -467,12 +478,14 @@ static int key_of(cs_report_machine_t *m, key_id_t id, cs_report_key_t **key) {
         *c = (cs_report_coll_t){.name = id.coll};
     }
     cs_report_key_t *k = c->nkeys > 0 ? &c->keys[c->nkeys - 1] : NULL;
-    if (k == NULL || k->comm_size != id.comm_size || k->ppn != id.ppn) {
+    if (k == NULL || k->comm_size != id.comm_size || k->ppn != id.ppn ||
+        strcmp(k->pattern, id.pattern) != 0) {
         cs_report_key_t *keys = realloc(c->keys, (c->nkeys + 1) * sizeof(*keys));
         CS_REQUIRE(keys != NULL, CS_ERR_NOMEM);
         c->keys = keys;
         k = &c->keys[c->nkeys++];
-        *k = (cs_report_key_t){.coll = id.coll, .comm_size = id.comm_size, .ppn = id.ppn};
+        *k = (cs_report_key_t){
+            .coll = id.coll, .pattern = id.pattern, .comm_size = id.comm_size, .ppn = id.ppn};
     }
     *key = k;
 out:
@@ -485,7 +498,7 @@ static int build_keys(cs_report_machine_t *m) {
     size_t im = 0, ir = 0, iv = 0;
     while (im < m->nmeas || ir < m->nrules || iv < m->nvalid) {
         /* The smallest key among the three heads. */
-        key_id_t id = {NULL, 0, 0};
+        key_id_t id = {NULL, 0, 0, ""};
         if (im < m->nmeas) {
             id = meas_key(m, im);
         }

@@ -1,7 +1,10 @@
 /* A tuning database read into memory for collsel-report.
  *
- * Per machine: its runs, and per collective the keys (communicator size, processes per node)
- * that have something to show. A key holds
+ * Per machine: its runs, and per collective the keys (neighbourhood pattern, communicator size,
+ * processes per node) that have something to show; the pattern is "" except for the
+ * neighbourhood collectives, which are tuned per named pattern (docs/neighbor.md), so a
+ * neighbourhood collective has a key, a latency plot and a row of the winner map per pattern
+ * and communicator size. A key holds
  *   - the measurements of ONE tuning run: the newest 'done' tuning run that measured the key
  *     (when no done run did, the newest run of any status that did, and the report says so);
  *     tuning runs are those of run.kind 'tune' (not collsel-bench --validate);
@@ -42,6 +45,7 @@ typedef struct cs_report_run {
 /* One measurement. */
 typedef struct cs_report_meas {
     const char *coll;
+    const char *pattern; /* "" except for the neighbourhood collectives */
     int comm_size, ppn;
     const cs_report_run_t *run;
     const char *algorithm, *params; /* params "" when none */
@@ -67,6 +71,7 @@ typedef struct cs_report_family {
 
 typedef struct cs_report_valid {
     const char *coll;
+    const char *pattern; /* "" except for the neighbourhood collectives */
     int comm_size, ppn;
     const cs_report_run_t *run;
     uint64_t bytes;
@@ -79,6 +84,7 @@ typedef struct cs_report_valid {
 
 typedef struct cs_report_key {
     const char *coll;
+    const char *pattern; /* "" except for the neighbourhood collectives */
     int comm_size, ppn;
     const cs_report_run_t *run;   /* the measurements' run; NULL when none */
     const cs_report_meas_t *meas; /* by bytes, algorithm, params */

@@ -72,6 +72,9 @@ static const char *day(const char *iso, char *buf, size_t len) {
 /* The name of the message size unit of a collective: bytes per block for v-collectives. */
 static const char *size_unit(const char *coll) {
     size_t n = strlen(coll);
+    if (strncmp(coll, "neighbor_", 9) == 0) {
+        return "bytes per block";
+    }
     return n > 0 && coll[n - 1] == 'v' ? "bytes per block" : "bytes per process";
 }
 
@@ -236,7 +239,12 @@ static void name_plot(cs_report_plot_t *p, const cs_report_machine_t *m, const c
         snprintf(with_hash, sizeof(with_hash), "%.40s_%08" PRIx32, part, hash);
         snprintf(part, sizeof(part), "%s", with_hash);
     }
-    if (k != NULL) {
+    if (k != NULL && k->pattern[0] != '\0') {
+        char pat[48];
+        cs_text_file_part(k->pattern, pat, sizeof(pat));
+        snprintf(p->name, sizeof(p->name), "%s%s_%s_%s_np%d_ppn%d", m->prefix, part, kind, pat,
+                 k->comm_size, k->ppn);
+    } else if (k != NULL) {
         snprintf(p->name, sizeof(p->name), "%s%s_%s_np%d_ppn%d", m->prefix, part, kind,
                  k->comm_size, k->ppn);
     } else {
@@ -370,8 +378,8 @@ static int write_latency(const cs_report_machine_t *m, cs_report_key_t *k, bool 
     }
     name_plot(&p, m, k->coll, loop ? "loop_latency" : "latency", k, CS_PLOT_WIDTH, CS_PLOT_HEIGHT);
     char what[512], first[256];
-    snprintf(first, sizeof(first), "%s: latency on %d processes (%d per node), %s", k->coll,
-             k->comm_size, k->ppn,
+    snprintf(first, sizeof(first), "%s%s%s: latency on %d processes (%d per node), %s", k->coll,
+             k->pattern[0] ? " on pattern " : "", k->pattern, k->comm_size, k->ppn,
              loop ? "back-to-back loop, mean over ranks" : "synchronised, slowest rank");
     snprintf(what, sizeof(what),
              "%s; median time of the fastest variant of each algorithm family, log-log", first);
@@ -591,9 +599,9 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, bool
         if (speedup_points(k, loop) == 0) {
             continue;
         }
-        fprintf(dat, "%s# index %d: %d processes (%d per node), run %" PRId64 "\n",
-                index > 0 ? "\n\n" : "", index, k->comm_size, k->ppn,
-                k->run != NULL ? k->run->id : 0);
+        fprintf(dat, "%s# index %d: %s%s%d processes (%d per node), run %" PRId64 "\n",
+                index > 0 ? "\n\n" : "", index, k->pattern, k->pattern[0] ? ", " : "", k->comm_size,
+                k->ppn, k->run != NULL ? k->run->id : 0);
         fprintf(dat, "# bytes speedup family algorithm params tuned_us native_us\n");
         for (size_t j = 0; j < k->nsizes; j++) {
             if (!speedup_at(k, j, loop, &w, &tuned, &native)) {
@@ -646,7 +654,8 @@ static int write_speedup(const cs_report_machine_t *m, cs_report_coll_t *c, bool
         }
         char label[96];
         if (nkeys > 1) {
-            snprintf(label, sizeof(label), "%d processes (%d per node)", k->comm_size, k->ppn);
+            snprintf(label, sizeof(label), "%s%s%d processes (%d per node)", k->pattern,
+                     k->pattern[0] ? ", " : "", k->comm_size, k->ppn);
         } else {
             snprintf(label, sizeof(label), "tuned choice");
         }
@@ -803,7 +812,8 @@ static int write_winners(const cs_report_machine_t *m, cs_report_coll_t *c, cons
             continue;
         }
         row++;
-        fprintf(dat, "# row %d: %d processes (%d per node)\n", row, k->comm_size, k->ppn);
+        fprintf(dat, "# row %d: %s%s%d processes (%d per node)\n", row, k->pattern,
+                k->pattern[0] ? ", " : "", k->comm_size, k->ppn);
         for (size_t j = 0; j < k->nrules; j++) {
             const cs_rule_t *r = &k->rules[j];
             double x0 = r->lo_bytes == 0 || (double)r->lo_bytes < from ? from : (double)r->lo_bytes;
@@ -835,14 +845,17 @@ static int write_winners(const cs_report_machine_t *m, cs_report_coll_t *c, cons
     runs_of(c, false, runs, 16, &nruns);
     title(gp, first, m, runs, nruns > 0 ? nruns : 0, p.height);
     size_axis(gp, c->name, from, to);
-    fprintf(gp, "set ylabel 'communicator size'\nset yrange [0.5:%d.5]\nset ytics (", rows);
+    fprintf(gp, "set ylabel '%s'\nset yrange [0.5:%d.5]\nset ytics (",
+            strncmp(c->name, "neighbor_", 9) == 0 ? "pattern, communicator size"
+                                                  : "communicator size",
+            rows);
     row = 0;
     for (size_t i = 0; i < c->nkeys; i++) {
         const cs_report_key_t *k = &c->keys[i];
         if (has_winners(k)) {
             row++;
-            fprintf(gp, "%s\"%d procs\\n(%d per node)\" %d", row > 1 ? ", " : "", k->comm_size,
-                    k->ppn, row);
+            fprintf(gp, "%s\"%s%s%d procs\\n(%d per node)\" %d", row > 1 ? ", " : "", k->pattern,
+                    k->pattern[0] ? ", " : "", k->comm_size, k->ppn, row);
         }
     }
     fputs(")\nset grid noytics xtics front\nset style fill solid 0.55 border lc rgb '#ffffff'\n"
@@ -960,13 +973,13 @@ static int write_validation(const cs_report_machine_t *m, cs_report_key_t *k, bo
     char first[256], what[512];
     if (loop) {
         snprintf(first, sizeof(first),
-                 "%s on %d processes, back-to-back loop: the selector's choice and the best vs "
-                 "native",
-                 k->coll, k->comm_size);
+                 "%s on %s%s%d processes, back-to-back loop: the selector's choice and the best "
+                 "vs native",
+                 k->coll, k->pattern, k->pattern[0] ? ", " : "", k->comm_size);
     } else {
         snprintf(first, sizeof(first),
-                 "%s on %d processes: the selector's choice and the best candidate vs native",
-                 k->coll, k->comm_size);
+                 "%s on %s%s%d processes: the selector's choice and the best candidate vs native",
+                 k->coll, k->pattern, k->pattern[0] ? ", " : "", k->comm_size);
     }
     snprintf(what, sizeof(what),
              "%s (collsel-bench --validate: re-measured interleaved, native twice; %s; time "

@@ -4,8 +4,10 @@
 #include "core/machine.h"
 #include "select_int.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void sel_free(void *p) {
     cs_sel_comm_t *sc = p;
@@ -43,6 +45,16 @@ static void describe_comm(const cs_sel_comm_t *sc, int nprocs) {
             used += (size_t)snprintf(line + used, sizeof(line) - used, " [%llu, %s) %s",
                                      (unsigned long long)iv->lo, hi, name);
         }
+        if (sc->tuned_pattern[c][0] != '\0') {
+            cs_log(CS_LOG_INFO,
+                   "%d processes (%d per node): %s: nearest tuned pattern %s at %d processes, %d "
+                   "per node (signature distance %.3f; this communicator: %d edges, out %d, in "
+                   "%d, mean %.2f, imbalance %.2f):%s",
+                   nprocs, sc->ppn, cs_coll_name((cs_coll_t)c), sc->tuned_pattern[c],
+                   sc->tuned_size[c], sc->tuned_ppn[c], sc->pattern_distance[c], sc->sig.nedges,
+                   sc->sig.max_out, sc->sig.max_in, sc->sig.mean_out, sc->sig.imbalance, line);
+            continue;
+        }
         cs_log(CS_LOG_INFO, "%d processes (%d per node): %s: tuned at %d processes, %d per node:%s",
                nprocs, sc->ppn, cs_coll_name((cs_coll_t)c), sc->tuned_size[c], sc->tuned_ppn[c],
                line);
@@ -59,11 +71,53 @@ static int is_any_forced(void) {
     return 0;
 }
 
+/* The pattern signature of the communicator's topology (topo/graph.h cs_graph_sig), computed
+ * collectively over ctx->comm from every rank's degrees: edges are the neighbours that are not
+ * MPI_PROC_NULL, so the numbers equal cs_graph_sig of the global graph without gathering it
+ * (two reductions, O(log p); nothing is kept but the result). *has_sig 0 without a topology
+ * (no communication then: every rank of a communicator sees the same topology). */
+static int signature(cs_comm_t *ctx, cs_graph_sig_t *sig, int *has_sig) {
+    int rc = CS_OK;
+    const cs_neighbors_t *nbrs = NULL;
+    int deg[3] = {0, 0, 0}; /* out, in, failed: reduced by MPI_MAX */
+    long long edges = 0;
+    int status;
+    *has_sig = 0;
+    memset(sig, 0, sizeof(*sig));
+    status = cs_comm_neighbors(ctx, &nbrs);
+    if (status == CS_ERR_NOT_APPLICABLE) {
+        return CS_OK;
+    }
+    deg[2] = status != CS_OK; /* still reduce, so that no rank waits alone */
+    for (int i = 0; status == CS_OK && i < nbrs->outdegree; i++) {
+        deg[0] += nbrs->destinations[i] != MPI_PROC_NULL;
+    }
+    for (int i = 0; status == CS_OK && i < nbrs->indegree; i++) {
+        deg[1] += nbrs->sources[i] != MPI_PROC_NULL;
+    }
+    edges = deg[0];
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &edges, 1, MPI_LONG_LONG, MPI_SUM, ctx->comm));
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, deg, 3, MPI_INT, MPI_MAX, ctx->comm));
+    if (deg[2]) { /* some rank could not read its neighbours: no signature, native */
+        return CS_OK;
+    }
+    sig->p = ctx->nprocs;
+    sig->nedges = edges > INT_MAX ? INT_MAX : (int)edges;
+    sig->max_out = deg[0];
+    sig->max_in = deg[1];
+    sig->mean_out = (double)edges / ctx->nprocs;
+    sig->imbalance = edges > 0 ? deg[1] / sig->mean_out : 1.0;
+    *has_sig = 1;
+out:
+    return rc;
+}
+
 /* Collective over ctx->comm: shares the rules and prunes them for this communicator. Every
  * rank ends with the same verdict (native only when any rank failed). */
 static int setup(cs_comm_t *ctx, MPI_Comm user) {
     int rc = CS_OK;
-    int inter = 0, ppn = 1, ok;
+    int inter = 0, ppn = 1, ok, has_sig = 0;
+    cs_graph_sig_t sig;
     cs_sel_comm_t *sc = calloc(1, sizeof(*sc));
     if (sc != NULL) {
         sc->epoch = atomic_load(&cs_sel_hot.epoch);
@@ -74,12 +128,17 @@ static int setup(cs_comm_t *ctx, MPI_Comm user) {
         sc->native_only = 1;
         goto done;
     }
-    CS_CHECK(cs_sel_rules_share(ctx->comm, ctx->rank));
     CS_CHECK(cs_machine_node_size(ctx->comm, &ppn));
+    CS_CHECK(cs_sel_rules_share(ctx->comm, ctx->rank, ppn));
+    if (cs_sel_rules_have_patterns()) { /* the same answer on every rank: the table is shared */
+        CS_CHECK(signature(ctx, &sig, &has_sig));
+    }
     ok = sc != NULL;
     if (ok) {
         int usable = 0;
-        ok = cs_sel_rules_prune(ctx->nprocs, ppn, sc, &usable) == CS_OK;
+        sc->has_sig = has_sig;
+        sc->sig = sig;
+        ok = cs_sel_rules_prune(ctx->nprocs, ppn, has_sig ? &sig : NULL, sc, &usable) == CS_OK;
         /* Without usable rules only COLLSEL_FORCE can make a call go anywhere but native. */
         sc->native_only = !usable && !is_any_forced();
     }

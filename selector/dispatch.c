@@ -263,7 +263,9 @@ cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
         return CS_SEL_TO_PMPI; /* no topology: the MPI library's call, and its error */
     }
     bytes = cs_call_key_bytes(key, arrays, at->ctx->nprocs, nbrs);
-    if (!cs_sel_goes_native(at->sc, (cs_coll_t)key->coll, bytes, &at->iv)) {
+    /* neighbourhood v and w: one interval looked up at 0, the same on every rank (select.h) */
+    if (!cs_sel_goes_native(at->sc, (cs_coll_t)key->coll,
+                            cs_sel_lookup_key((cs_coll_t)key->coll, bytes), &at->iv)) {
         return CS_SEL_TO_DISPATCH;
     }
     if (cs_sel_hot.log_calls) {

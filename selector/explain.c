@@ -40,7 +40,7 @@ int cs_sel_choose(cs_coll_t coll, uint64_t bytes, MPI_Comm comm, cs_sel_choice_t
         out->fallback = cs_sel_env.fallback;
         return CS_OK;
     }
-    out->iv = cs_sel_lookup(sc, coll, bytes);
+    out->iv = cs_sel_lookup(sc, coll, cs_sel_lookup_key(coll, bytes));
     if (out->iv == NULL) {
         out->why = cs_sel_rules_are_usable(out->detail, sizeof(out->detail)) ? CS_SEL_NO_RULE
                                                                              : CS_SEL_NO_RULES;
@@ -50,6 +50,10 @@ int cs_sel_choose(cs_coll_t coll, uint64_t bytes, MPI_Comm comm, cs_sel_choice_t
     out->variant = out->iv->cand[0];
     out->tuned_size = sc->tuned_size[coll];
     out->tuned_ppn = sc->tuned_ppn[coll];
+    if (sc->tuned_pattern[coll][0] != '\0') {
+        out->pattern = sc->tuned_pattern[coll];
+        out->distance = sc->pattern_distance[coll];
+    }
     return CS_OK;
 }
 
@@ -80,7 +84,10 @@ int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *bu
         snprintf(buf, len, "%s: %s", name, ch.detail);
         break;
     case CS_SEL_NO_RULE:
-        snprintf(buf, len, "%s: no rule for %s on %d processes", name, coll_name, ch.nprocs);
+        snprintf(buf, len, "%s: no rule for %s on %d processes%s", name, coll_name, ch.nprocs,
+                 cs_coll_is_neighbor(coll)
+                     ? " (neighbourhood collectives: none tuned, or no topology to match)"
+                     : "");
         break;
     case CS_SEL_FORCED:
         snprintf(buf, len, "%s: forced by COLLSEL_FORCE (if it cannot run a call: %s)", name,
@@ -97,12 +104,24 @@ int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *bu
         } else {
             snprintf(hi, sizeof(hi), "%llu", (unsigned long long)iv->hi);
         }
-        used = (size_t)snprintf(
-            buf, len,
-            "%s: %s of %zu bytes on %d processes (%d per node) falls in [%llu, %s) tuned at %d "
-            "processes, %d per node; median %.2f us vs native %.2f us; ranked:",
-            name, coll_name, bytes, ch.nprocs, ch.ppn, (unsigned long long)iv->lo, hi,
-            ch.tuned_size, ch.tuned_ppn, iv->median_us[0], iv->native_us);
+        if (ch.pattern != NULL) {
+            used = (size_t)snprintf(
+                buf, len,
+                "%s: %s of %zu bytes per block on %d processes (%d per node) matches tuned "
+                "pattern %s (signature distance %.3f), tuned at %d processes, %d per node; "
+                "interval [%llu, %s)%s; median %.2f us vs native %.2f us; ranked:",
+                name, coll_name, bytes, ch.nprocs, ch.ppn, ch.pattern, ch.distance, ch.tuned_size,
+                ch.tuned_ppn, (unsigned long long)iv->lo, hi,
+                cs_coll_is_cached(coll) ? "" : " (v and w: one interval for every size)",
+                iv->median_us[0], iv->native_us);
+        } else {
+            used = (size_t)snprintf(
+                buf, len,
+                "%s: %s of %zu bytes on %d processes (%d per node) falls in [%llu, %s) tuned at "
+                "%d processes, %d per node; median %.2f us vs native %.2f us; ranked:",
+                name, coll_name, bytes, ch.nprocs, ch.ppn, (unsigned long long)iv->lo, hi,
+                ch.tuned_size, ch.tuned_ppn, iv->median_us[0], iv->native_us);
+        }
         for (int i = 0; i < iv->ncand && used < len; i++) {
             cs_variant_name(&iv->cand[i], name, sizeof(name));
             used += (size_t)snprintf(buf + used, len - used, " %s", name);

@@ -4,6 +4,7 @@
 #include "registry.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,8 @@ void cs_sel_comm_clear(cs_sel_comm_t *sc) {
         sc->niv[c] = 0;
         sc->tuned_size[c] = 0;
         sc->tuned_ppn[c] = 0;
+        sc->tuned_pattern[c][0] = '\0';
+        sc->pattern_distance[c] = 0;
     }
 }
 
@@ -41,45 +44,33 @@ static double distance(const cs_rule_t *r, int nprocs, int ppn) {
     return size * 1000.0 + node;
 }
 
-static int build_coll(const cs_rule_t *rules, int n, cs_coll_t coll, int nprocs, int ppn,
-                      cs_sel_comm_t *sc) {
-    int best = -1, count = 0;
-    double best_d = 0;
+/* The intervals of the rules of `coll` tuned on (pattern, comm_size, ppn) into sc->iv[coll]. */
+static int build_intervals(const cs_rule_t *rules, int n, cs_coll_t coll, const char *pattern,
+                           int comm_size, int ppn, cs_sel_comm_t *sc) {
+    int count = 0;
     char err[256];
     cs_sel_interval_t *iv;
+#define SAME_GROUP(r)                                                                              \
+    ((r)->coll == coll && (r)->comm_size == comm_size && (r)->ppn == ppn &&                        \
+     strcmp((r)->pattern, pattern) == 0)
+    sc->tuned_size[coll] = comm_size;
+    sc->tuned_ppn[coll] = ppn;
     for (int i = 0; i < n; i++) {
-        double d;
-        if (rules[i].coll != coll || rules[i].comm_size < 1) {
-            continue;
-        }
-        d = distance(&rules[i], nprocs, ppn);
-        if (best < 0 || d < best_d) {
-            best = i;
-            best_d = d;
-        }
-    }
-    if (best < 0) {
-        return CS_OK;
-    }
-    sc->tuned_size[coll] = rules[best].comm_size;
-    sc->tuned_ppn[coll] = rules[best].ppn;
-    for (int i = 0; i < n; i++) {
-        if (rules[i].coll == coll && rules[i].comm_size == rules[best].comm_size &&
-            rules[i].ppn == rules[best].ppn && rules[i].rank == 1) {
+        if (SAME_GROUP(&rules[i]) && rules[i].rank == 1) {
             count++;
         }
     }
-    iv = calloc((size_t)count, sizeof(*iv));
+    iv = calloc((size_t)(count > 0 ? count : 1), sizeof(*iv));
     if (iv == NULL) {
         return CS_ERR_NOMEM;
     }
     count = 0;
-    /* Rules arrive ordered by lo_bytes, then rank (cs_db_foreach_rule). */
+    /* Rules arrive ordered by pattern, lo_bytes, then rank (cs_db_foreach_rule). */
     for (int i = 0; i < n; i++) {
         const cs_rule_t *r = &rules[i];
         const cs_algo_t *a;
         cs_sel_interval_t *cur;
-        if (r->coll != coll || r->comm_size != rules[best].comm_size || r->ppn != rules[best].ppn) {
+        if (!SAME_GROUP(r)) {
             continue;
         }
         if (r->rank == 1) {
@@ -103,6 +94,7 @@ static int build_coll(const cs_rule_t *rules, int n, cs_coll_t coll, int nprocs,
         cur->median_us[cur->ncand] = r->median_us;
         cur->cand[cur->ncand++].algo = a;
     }
+#undef SAME_GROUP
     /* Every list ends with native, whatever the database held. */
     for (int i = 0; i < count; i++) {
         const cs_algo_t *native = cs_registry_native(coll);
@@ -115,6 +107,79 @@ static int build_coll(const cs_rule_t *rules, int n, cs_coll_t coll, int nprocs,
     sc->iv[coll] = iv;
     sc->niv[coll] = count;
     return CS_OK;
+}
+
+static int build_coll(const cs_rule_t *rules, int n, cs_coll_t coll, int nprocs, int ppn,
+                      cs_sel_comm_t *sc) {
+    int best = -1;
+    double best_d = 0;
+    for (int i = 0; i < n; i++) {
+        double d;
+        /* pattern rules (neighbourhood collectives) are chosen by cs_sel_prune_neighbors */
+        if (rules[i].coll != coll || rules[i].comm_size < 1 || rules[i].pattern[0] != '\0') {
+            continue;
+        }
+        d = distance(&rules[i], nprocs, ppn);
+        if (best < 0 || d < best_d) {
+            best = i;
+            best_d = d;
+        }
+    }
+    if (best < 0) {
+        return CS_OK;
+    }
+    return build_intervals(rules, n, coll, "", rules[best].comm_size, rules[best].ppn, sc);
+}
+
+int cs_sel_prune_neighbors(const cs_rule_t *rules, int n, const cs_sel_pattern_t *pats, int npats,
+                           const cs_graph_sig_t *sig, int ppn, cs_sel_comm_t *sc) {
+    int rc = CS_OK;
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        int best = -1;
+        double best_d = 0, best_sig = 0;
+        if (!cs_coll_is_neighbor((cs_coll_t)c)) {
+            continue;
+        }
+        free(sc->iv[c]);
+        sc->iv[c] = NULL;
+        sc->niv[c] = 0;
+        sc->tuned_size[c] = sc->tuned_ppn[c] = 0;
+        sc->tuned_pattern[c][0] = '\0';
+        sc->pattern_distance[c] = 0;
+        for (int i = 0; sig != NULL && i < n; i++) {
+            const cs_rule_t *r = &rules[i];
+            const cs_sel_pattern_t *pat = NULL;
+            double dsig, d;
+            if (r->coll != (cs_coll_t)c || r->pattern[0] == '\0' || r->rank != 1) {
+                continue;
+            }
+            for (int k = 0; k < npats && pat == NULL; k++) {
+                if (pats[k].sig.p == r->comm_size && strcmp(pats[k].name, r->pattern) == 0) {
+                    pat = &pats[k];
+                }
+            }
+            if (pat == NULL) { /* no signature stored: cannot be compared */
+                continue;
+            }
+            dsig = cs_graph_sig_distance(sig, &pat->sig);
+            /* the signature decides; processes per node only between equal signatures */
+            d = dsig * 1000.0 + fabs(log((double)r->ppn / (double)(ppn > 0 ? ppn : 1)));
+            if (best < 0 || d < best_d) {
+                best = i;
+                best_d = d;
+                best_sig = dsig;
+            }
+        }
+        if (best < 0) {
+            continue;
+        }
+        CS_CHECK(build_intervals(rules, n, (cs_coll_t)c, rules[best].pattern, rules[best].comm_size,
+                                 rules[best].ppn, sc));
+        snprintf(sc->tuned_pattern[c], sizeof(sc->tuned_pattern[c]), "%s", rules[best].pattern);
+        sc->pattern_distance[c] = best_sig;
+    }
+out:
+    return rc;
 }
 
 int cs_sel_prune(const cs_rule_t *rules, int n, int nprocs, int ppn, cs_sel_comm_t *sc) {

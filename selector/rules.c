@@ -1,6 +1,7 @@
 /* The rule table: every rule of the machine this process runs on, loaded once per process
  * group by rank 0 of the first communicator used and broadcast to the others (select.h). */
 #include "core/log.h"
+#include "core/loggp.h"
 #include "core/machine.h"
 #include "db.h"
 #include "select_int.h"
@@ -15,6 +16,10 @@ enum { TABLE_NONE, TABLE_OK, TABLE_UNUSABLE };
 static int table_state = TABLE_NONE;
 static cs_rule_t *table;
 static int ntable;
+static cs_sel_pattern_t *pats; /* the tuned patterns' signatures */
+static int npats;
+static int have_loggp; /* the machine's LogGP parameters were found (loggp) */
+static cs_loggp_t loggp;
 static char table_why[16384]; /* how many rules from where, or why there are none */
 
 typedef struct loader {
@@ -39,9 +44,39 @@ static int add_rule(const cs_rule_t *r, void *ctx) {
     return CS_OK;
 }
 
-/* Opens the database and reads this machine's rules into table (lock held). Sets table_state
- * and table_why; prints the one warning when a database was named but cannot be used. */
-static void load_table(void) {
+typedef struct pat_loader {
+    cs_sel_pattern_t *v;
+    int n, cap;
+} pat_loader_t;
+
+static int add_pattern(const cs_db_pattern_t *t, void *ctx) {
+    pat_loader_t *l = ctx;
+    cs_sel_pattern_t *p;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        cs_sel_pattern_t *v = realloc(l->v, (size_t)cap * sizeof(*v));
+        if (v == NULL) {
+            return CS_ERR_NOMEM;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    p = &l->v[l->n++];
+    memset(p, 0, sizeof(*p));
+    snprintf(p->name, sizeof(p->name), "%s", t->name);
+    p->sig.p = t->p;
+    p->sig.nedges = t->nedges;
+    p->sig.max_out = t->max_out;
+    p->sig.max_in = t->max_in;
+    p->sig.mean_out = t->mean_out;
+    p->sig.imbalance = t->imbalance;
+    return CS_OK;
+}
+
+/* Opens the database and reads this machine's rules into table, its patterns into pats and
+ * its LogGP parameters at the ppn nearest `ppn` (lock held). Sets table_state and table_why;
+ * prints the one warning when a database was named but cannot be used. */
+static void load_table(int ppn) {
     const char *path = cs_sel_db_path();
     char why[4608] = "";
     cs_db_t *db = NULL;
@@ -49,6 +84,9 @@ static void load_table(void) {
     cs_db_machine_t want;
     int64_t machine_id = 0;
     loader_t l = {NULL, 0, 0};
+    pat_loader_t pl = {NULL, 0, 0};
+    cs_db_loggp_t dl;
+    bool found = false;
     int rc;
     table_state = TABLE_UNUSABLE;
     if (path[0] == '\0') {
@@ -75,6 +113,12 @@ static void load_table(void) {
     if (rc == CS_OK) {
         rc = cs_db_foreach_rule(db, machine_id, add_rule, &l);
     }
+    if (rc == CS_OK) {
+        rc = cs_db_foreach_pattern(db, machine_id, add_pattern, &pl);
+    }
+    if (rc == CS_OK) {
+        rc = cs_db_get_loggp(db, machine_id, ppn, &dl, &found);
+    }
     if (rc != CS_OK) {
         snprintf(table_why, sizeof(table_why), "%s: cannot read rules: %s", path,
                  rc == CS_ERR_DB ? cs_db_errmsg(db) : cs_status_str(rc));
@@ -83,6 +127,15 @@ static void load_table(void) {
     cs_db_close(db);
     table = l.v;
     ntable = l.n;
+    pats = pl.v;
+    npats = pl.n;
+    have_loggp = found;
+    if (found) { /* microseconds and microseconds per byte pass unchanged (core/loggp.h) */
+        loggp.L = dl.l_us;
+        loggp.o = dl.o_us;
+        loggp.g = dl.g_us;
+        loggp.G = dl.g_per_byte_us;
+    }
     table_state = TABLE_OK;
     snprintf(table_why, sizeof(table_why), "%d rules from %s", ntable, path);
     cs_log(CS_LOG_WARN, "%s (machine %s)", table_why, m.topology);
@@ -90,13 +143,68 @@ static void load_table(void) {
 warn:
     cs_db_close(db);
     free(l.v);
+    free(pl.v);
     /* The database was named and cannot be used: said once, whatever COLLSEL_VERBOSE is. */
     if (cs_log_world_root()) { /* once per job, even when several groups load the rules */
         fprintf(stderr, "collsel: warning: %s; every collective is native\n", table_why);
     }
 }
 
-int cs_sel_rules_share(MPI_Comm comm, int rank) {
+/* Rank 0's patterns and LogGP parameters to every rank of `comm` (after the rules; rank 0
+ * holds the loaded table). Other ranks keep them when their table is still unset. */
+static int share_extras(MPI_Comm comm, int rank) {
+    int rc = CS_OK;
+    int head[2] = {0, 0};
+    cs_sel_pattern_t *copy = NULL;
+    cs_loggp_t l = {0, 0, 0, 0};
+    pthread_mutex_lock(&cs_sel_lock);
+    if (rank == 0) {
+        head[0] = npats;
+        head[1] = have_loggp;
+        l = loggp;
+    }
+    pthread_mutex_unlock(&cs_sel_lock);
+    CS_MPI_CHECK(PMPI_Bcast(head, 2, MPI_INT, 0, comm));
+    CS_MPI_CHECK(PMPI_Bcast(&l, (int)sizeof(l), MPI_BYTE, 0, comm));
+    if (head[0] > 0) {
+        int ok;
+        copy = rank == 0 ? pats : malloc((size_t)head[0] * sizeof(*copy));
+        ok = copy != NULL;
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm));
+        if (ok) {
+            CS_MPI_CHECK(
+                PMPI_Bcast(copy, (int)((size_t)head[0] * sizeof(*copy)), MPI_BYTE, 0, comm));
+        }
+        if (rank != 0) {
+            pthread_mutex_lock(&cs_sel_lock);
+            if (ok && pats == NULL) {
+                pats = copy;
+                npats = head[0];
+                copy = NULL;
+            }
+            pthread_mutex_unlock(&cs_sel_lock);
+        } else {
+            copy = NULL; /* rank 0's own table */
+        }
+    }
+    if (head[1]) {
+        pthread_mutex_lock(&cs_sel_lock);
+        have_loggp = 1;
+        loggp = l;
+        pthread_mutex_unlock(&cs_sel_lock);
+        /* the same values on every rank, so balanced plans alike everywhere */
+        if (cs_loggp_set(&l, CS_LOGGP_FROM_DATABASE) != CS_OK) {
+            cs_log(CS_LOG_WARN, "the stored LogGP parameters are out of range: defaults used");
+        }
+    }
+out:
+    if (rank != 0) {
+        free(copy);
+    }
+    return rc;
+}
+
+int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn) {
     int rc = CS_OK;
     int need, state = 0, n = 0;
     pthread_mutex_lock(&cs_sel_lock);
@@ -109,7 +217,7 @@ int cs_sel_rules_share(MPI_Comm comm, int rank) {
     pthread_mutex_lock(&cs_sel_lock);
     if (rank == 0) {
         if (table_state == TABLE_NONE) {
-            load_table();
+            load_table(ppn);
         }
         state = table_state;
         n = ntable;
@@ -147,6 +255,9 @@ int cs_sel_rules_share(MPI_Comm comm, int rank) {
             }
         }
     }
+    if (state == TABLE_OK) {
+        CS_CHECK(share_extras(comm, rank));
+    }
     if (rank != 0 && (state != TABLE_OK || n == 0)) {
         pthread_mutex_lock(&cs_sel_lock);
         if (table_state == TABLE_NONE) {
@@ -161,12 +272,16 @@ out:
     return rc;
 }
 
-int cs_sel_rules_prune(int nprocs, int ppn, cs_sel_comm_t *sc, int *usable) {
+int cs_sel_rules_prune(int nprocs, int ppn, const cs_graph_sig_t *sig, cs_sel_comm_t *sc,
+                       int *usable) {
     int rc = CS_OK;
     pthread_mutex_lock(&cs_sel_lock);
     *usable = table_state == TABLE_OK;
     if (*usable) {
         rc = cs_sel_prune(table, ntable, nprocs, ppn, sc);
+    }
+    if (*usable && rc == CS_OK) {
+        rc = cs_sel_prune_neighbors(table, ntable, pats, npats, sig, ppn, sc);
     }
     pthread_mutex_unlock(&cs_sel_lock);
     return rc;
@@ -181,9 +296,26 @@ int cs_sel_rules_are_usable(char *why, size_t len) {
     return usable;
 }
 
+int cs_sel_rules_have_patterns(void) {
+    int have = 0;
+    pthread_mutex_lock(&cs_sel_lock);
+    for (int i = 0; table_state == TABLE_OK && i < ntable && !have; i++) {
+        have = table[i].pattern[0] != '\0';
+    }
+    pthread_mutex_unlock(&cs_sel_lock);
+    return have;
+}
+
 void cs_sel_rules_forget(void) {
     free(table);
     table = NULL;
     ntable = 0;
+    free(pats);
+    pats = NULL;
+    npats = 0;
+    if (have_loggp && cs_loggp_set(NULL, CS_LOGGP_FROM_DEFAULTS) != CS_OK) {
+        cs_log(CS_LOG_WARN, "could not restore the LogGP defaults");
+    }
+    have_loggp = 0;
     table_state = TABLE_NONE;
 }

@@ -15,6 +15,15 @@
  * node, or of the nearest tuned communicator size (then the nearest ppn) when there is no exact
  * match, each interval with its ranked candidates resolved to registry entries.
  *
+ * Neighbourhood collectives (docs/neighbor.md): their rules are tuned per named pattern
+ * (cs_rule_t.pattern), whose signatures (topo/graph.h cs_graph_sig) the rule table carries
+ * (cs_sel_pattern_t). A communicator with a topology gets its own signature once, at set-up
+ * (collectively: two reductions of its ranks' degrees), and for each neighbourhood collective
+ * the rules of the tuned (pattern, communicator size, ppn) nearest to it by
+ * cs_graph_sig_distance (ppn only between equal distances). The v and w forms' rules have one
+ * interval (bench/rules.h cs_bench_rules_one) and are looked up at key 0, so every rank
+ * chooses alike whatever its own bytes per edge. No topology, or no pattern rules: native.
+ *
  * Precedence per call:
  *   1. COLLSEL_DISABLE, collsel_finalize(), an intercommunicator, or an unusable database:
  *      native.
@@ -31,6 +40,7 @@
 #include "core/algo.h"
 #include "core/comm.h"
 #include "core/rule.h"
+#include "topo/graph.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -65,6 +75,12 @@ typedef struct cs_sel_hit {
     ptrdiff_t send_off, recv_off;
 } cs_sel_hit_t;
 
+/* A tuned neighbourhood pattern (table pattern): its name and signature on sig.p processes. */
+typedef struct cs_sel_pattern {
+    char name[CS_RULE_PATTERN];
+    cs_graph_sig_t sig;
+} cs_sel_pattern_t;
+
 typedef struct cs_sel_comm {
     cs_sel_hit_t hits[CS_SEL_HITS];
     int nhits, next_hit;
@@ -74,6 +90,13 @@ typedef struct cs_sel_comm {
     int tuned_size[CS_COLL_COUNT], tuned_ppn[CS_COLL_COUNT]; /* 0: no rules */
     cs_sel_interval_t *iv[CS_COLL_COUNT];
     int niv[CS_COLL_COUNT];
+    /* Neighbourhood collectives: the communicator's pattern signature (has_sig 0 without a
+     * topology), and per collective the tuned pattern its rules come from ("" none) and the
+     * signature distance to it. */
+    int has_sig;
+    cs_graph_sig_t sig;
+    char tuned_pattern[CS_COLL_COUNT][CS_RULE_PATTERN];
+    double pattern_distance[CS_COLL_COUNT];
 } cs_sel_comm_t;
 
 /* Why the selector chose what it chose (cs_sel_choose). */
@@ -97,6 +120,8 @@ typedef struct cs_sel_choice {
     const cs_sel_interval_t *iv; /* CS_SEL_RULE: the interval and its ranked candidates */
     int nprocs, ppn;             /* the communicator (0 without a context) */
     int tuned_size, tuned_ppn;   /* CS_SEL_RULE: the tuned shape the rules come from */
+    const char *pattern;         /* CS_SEL_RULE, neighbourhood: the nearest tuned pattern */
+    double distance;             /* its signature distance from the communicator's */
     int fallback;                /* CS_SEL_FORCED: COLLSEL_FALLBACK (CS_FALLBACK_*) */
     char detail[1024];           /* CS_SEL_NO_RULES: why there are no rules */
 } cs_sel_choice_t;
@@ -129,6 +154,21 @@ const cs_sel_interval_t *cs_sel_lookup(const cs_sel_comm_t *sc, cs_coll_t coll, 
  * from rules[0..n-1] into `sc` (allocates the intervals). */
 int cs_sel_prune(const cs_rule_t *rules, int n, int nprocs, int ppn,
                  cs_sel_comm_t *sc) CS_MUST_CHECK;
+
+/* The neighbourhood collectives' rules of a communicator whose pattern signature is *sig
+ * (NULL: no topology, no rules for them), `ppn` per node, into `sc`: per collective the
+ * intervals of the tuned (pattern, communicator size, ppn) whose stored signature
+ * (pats[0..npats-1]) is nearest (cs_graph_sig_distance; rules of a pattern without a stored
+ * signature are not considered). The other collectives' rules are left as they are. CS_OK or
+ * CS_ERR_NOMEM. */
+int cs_sel_prune_neighbors(const cs_rule_t *rules, int n, const cs_sel_pattern_t *pats, int npats,
+                           const cs_graph_sig_t *sig, int ppn, cs_sel_comm_t *sc) CS_MUST_CHECK;
+
+/* The key a neighbourhood v or w call is looked up by: 0 (one interval, see above); `bytes`
+ * for the other collectives. */
+static inline uint64_t cs_sel_lookup_key(cs_coll_t coll, uint64_t bytes) {
+    return cs_coll_is_neighbor(coll) && !cs_coll_is_cached(coll) ? 0 : bytes;
+}
 
 /* The selector's choice for a call of `coll` whose selection key is `bytes` on `comm`
  * (collective on the communicator's first use, like any call). CS_OK, or CS_ERR_ARG for an

@@ -79,13 +79,19 @@ cs_sel_memo_t cs_sel_memo[CS_COLL_COUNT];
 
 /* --- rules.c -------------------------------------------------------------------------------- */
 
-/* Makes sure every rank of `comm` (`rank` in it) has the rule table, loading it on rank 0 if
- * any rank has none (collective). CS_OK, or CS_ERR_MPI. */
-CS_SEL_INTERNAL int cs_sel_rules_share(MPI_Comm comm, int rank) CS_MUST_CHECK;
-/* Prunes the rule table for a communicator of `nprocs` processes, `ppn` per node, into `sc`
- * when the table is usable; *usable says whether it is. CS_OK or CS_ERR_NOMEM. */
-CS_SEL_INTERNAL int cs_sel_rules_prune(int nprocs, int ppn, cs_sel_comm_t *sc,
-                                       int *usable) CS_MUST_CHECK;
+/* Makes sure every rank of `comm` (`rank` in it, `ppn` per node) has the rule table, loading
+ * it on rank 0 if any rank has none (collective). The table carries the tuned patterns'
+ * signatures and the machine's LogGP parameters (measured at the ppn nearest `ppn`), which
+ * every rank then makes current (core/loggp.h). CS_OK, or CS_ERR_MPI. */
+CS_SEL_INTERNAL int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn) CS_MUST_CHECK;
+/* Prunes the rule table for a communicator of `nprocs` processes, `ppn` per node and pattern
+ * signature *sig (NULL: no topology) into `sc` when the table is usable; *usable says whether
+ * it is. CS_OK or CS_ERR_NOMEM. */
+CS_SEL_INTERNAL int cs_sel_rules_prune(int nprocs, int ppn, const cs_graph_sig_t *sig,
+                                       cs_sel_comm_t *sc, int *usable) CS_MUST_CHECK;
+/* 1 when the rule table holds rules of a neighbourhood pattern (the same on every rank that
+ * shared it): a communicator with a topology then needs its signature. */
+CS_SEL_INTERNAL int cs_sel_rules_have_patterns(void);
 /* 1 when the rule table was loaded and is usable; copies why there are (no) rules into `why`. */
 CS_SEL_INTERNAL int cs_sel_rules_are_usable(char *why, size_t len);
 /* Forgets the rule table (collsel_finalize; cs_sel_lock held). */

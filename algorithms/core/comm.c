@@ -1,6 +1,8 @@
 /* Per-communicator context cached with an attribute keyval (see comm.h). */
 #include "comm.h"
 
+#include "loggp.h"
+
 #include "algo.h"
 #include "machine.h"
 
@@ -505,16 +507,15 @@ out:
     return rc;
 }
 
-static cs_loggp_t loggp_model = CS_LOGGP_DEFAULT;
-
-void cs_comm_set_loggp(const cs_loggp_t *model) {
-    static const cs_loggp_t defaults = CS_LOGGP_DEFAULT;
-    loggp_model = model != NULL ? *model : defaults;
-}
-
 int cs_comm_loggp(cs_comm_t *ctx, cs_loggp_t *out) {
     int rc = CS_OK;
-    double v[4] = {loggp_model.L, loggp_model.o, loggp_model.g, loggp_model.G};
+    cs_loggp_t mine;
+    double v[4];
+    (void)cs_loggp_current(&mine); /* the machine's, or the defaults: either is a model */
+    v[0] = mine.L;
+    v[1] = mine.o;
+    v[2] = mine.g;
+    v[3] = mine.G;
     CS_MPI_CHECK(PMPI_Bcast(v, 4, MPI_DOUBLE, 0, ctx->comm));
     out->L = v[0];
     out->o = v[1];

@@ -177,16 +177,10 @@ int cs_comm_neighbors(cs_comm_t *ctx, const cs_neighbors_t **out) CS_MUST_CHECK;
 int cs_comm_graph(cs_comm_t *ctx, const cs_graph_t **out) CS_MUST_CHECK;
 
 /* The LogGP parameters (topo/balance.h, microseconds) the balanced neighbourhood algorithms
- * plan with. cs_comm_set_loggp() sets them for the whole process (the tuning run's measured
- * values, table loggp; NULL: back to the defaults); until then they are CS_LOGGP_DEFAULT.
- * cs_comm_loggp() hands out rank 0's values, broadcast over the communicator, so that every rank
- * plans alike: collective. CS_ERR_MPI on failure. A balanced variant reads them once, in its
- * setup on a communicator, so cs_comm_set_loggp() should come before the first neighbourhood
- * call (collsel-bench: after measuring; the selector: after reading the table), on every rank
- * (each communicator's rank 0 decides for it); states made earlier keep their values. */
-#define CS_LOGGP_DEFAULT                                                                           \
-    { 1.0, 0.5, 0.25, 0.0005 } /* L, o, g, G: a shared-memory transport */
-void cs_comm_set_loggp(const cs_loggp_t *model);
+ * plan with on this communicator: rank 0's cs_loggp_current() (core/loggp.h: the tuning run's
+ * measured values, the database's, or the defaults), broadcast over the communicator so that
+ * every rank plans alike: collective. CS_ERR_MPI on failure. A balanced variant reads them once,
+ * in its setup on a communicator; states made earlier keep their values. */
 int cs_comm_loggp(cs_comm_t *ctx, cs_loggp_t *out) CS_MUST_CHECK;
 /* Agrees on what a call of a v-collective whose count arrays no rank knows whole needs
  * (cs_coll_agrees: gatherv, scatterv, alltoallv), collectively over the private communicator:

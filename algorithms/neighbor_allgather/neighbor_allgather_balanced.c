@@ -11,9 +11,9 @@
  * uniform block size k, which the model and the forwarding need.
  * Setup, once per communicator: the global graph (comm.h cs_comm_graph, shared with the coloured
  * algorithms: one MPI_Allgather and one MPI_Allgatherv, O(p + E) ints per rank) and the LogGP
- * parameters L, o, g, G (cs_comm_loggp: the process's values, those of the tuning run once set
- * with cs_comm_set_loggp, otherwise CS_LOGGP_DEFAULT, broadcast from rank 0 so that every rank
- * plans alike). The plan depends on the block size k, so it is made when a schedule is built
+ * parameters L, o, g, G (cs_comm_loggp: rank 0's cs_loggp_current(), the tuning run's measured
+ * values, the database's or the defaults of core/loggp.h, broadcast so that every rank plans
+ * alike). The plan depends on the block size k, so it is made when a schedule is built
  * (once per call shape; the schedule is cached) and the state keeps the last plan and its k, so
  * calls that alternate shapes of one block size plan once: O(steps (E + hops)) local work.
  * Requirements: a topology communicator; the paper's uniform block: every block of the

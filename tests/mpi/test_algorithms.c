@@ -50,6 +50,7 @@
  */
 #include "core/algo.h"
 #include "core/comm.h"
+#include "core/loggp.h"
 #include "core/machine.h"
 #include "mpi_test.h"
 #include "registry.h"
@@ -1170,13 +1171,18 @@ int main(int argc, char **argv) {
     run_pass(reversed, "reversed", 1, only, &all);
     {
         /* The balanced neighbourhood algorithms plan with the process's LogGP values
-         * (comm.h): on these small graphs the defaults hardly ever forward, a model where
+         * (core/loggp.h): on these small graphs the defaults hardly ever forward, a model where
          * latency is free (L = 0, o = 1) moves messages wherever a rank sends more than t
          * above a neighbour, so the reversed pass runs forwarding trees under MPI. */
         const cs_loggp_t eager = {0.0, 1.0, 0.0, 0.0};
-        cs_comm_set_loggp(&eager);
+        if (cs_loggp_set(&eager, CS_LOGGP_FROM_BENCH) != CS_OK) {
+            fprintf(stderr, "cs_loggp_set refused the free-latency model\n");
+            all.failed++;
+        }
         cs_test_neighbors(reversed, "reversed", 1, only, &all);
-        cs_comm_set_loggp(NULL);
+        if (cs_loggp_set(NULL, CS_LOGGP_FROM_DEFAULTS) != CS_OK) {
+            all.failed++;
+        }
     }
     MPI_Comm_free(&reversed);
     free_types();

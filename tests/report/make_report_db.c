@@ -70,11 +70,14 @@ static double model(double alpha, double gbps, uint64_t bytes) {
  * runs that stand for databases made before it (NULL loop columns). */
 static bool loop_metric;
 
+/* The neighbourhood pattern of the measurements being written (NULL: none). */
+static const char *pattern_now;
+
 static void measure(int64_t run_id, const char *coll, const char *alg, const char *params,
                     int comm_size, uint64_t bytes, double median) {
     cs_db_measurement_t m = {
         .run_id = run_id,
-        .point = {coll, alg, params, comm_size, comm_size, bytes},
+        .point = {coll, alg, params, comm_size, comm_size, bytes, pattern_now},
         .reps = 20,
         .outliers = 1,
         .min_us = median * 0.9,
@@ -242,6 +245,46 @@ static void full(void) {
         check(cs_db_insert_validation(db, &w), "validation");
     }
     check(cs_db_finish_run(db, r4, CS_DB_RUN_DONE), "finish");
+
+    /* Run 5: neighbor_alltoall on two patterns (docs/neighbor.md), synchronised metric only:
+     * linear wins on cart2d, native on hotspot; one latency plot per pattern, one winner-map
+     * row per pattern. */
+    int64_t r5 = run(m, CS_DB_RUN_TUNE, "colls=0x2000 patterns=0x81", 1);
+    const char *pats[] = {"cart2d", "hotspot"};
+    for (int k = 0; k < 2; k++) {
+        pattern_now = pats[k];
+        for (int i = 0; i < NSIZES; i++) {
+            uint64_t b = size_at(i);
+            measure(r5, "neighbor_alltoall", "neighbor_alltoall/native", "", 4, b, model(6, 1, b));
+            measure(r5, "neighbor_alltoall", "neighbor_alltoall/linear", "", 4, b,
+                    model(k == 0 ? 4 : 9, 1, b));
+        }
+        cs_rule_t nr[2] = {{.machine_id = m,
+                            .coll = CS_COLL_NEIGHBOR_ALLTOALL,
+                            .comm_size = 4,
+                            .ppn = 4,
+                            .lo_bytes = 0,
+                            .hi_bytes = CS_RULE_UNBOUNDED,
+                            .rank = 1,
+                            .median_us = 4,
+                            .native_us = 6,
+                            .p_value = k == 0 ? 0.001 : NAN,
+                            .run_id = r5}};
+        nr[1] = nr[0];
+        nr[1].rank = 2;
+        nr[1].p_value = NAN;
+        snprintf(nr[0].pattern, sizeof(nr[0].pattern), "%s", pats[k]);
+        snprintf(nr[1].pattern, sizeof(nr[1].pattern), "%s", pats[k]);
+        check(cs_rule_set_variant(
+                  &nr[0], k == 0 ? "neighbor_alltoall/linear" : "neighbor_alltoall/native", ""),
+              "rule variant");
+        check(cs_rule_set_variant(&nr[1], "neighbor_alltoall/native", ""), "rule variant");
+        check(cs_db_replace_pattern_rules(db, m, CS_COLL_NEIGHBOR_ALLTOALL, pats[k], 4, 4, nr,
+                                          k == 0 ? 2 : 1),
+              "pattern rules");
+    }
+    pattern_now = NULL;
+    check(cs_db_finish_run(db, r5, CS_DB_RUN_DONE), "finish");
 }
 
 static void second_machine(void) {

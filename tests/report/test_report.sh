@@ -57,6 +57,9 @@ plots=(
     allreduce_loop_latency_np2_ppn2:960x600 allreduce_loop_latency_np4_ppn4:960x600
     allreduce_loop_speedup:960x600
     allreduce_loop_validation_np4_ppn4:960x600
+    neighbor_alltoall_latency_cart2d_np4_ppn4:960x600
+    neighbor_alltoall_latency_hotspot_np4_ppn4:960x600
+    neighbor_alltoall_speedup:960x600 neighbor_alltoall_winners:960x350
 )
 # gather's run (run 1) stands for a run made before the loop metric: NULL loop columns, so it
 # has no loop plots (check_report refuses files it was not told about).
@@ -80,6 +83,12 @@ fi
 grep -q "allreduce/dpml, 2 variants" "$tmp/t-report/allreduce_latency_np4_ppn4.dat" ||
     fail "allreduce/dpml is not one family of 2 variants"
 grep -q "oversubscribed" "$tmp/t-report/index.html" || fail "index.html does not say oversubscribed"
+grep -q "neighbor_alltoall on pattern cart2d: latency on 4 processes" \
+    "$tmp/t-report/neighbor_alltoall_latency_cart2d_np4_ppn4.gp" || fail "latency plot does not name the pattern"
+grep -q '"hotspot, 4 procs' "$tmp/t-report/neighbor_alltoall_winners.gp" ||
+    fail "winner map has no row for pattern hotspot"
+grep -q "Rules on pattern hotspot, 4 processes" "$tmp/t-report/index.html" ||
+    fail "index.html does not list the rules of pattern hotspot"
 grep -q "oversubscribed" "$tmp/t-report/allreduce_latency_np4_ppn4.gp" ||
     fail "the plot of an oversubscribed run does not say so"
 grep -q "element 3 is 7, not 9" "$tmp/t-report/index.html" || fail "failure not listed"

@@ -1,7 +1,7 @@
 /* cs_make_rules_db: writes the selector tests' rules (rules_spec.c) into a tuning database with
  * the db API, as a tuning run would, without timing anything.
  *
- *   cs_make_rules_db [--comm-sizes LIST] [--other-machine | --other-host] PATH
+ *   cs_make_rules_db [--comm-sizes LIST] [--patterns] [--other-machine | --other-host] PATH
  *   cs_make_rules_db --list-algorithms
  *   cs_make_rules_db --print-winners
  *
@@ -12,6 +12,12 @@
  * selector must refuse the database, or, with --other-host, of another node with this machine's
  * hardware and MPI library (host "another-node"), whose rules the selector must use. The rules
  * belong to one 'done' run.
+ *
+ * --patterns adds neighbourhood rules of two patterns, with their signatures (table pattern),
+ * at every size of LIST: on cart2d (2D periodic Cartesian: 4 neighbours each) neighbor_alltoall
+ * and neighbor_alltoallv run `linear`, on hotspot (cs_graph_hotspot) both run native; with
+ * neither, the database has no neighbourhood rules. tests/selector/neighbor_test.c checks what
+ * communicators of each kind choose.
  *
  * --list-algorithms prints every registered algorithm key, one per line (the registry the
  * tests loop over). --print-winners prints, per collective that has test rules, the intervals
@@ -24,6 +30,7 @@
 #include "db.h"
 #include "registry.h"
 #include "rules_spec.h"
+#include "topo/graph.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,7 +40,8 @@
 #define MAX_SIZES 64
 
 static int usage(void) {
-    fprintf(stderr, "usage: cs_make_rules_db [--comm-sizes LIST] [--other-machine | --other-host] "
+    fprintf(stderr, "usage: cs_make_rules_db [--comm-sizes LIST] [--patterns] [--other-machine | "
+                    "--other-host] "
                     "PATH\n"
                     "       cs_make_rules_db --list-algorithms\n"
                     "       cs_make_rules_db --print-winners\n");
@@ -128,9 +136,59 @@ out:
     return rc;
 }
 
+/* The neighbourhood rules and signatures of --patterns for communicator size `size`. */
+static int write_patterns(cs_db_t *db, int64_t machine_id, int64_t run_id, int size) {
+    int rc = CS_OK;
+    const cs_coll_t colls[] = {CS_COLL_NEIGHBOR_ALLTOALL, CS_COLL_NEIGHBOR_ALLTOALLV};
+    const char *names[] = {"cart2d", "hotspot"};
+    cs_graph_t g = {0};
+    for (int k = 0; k < 2; k++) {
+        cs_graph_sig_t sig;
+        int dims[2] = {size, 1};
+        if (k == 0) {
+            CS_CHECK(cs_graph_cart(&g, 2, dims, NULL));
+        } else {
+            CS_CHECK(cs_graph_hotspot(&g, size));
+        }
+        cs_graph_sig(&g, &sig);
+        cs_graph_free(&g);
+        cs_db_pattern_t row = {machine_id,  names[k],   sig.p,        sig.nedges,
+                               sig.max_out, sig.max_in, sig.mean_out, sig.imbalance};
+        CS_CHECK(cs_db_put_pattern(db, &row));
+        for (int i = 0; i < 2; i++) {
+            cs_rule_t rules[2];
+            char alg[64];
+            int n = 0;
+            for (int r = 0; r < 2 - k; r++) {
+                snprintf(alg, sizeof(alg), "%s/%s", cs_coll_name(colls[i]),
+                         k == 0 && r == 0 ? "linear" : "native");
+                rules[n] = (cs_rule_t){.machine_id = machine_id,
+                                       .run_id = run_id,
+                                       .coll = colls[i],
+                                       .comm_size = size,
+                                       .ppn = size,
+                                       .lo_bytes = 0,
+                                       .hi_bytes = CS_RULE_UNBOUNDED,
+                                       .rank = n + 1,
+                                       .median_us = 10.0 + n,
+                                       .native_us = 20.0,
+                                       .p_value = strstr(alg, "/native") ? NAN : 0.001};
+                snprintf(rules[n].pattern, sizeof(rules[n].pattern), "%s", names[k]);
+                CS_CHECK(cs_rule_set_variant(&rules[n], alg, ""));
+                n++;
+            }
+            CS_CHECK(cs_db_replace_pattern_rules(db, machine_id, colls[i], names[k], size, size,
+                                                 rules, (size_t)n));
+        }
+    }
+out:
+    cs_graph_free(&g);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     int rc = CS_OK;
-    int sizes[MAX_SIZES] = {4}, nsizes = 1, other = 0, maxsize = 1;
+    int sizes[MAX_SIZES] = {4}, nsizes = 1, other = 0, maxsize = 1, patterns = 0;
     const char *path = NULL;
     char why[1024];
     cs_db_t *db = NULL;
@@ -153,6 +211,8 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "cs_make_rules_db: bad --comm-sizes '%s'\n", argv[i]);
                 return 2;
             }
+        } else if (strcmp(argv[i], "--patterns") == 0) {
+            patterns = 1;
         } else if (strcmp(argv[i], "--other-machine") == 0) {
             other = 1;
         } else if (strcmp(argv[i], "--other-host") == 0) {
@@ -196,6 +256,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < nsizes; i++) {
         for (int c = 0; c < CS_COLL_COUNT; c++) {
             CS_CHECK(write_coll(db, machine_id, run_id, cs_coll_name((cs_coll_t)c), sizes[i]));
+        }
+        if (patterns) {
+            CS_CHECK(write_patterns(db, machine_id, run_id, sizes[i]));
         }
     }
     CS_CHECK(cs_db_commit(db));

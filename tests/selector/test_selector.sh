@@ -49,6 +49,15 @@
 #                  choosing otherwise than the others would hang or fail it), and the log shows
 #                  both intervals' algorithms and no other.
 #
+#   neighbor_npN   cs_sel_neighbor at N processes (docs/neighbor.md): with cs_make_rules_db
+#                  --patterns rules (cart2d: linear, hotspot: native) a Cartesian communicator
+#                  matches cart2d, a hot spot hotspot, a 9-point stencil the nearer cart2d, a
+#                  communicator without a topology has no rule, and COLLSEL_VERBOSE=2 names the
+#                  pattern and the distance; without neighbourhood rules everything is native
+#                  and silent; COLLSEL_FORCE=neighbor_alltoall/linear is forced on every
+#                  topology; results equal PMPI's throughout (Open MPI's basic topology
+#                  component, as tests/mpi).
+#
 #   fallback       COLLSEL_FORCE=allreduce/orth(dims=2x2) at 3 processes (a grid that does not
 #                  fit, so the forced variant cannot run any call), cs_mpi_test --quick preloaded:
 #                  COLLSEL_FALLBACK=silent passes and prints nothing; warn passes and prints only
@@ -56,7 +65,7 @@
 #                  after the error line.
 #
 # Usage: test_selector.sh GROUP MPIEXEC SQLITE3 CS_MAKE_RULES_DB CS_SEL_DISPATCH CS_SEL_THREADS
-#                         CS_MPI_TEST LIBCOLLSEL_PMPI          (ctest passes them all)
+#                         CS_MPI_TEST LIBCOLLSEL_PMPI CS_SEL_NEIGHBOR  (ctest passes them all)
 # The work directory is removed on success and kept (and named) on failure.
 set -u
 
@@ -68,6 +77,7 @@ DISPATCH=${5:?}
 THREADS=${6:?}
 MPI_TEST=${7:?}
 PMPI=${8:?}
+NEIGHBOR=${9:?}
 
 # Only what a test sets reaches the ranks.
 unset COLLSEL_DB COLLSEL_DISABLE COLLSEL_FORCE COLLSEL_FALLBACK COLLSEL_VERBOSE COLLSEL_NODE_SIZE
@@ -581,8 +591,34 @@ group_preload() {
     echo "$(tail -n 1 "$WORK/preload.out"), tuned algorithms listed for every collective"
 }
 
+group_neighbor() {
+    local np=$1
+    export OMPI_MCA_topo=${OMPI_MCA_topo:-basic}
+    make_db --patterns --comm-sizes "$np" "$WORK/nbr.db"
+    make_db --comm-sizes "$np" "$WORK/nonbr.db"
+    step "$np processes: pattern rules, COLLSEL_VERBOSE=2"
+    run nbr_rules "$np" -x COLLSEL_DB="$WORK/nbr.db" -x COLLSEL_VERBOSE=2 "$NEIGHBOR" rules
+    expect_pass nbr_rules
+    for want in "neighbor_alltoall: nearest tuned pattern cart2d at $np processes, $np per node (signature distance 0.000" \
+        "neighbor_alltoall: nearest tuned pattern hotspot at $np processes, $np per node (signature distance 0.000" \
+        "neighbor_alltoallv: nearest tuned pattern cart2d at $np processes"; do
+        grep -q -F -- "$want" "$WORK/nbr_rules.ranks/1/rank.0/stderr" ||
+            fail "COLLSEL_VERBOSE=2 does not say '$want': $(grep -F neighbor "$WORK/nbr_rules.ranks/1/rank.0/stderr" | head -n 5)"
+    done
+    echo "$(tail -n 1 "$WORK/nbr_rules.out")"
+    step "$np processes: no neighbourhood rules"
+    run nbr_none "$np" -x COLLSEL_DB="$WORK/nonbr.db" "$NEIGHBOR" none
+    expect_pass nbr_none
+    expect_silent nbr_none
+    step "$np processes: COLLSEL_FORCE=neighbor_alltoall/linear"
+    run nbr_forced "$np" -x COLLSEL_FORCE=neighbor_alltoall/linear "$NEIGHBOR" forced
+    expect_pass nbr_forced
+    expect_silent nbr_forced
+}
+
 case $GROUP in
 make_db) group_make_db ;;
+neighbor_np*) group_neighbor "${GROUP#neighbor_np}" ;;
 dispatch_np*) group_dispatch "${GROUP#dispatch_np}" ;;
 force)
     "$MAKE_DB" --list-algorithms >"$WORK/algorithms" || fail "--list-algorithms failed"

@@ -15,23 +15,23 @@
  * Each rank's neighbourhood (cs_neighbors_t) is its lists in the graph (MPI_PROC_NULL for a
  * slot without an edge), of kind MPI_CART for the grids and MPI_DIST_GRAPH otherwise; the
  * coloured and balanced states are made from the same graph without MPI
- * (cs_neighbor_coloured_init, cs_neighbor_balanced_init; balanced with CS_LOGGP_DEFAULT and with
- * a model where latency is free, L = 0, o = 1, which makes the loop move more).
- * Data: ints; counts 0, 1 and 3 per block (allgatherv, alltoallv, alltoallw: varied per sender
- * or per edge around them, zeros included), blocks placed in reverse slot order with gaps.
- * Checks per run: the simulator's (no deadlock, nothing unmatched, sizes equal, no receive
- * overlapping a buffer of its round); every receive buffer equal to its reference (the paired
- * edge's block, MPI's pairing; the sentinel everywhere else, the blocks of MPI_PROC_NULL slots
- * included); send buffers unchanged; every receive block written exactly once (one RECV or one
- * COPY into the receive slot per in-edge: every block delivered once; for balanced at count > 0,
- * since an empty COPY is no operation); for coloured, at most one
- * send and one receive per rank and round, and no more rounds than colours, which stay within
- * max(d_in, d_out) and max d_out + max d_in - 1. Over all p, balanced must forward some block
- * in some case (a receive into scratch or a send from the receive buffer), linear and coloured
- * never. */
+ * (cs_neighbor_coloured_init, cs_neighbor_balanced_init; balanced with the defaults of core/loggp.h
+ * and with a model where latency is free, L = 0, o = 1, which makes the loop move more). Data:
+ * ints; counts 0, 1 and 3 per block (allgatherv, alltoallv, alltoallw: varied per sender or per
+ * edge around them, zeros included), blocks placed in reverse slot order with gaps. Checks per run:
+ * the simulator's (no deadlock, nothing unmatched, sizes equal, no receive overlapping a buffer of
+ * its round); every receive buffer equal to its reference (the paired edge's block, MPI's pairing;
+ * the sentinel everywhere else, the blocks of MPI_PROC_NULL slots included); send buffers
+ * unchanged; every receive block written exactly once (one RECV or one COPY into the receive slot
+ * per in-edge: every block delivered once; for balanced at count > 0, since an empty COPY is no
+ * operation); for coloured, at most one send and one receive per rank and round, and no more rounds
+ * than colours, which stay within max(d_in, d_out) and max d_out + max d_in - 1. Over all p,
+ * balanced must forward some block in some case (a receive into scratch or a send from the receive
+ * buffer), linear and coloured never. */
 #include "builders.h"
 #include "core/comm.h"
 #include "core/edges.h"
+#include "core/loggp.h"
 #include "sim_harness.h"
 
 #include <stdio.h>
@@ -477,7 +477,9 @@ static void free_state(const cs_algo_t *a, cs_state_t *st) {
 static int test_algo(const cs_algo_t *a, int only_p, int *passed, int *failed) {
     int rc = CS_OK, bad = 0;
     long cases = 0, forwarded = 0;
-    static const cs_loggp_t models[2] = {CS_LOGGP_DEFAULT, {0.0, 1.0, 0.0, 0.0}};
+    static const cs_loggp_t models[2] = {
+        {CS_LOGGP_DEFAULT_L, CS_LOGGP_DEFAULT_O, CS_LOGGP_DEFAULT_G_GAP, CS_LOGGP_DEFAULT_G_BYTE},
+        {0.0, 1.0, 0.0, 0.0}};
     int nmodels = a->setup == cs_neighbor_balanced_setup ? 2 : 1;
     cs_variant_t *v = malloc(CS_MAX_VARIANTS * sizeof(*v));
     char why[WHY_BYTES], vname[256];

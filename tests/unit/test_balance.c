@@ -5,6 +5,7 @@
  * self-loops included), is checked by delivering its blocks round by round: each block starts at
  * its sender, is sent only by a process that already holds it, reaches its receiver exactly
  * once through a simple route whose forwarders are graph neighbours of a process before them. */
+#include "core/loggp.h"
 #include "topo/balance.h"
 
 #include <check.h>
@@ -367,6 +368,28 @@ START_TEST(test_cost_model) {
 }
 END_TEST
 
+/* core/loggp.h: the defaults with a flag, the machine's values once set, bad values refused,
+ * NULL back to the defaults. */
+START_TEST(test_loggp_current) {
+    cs_loggp_t l, m = {2.5, 0.25, 0.125, 0.001}, bad = {1, 0, 1, 1};
+    ck_assert_int_eq(cs_loggp_current(&l), CS_LOGGP_FROM_DEFAULTS);
+    ck_assert_double_eq(l.L, CS_LOGGP_DEFAULT_L);
+    ck_assert_double_eq(l.o, CS_LOGGP_DEFAULT_O);
+    ck_assert_int_eq(cs_loggp_set(&m, CS_LOGGP_FROM_DATABASE), CS_OK);
+    ck_assert_int_eq(cs_loggp_current(&l), CS_LOGGP_FROM_DATABASE);
+    ck_assert(memcmp(&l, &m, sizeof(l)) == 0);
+    ck_assert_int_eq(cs_loggp_set(&bad, CS_LOGGP_FROM_BENCH), CS_ERR_ARG); /* o = 0 */
+    bad.o = 1;
+    bad.G = NAN;
+    ck_assert_int_eq(cs_loggp_set(&bad, CS_LOGGP_FROM_BENCH), CS_ERR_ARG);
+    ck_assert_int_eq(cs_loggp_set(&m, CS_LOGGP_FROM_DEFAULTS), CS_ERR_ARG);
+    ck_assert_int_eq(cs_loggp_current(&l), CS_LOGGP_FROM_DATABASE); /* unchanged */
+    ck_assert_int_eq(cs_loggp_set(NULL, CS_LOGGP_FROM_DEFAULTS), CS_OK);
+    ck_assert_int_eq(cs_loggp_current(&l), CS_LOGGP_FROM_DEFAULTS);
+    ck_assert_double_eq(l.G, CS_LOGGP_DEFAULT_G_BYTE);
+}
+END_TEST
+
 static Suite *balance_suite(void) {
     Suite *s = suite_create("balance");
     TCase *tc = tcase_create("balance");
@@ -376,6 +399,7 @@ static Suite *balance_suite(void) {
     tcase_add_test(tc, test_star_by_hand);
     tcase_add_loop_test(tc, test_random_plans, 1, MAX_P + 1);
     tcase_add_test(tc, test_cost_model);
+    tcase_add_test(tc, test_loggp_current);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,6 +6,7 @@
  * at least 3 % below native's (cs_stats_is_winner with CS_STATS_ALPHA, CS_STATS_MIN_GAIN). */
 #include "loggp.h"
 #include "options.h"
+#include "patterns.h"
 #include "plan.h"
 #include "rules.h"
 #include "thresholds.h"
@@ -59,14 +60,15 @@ START_TEST(parse_defaults) {
     const size_t want[] = {4,         16,        64,         256,         1024,           4096,
                            16 * 1024, 64 * 1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024};
     ck_assert_ptr_null(o.db_path);
-    /* every collective but the neighbourhood ones, which the bench cannot tune yet */
+    /* every collective, the neighbourhood ones on every pattern at 1, 16, 256, 4K, 64K bytes */
     for (int c = 0; c < CS_COLL_COUNT; c++) {
-        ck_assert_uint_eq((o.colls >> c) & 1u, !cs_coll_is_neighbor((cs_coll_t)c));
+        ck_assert_uint_eq((o.colls >> c) & 1u, 1u);
     }
-    /* the seven classic collectives, alltoall, barrier, reduce_scatter_block, reduce_scatter,
-     * scan, exscan, gatherv, scatterv, alltoallv (bits 0-15: coll.def's rows before the
-     * neighbourhood ones) */
-    ck_assert_uint_eq(o.colls, 0xffffu);
+    ck_assert_uint_eq(o.patterns, (1u << cs_bench_npatterns) - 1u);
+    ck_assert_int_eq(o.nblock_sizes, 5);
+    for (int i = 0; i < 5; i++) {
+        ck_assert_uint_eq(o.block_sizes[i], (size_t)1 << (4 * i));
+    }
     ck_assert_int_eq(o.nalgorithms, 0);
     ck_assert_int_eq(o.nsizes, NELEMS(want));
     for (int i = 0; i < NELEMS(want); i++) {
@@ -176,7 +178,8 @@ START_TEST(parse_errors) {
     const char *size_bad[] = {"--sizes", "8,lots", NULL};
     const char *size_big[] = {"--sizes", "2G", NULL};
     const char *colls[] = {"--colls", "allreduce,bogus", NULL};
-    const char *neighbor[] = {"--colls", "allreduce,neighbor_alltoall", NULL};
+    const char *pattern_bad[] = {"--patterns", "cart2d,torus9", NULL};
+    const char *block0[] = {"--block-sizes", "0,8", NULL};
     const char *algos[] = {"--algorithms", "allreduce/*,nothing/*", NULL};
     const char *comm0[] = {"--comm-sizes", "0", NULL};
     const char *comm_bad[] = {"--comm-sizes", "2,x", NULL};
@@ -203,9 +206,10 @@ START_TEST(parse_errors) {
     parse_bad(size_bad, "'lots'");
     parse_bad(size_big, "2147483648");
     parse_bad(colls, "'bogus'");
-    parse_bad(colls, "(use bcast, gather, "); /* the list from the table, every tunable one */
+    parse_bad(colls, "(use bcast, gather, "); /* the list from the table */
     parse_bad(colls, ", scan, exscan");
-    parse_bad(neighbor, "'neighbor_alltoall' cannot be tuned yet");
+    parse_bad(pattern_bad, "--patterns: unknown pattern 'torus9'");
+    parse_bad(block0, "--block-sizes: 0 bytes is not a size");
     parse_bad(algos, "'nothing/*'");
     parse_bad(comm0, "'0'");
     parse_bad(comm_bad, "'x'");
@@ -718,6 +722,55 @@ START_TEST(rank_errors) {
 }
 END_TEST
 
+/* The neighbourhood v and w rules: one interval, a candidate only where it wins everywhere. */
+START_TEST(rules_one_interval) {
+    const cs_bench_entry_t e1[] = {NATIVE(10.0), CAND("neighbor_alltoallv/a", 5.0, 0.001),
+                                   CAND("neighbor_alltoallv/b", 4.0, 0.001)};
+    const cs_bench_entry_t e16[] = {NATIVE(10.0), CAND("neighbor_alltoallv/a", 6.0, 0.001),
+                                    CAND("neighbor_alltoallv/b", 9.9, 0.5)};
+    const cs_bench_entry_t e256[] = {NATIVE(20.0), CAND("neighbor_alltoallv/a", 12.0, 0.001),
+                                     CAND("neighbor_alltoallv/b", 3.0, 0.001)};
+    const cs_bench_size_t sizes[] = {{.bytes = 1, .entries = e1, .n = 3},
+                                     {.bytes = 16, .entries = e16, .n = 3},
+                                     {.bytes = 256, .entries = e256, .n = 3}};
+    cs_rule_t rows[16];
+    int n = -1;
+    /* b wins at 1 and 256 but not at 16: only a is ranked, then native */
+    ck_assert_int_eq(cs_bench_rules_one(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(n, 2);
+    ck_assert_str_eq(rows[0].algorithm, "neighbor_alltoallv/a");
+    ck_assert_str_eq(rows[1].algorithm, "allreduce/native"); /* NATIVE() names it so */
+    for (int i = 0; i < n; i++) {
+        ck_assert_uint_eq(rows[i].lo_bytes, 0);
+        ck_assert_uint_eq(rows[i].hi_bytes, CS_RULE_UNBOUNDED);
+        ck_assert_int_eq(rows[i].rank, i + 1);
+    }
+    ck_assert_double_eq(rows[0].median_us, 5.0);
+    ck_assert_double_eq(rows[0].native_us, 10.0);
+    /* at 1 and 256 alone both win: ordered by the geometric mean, b (sqrt 12) before a (sqrt 60) */
+    const cs_bench_size_t two[] = {sizes[0], sizes[2]};
+    ck_assert_int_eq(cs_bench_rules_one(two, 2, rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(n, 3);
+    ck_assert_str_eq(rows[0].algorithm, "neighbor_alltoallv/b");
+    ck_assert_str_eq(rows[1].algorithm, "neighbor_alltoallv/a");
+    ck_assert_int_eq(cs_bench_rules_one(sizes, 0, rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(n, 0);
+    const cs_bench_size_t unsorted[] = {sizes[1], sizes[0]};
+    ck_assert_int_eq(cs_bench_rules_one(unsorted, 2, rows, NELEMS(rows), &n), CS_ERR_ARG);
+}
+END_TEST
+
+START_TEST(parse_neighbor_options) {
+    const char *args[] = {"--patterns", "hotspot,cart2d", "--block-sizes", "1,3,64K", NULL};
+    cs_bench_opts_t o = parse_ok(args);
+    ck_assert_uint_eq(o.patterns, (1u << cs_bench_pattern_find("hotspot")) |
+                                      (1u << cs_bench_pattern_find("cart2d")));
+    ck_assert_int_eq(o.nblock_sizes, 3);
+    ck_assert_uint_eq(o.block_sizes[1], 3);
+    ck_assert_ptr_nonnull(strstr(o.args, "block_sizes=1,3,64K"));
+}
+END_TEST
+
 START_TEST(rules_native_everywhere) {
     const cs_bench_entry_t e4[] = {NATIVE(2.0), CAND("allreduce/a", 3.0, 0.9)};
     const cs_bench_entry_t e64[] = {NATIVE(4.0), CAND("allreduce/a", 3.0, 0.05)};
@@ -910,6 +963,8 @@ static Suite *bench_suite(void) {
     TCase *tc = tcase_create("options");
     tcase_add_test(tc, parse_defaults);
     tcase_add_test(tc, workload_output_count);
+    tcase_add_test(tc, parse_neighbor_options);
+    tcase_add_test(tc, rules_one_interval);
     tcase_add_test(tc, parse_every_option);
     tcase_add_test(tc, parse_size_list);
     tcase_add_test(tc, parse_size_range);

@@ -325,6 +325,76 @@ static void expect_tuned(const cs_rule_t *r, int n, int nprocs, int ppn, int wan
     cs_sel_comm_clear(&sc);
 }
 
+/* A tuned pattern's signature for the neighbourhood tests. */
+static cs_sel_pattern_t pattern(const char *name, int p, int max_out, int max_in, double mean_out) {
+    cs_sel_pattern_t t;
+    memset(&t, 0, sizeof(t));
+    snprintf(t.name, sizeof(t.name), "%s", name);
+    t.sig.p = p;
+    t.sig.nedges = (int)(mean_out * p);
+    t.sig.max_out = max_out;
+    t.sig.max_in = max_in;
+    t.sig.mean_out = mean_out;
+    t.sig.imbalance = mean_out > 0 ? max_in / mean_out : 1.0;
+    return t;
+}
+
+static cs_rule_t pattern_rule(cs_coll_t coll, const char *pat, int size, int rank,
+                              const char *algorithm) {
+    cs_rule_t r = rule(coll, size, size, 0, INF, rank, algorithm, "");
+    snprintf(r.pattern, sizeof(r.pattern), "%s", pat);
+    return r;
+}
+
+/* Neighbourhood rules come from the tuned pattern with the nearest signature; the others'
+ * pruning ignores them; no signature (no topology): no neighbourhood rules. */
+START_TEST(test_prune_neighbors) {
+    cs_rule_t r[8];
+    int n = 0;
+    cs_sel_pattern_t pats[3] = {pattern("cart2d", 8, 4, 4, 4.0), pattern("hotspot", 8, 3, 9, 2.9),
+                                pattern("moore2d", 16, 8, 8, 8.0)};
+    cs_sel_comm_t sc;
+    cs_graph_sig_t sig = pats[1].sig; /* a hot spot of 8 */
+    r[n++] = pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "cart2d", 8, 1, "neighbor_alltoall/linear");
+    r[n++] = pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "cart2d", 8, 2, "neighbor_alltoall/native");
+    r[n++] = pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "hotspot", 8, 1, "neighbor_alltoall/native");
+    r[n++] = pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "moore2d", 16, 1, "neighbor_alltoall/linear");
+    /* a pattern whose signature is not stored: never chosen */
+    r[n++] = pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "unknown", 8, 1, "neighbor_alltoall/linear");
+    memset(&sc, 0, sizeof(sc));
+    ck_assert_int_eq(cs_sel_prune(r, n, 8, 8, &sc), CS_OK);
+    ck_assert_int_eq(sc.niv[CS_COLL_NEIGHBOR_ALLTOALL], 0); /* pattern rules: not by size */
+    ck_assert_int_eq(cs_sel_prune_neighbors(r, n, pats, 3, &sig, 8, &sc), CS_OK);
+    ck_assert_str_eq(sc.tuned_pattern[CS_COLL_NEIGHBOR_ALLTOALL], "hotspot");
+    ck_assert_double_eq(sc.pattern_distance[CS_COLL_NEIGHBOR_ALLTOALL], 0.0);
+    ck_assert_int_eq(sc.niv[CS_COLL_NEIGHBOR_ALLTOALL], 1);
+    ck_assert_str_eq(sc.iv[CS_COLL_NEIGHBOR_ALLTOALL][0].cand[0].algo->name,
+                     "neighbor_alltoall/native");
+    /* a 4-neighbour stencil on 8: cart2d, exactly */
+    sig = pats[0].sig;
+    ck_assert_int_eq(cs_sel_prune_neighbors(r, n, pats, 3, &sig, 8, &sc), CS_OK);
+    ck_assert_str_eq(sc.tuned_pattern[CS_COLL_NEIGHBOR_ALLTOALL], "cart2d");
+    ck_assert_int_eq(sc.iv[CS_COLL_NEIGHBOR_ALLTOALL][0].ncand, 2);
+    ck_assert_str_eq(sc.iv[CS_COLL_NEIGHBOR_ALLTOALL][0].cand[0].algo->name,
+                     "neighbor_alltoall/linear");
+    /* 7 neighbours on 12 processes: nearer moore2d (8 on 16) than cart2d (4 on 8) */
+    sig = pattern("x", 12, 7, 7, 7.0).sig;
+    ck_assert_int_eq(cs_sel_prune_neighbors(r, n, pats, 3, &sig, 12, &sc), CS_OK);
+    ck_assert_str_eq(sc.tuned_pattern[CS_COLL_NEIGHBOR_ALLTOALL], "moore2d");
+    ck_assert_int_eq(sc.tuned_size[CS_COLL_NEIGHBOR_ALLTOALL], 16);
+    ck_assert(sc.pattern_distance[CS_COLL_NEIGHBOR_ALLTOALL] > 0);
+    /* the v and w forms are looked up at 0, the others at their bytes */
+    ck_assert_uint_eq(cs_sel_lookup_key(CS_COLL_NEIGHBOR_ALLTOALLV, 4096), 0);
+    ck_assert_uint_eq(cs_sel_lookup_key(CS_COLL_NEIGHBOR_ALLTOALL, 4096), 4096);
+    ck_assert_uint_eq(cs_sel_lookup_key(CS_COLL_ALLGATHERV, 4096), 4096);
+    /* no topology: no neighbourhood rules */
+    ck_assert_int_eq(cs_sel_prune_neighbors(r, n, pats, 3, NULL, 8, &sc), CS_OK);
+    ck_assert_int_eq(sc.niv[CS_COLL_NEIGHBOR_ALLTOALL], 0);
+    ck_assert_str_eq(sc.tuned_pattern[CS_COLL_NEIGHBOR_ALLTOALL], "");
+    cs_sel_comm_clear(&sc);
+}
+END_TEST
+
 START_TEST(test_prune_exact_and_nearest) {
     cs_rule_t r[16];
     int n = sized_rules(r);
@@ -709,6 +779,7 @@ static Suite *select_suite(void) {
     tcase_add_test(prune, test_prune_candidates);
     tcase_add_test(prune, test_prune_orphans);
     tcase_add_test(prune, test_prune_many_candidates);
+    tcase_add_test(prune, test_prune_neighbors);
     tcase_add_test(lookup, test_lookup_boundaries);
     tcase_add_test(lookup, test_lookup_gaps_and_many);
     suite_add_tcase(s, force);

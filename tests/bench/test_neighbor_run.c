@@ -1,0 +1,323 @@
+/* The tuning run of the neighbourhood collectives (docs/neighbor.md), under mpirun: collsel-bench
+ * on a tiny plan (neighbor_alltoall and neighbor_alltoallv on cart2d, hotspot and random30 at
+ * 1 and 100 bytes per block) with a deliberately wrong test-only neighbor_alltoall algorithm
+ * that sends nothing. Rank 0 then reads the database and checks:
+ *   - every pattern valid at this size (cs_bench_pattern_valid) has a measurement of native and
+ *     linear at each block size, stored with the pattern's name, and its signature in table
+ *     pattern equals cs_graph_sig of its graph; no other pattern appears;
+ *   - the wrong algorithm failed verification at every point of a valid pattern, never timed;
+ *   - every (collective, pattern) has rules carrying the pattern, native last; the v form has
+ *     exactly one interval, [0, unbounded);
+ *   - every rank holds the LogGP parameters the run measured (core/loggp.h), at np >= 2;
+ *   - then (np >= 2) collsel-bench --validate with the same options (run 2) stores a validation row
+ * per (collective, valid pattern, block size), with the pattern's name and the selector's choice
+ * for that pattern's communicator (one of the tuned candidates). At np 1 no pattern is valid:
+ * nothing neighbourhood is measured and the run still succeeds. Prints "N passed, F failed"; exit
+ * status 1 when a check failed. */
+#include "core/loggp.h"
+#include "db.h"
+#include "patterns.h"
+#include "tune.h"
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int passed, failed;
+
+static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(int ok, const char *fmt, ...) {
+    if (ok) {
+        passed++;
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL: ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    failed++;
+}
+
+static int build_nothing(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)s;
+    (void)c;
+    (void)params;
+    return CS_OK;
+}
+
+static const cs_algo_t wrong_nothing = {
+    .name = "neighbor_alltoall/test_nothing",
+    .coll = CS_COLL_NEIGHBOR_ALLTOALL,
+    .desc = "test only: sends and receives nothing (wrong wherever a rank has an in-edge)",
+    .build = build_nothing,
+};
+static const cs_algo_t *const extra[] = {&wrong_nothing};
+
+static const char *const pats[] = {"cart2d", "hotspot", "random30"};
+#define NPATS 3
+static const char *const colls[] = {"neighbor_alltoall", "neighbor_alltoallv"};
+static const uint64_t blocks[] = {1, 100};
+
+typedef struct seen {
+    int meas[2][NPATS][2][2]; /* coll, pattern, block, native/linear */
+    int wrong[NPATS][2];      /* failures of the wrong one */
+    int timed_wrong, other_pattern, bad_block;
+    int rules[2][NPATS], intervals[2][NPATS], native_last[2][NPATS];
+    int sig_ok[NPATS], sig_seen[NPATS];
+    int valid[2][NPATS][2], valid_bad;
+    int nprocs;
+} seen_t;
+
+static int pattern_index(const char *name) {
+    for (int k = 0; k < NPATS; k++) {
+        if (name != NULL && strcmp(name, pats[k]) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+static int coll_index(const char *name) {
+    return strcmp(name, colls[0]) == 0 ? 0 : strcmp(name, colls[1]) == 0 ? 1 : -1;
+}
+
+static int block_index(uint64_t b) {
+    return b == blocks[0] ? 0 : b == blocks[1] ? 1 : -1;
+}
+
+static int on_meas(const cs_db_measurement_t *m, void *ctx) {
+    seen_t *s = ctx;
+    int c = coll_index(m->point.coll), k = pattern_index(m->point.pattern),
+        b = block_index(m->point.bytes);
+    if (c < 0) {
+        return CS_OK;
+    }
+    if (k < 0) {
+        s->other_pattern++;
+        return CS_OK;
+    }
+    if (b < 0) {
+        s->bad_block++;
+        return CS_OK;
+    }
+    if (strstr(m->point.algorithm, "/native") != NULL) {
+        s->meas[c][k][b][0]++;
+    } else if (strstr(m->point.algorithm, "/linear") != NULL) {
+        s->meas[c][k][b][1]++;
+    } else if (strcmp(m->point.algorithm, wrong_nothing.name) == 0) {
+        s->timed_wrong++;
+    }
+    return CS_OK;
+}
+
+static int on_failure(const cs_db_failure_t *f, void *ctx) {
+    seen_t *s = ctx;
+    int k = pattern_index(f->point.pattern), b = block_index(f->point.bytes);
+    if (strcmp(f->point.algorithm, wrong_nothing.name) == 0 && k >= 0 && b >= 0) {
+        s->wrong[k][b]++;
+    }
+    return CS_OK;
+}
+
+static int on_rule(const cs_rule_t *r, void *ctx) {
+    seen_t *s = ctx;
+    int c = coll_index(cs_coll_name(r->coll)), k = pattern_index(r->pattern);
+    if (c < 0 || k < 0) {
+        return CS_OK;
+    }
+    s->rules[c][k]++;
+    s->intervals[c][k] += r->rank == 1;
+    if (c == 1 && (r->lo_bytes != 0 || r->hi_bytes != CS_RULE_UNBOUNDED)) {
+        s->intervals[c][k] += 100; /* the v form must have one interval */
+    }
+    s->native_last[c][k] = strstr(r->algorithm, "/native") != NULL;
+    return CS_OK;
+}
+
+static int on_pattern(const cs_db_pattern_t *t, void *ctx) {
+    seen_t *s = ctx;
+    int k = pattern_index(t->name);
+    cs_graph_t g = {0};
+    cs_graph_sig_t sig;
+    if (k < 0 || t->p != s->nprocs) {
+        return CS_OK;
+    }
+    s->sig_seen[k]++;
+    if (cs_bench_pattern_graph(&cs_bench_patterns[cs_bench_pattern_find(pats[k])], t->p, &g) ==
+        CS_OK) {
+        cs_graph_sig(&g, &sig);
+        s->sig_ok[k] = sig.nedges == t->nedges && sig.max_out == t->max_out &&
+                       sig.max_in == t->max_in && sig.mean_out == t->mean_out &&
+                       sig.imbalance == t->imbalance;
+    }
+    cs_graph_free(&g);
+    return CS_OK;
+}
+
+static int on_valid(const cs_db_validation_t *v, void *ctx) {
+    seen_t *s = ctx;
+    int c = coll_index(v->coll), k = pattern_index(v->pattern), b = block_index(v->bytes);
+    if (c < 0 || k < 0 || b < 0) {
+        s->valid_bad++;
+        return CS_OK;
+    }
+    s->valid[c][k][b]++;
+    if (v->selected_algorithm == NULL || (strstr(v->selected_algorithm, "/native") == NULL &&
+                                          strstr(v->selected_algorithm, "/linear") == NULL)) {
+        s->valid_bad++;
+    }
+    return CS_OK;
+}
+
+static void check_database(const char *path, int nprocs) {
+    cs_db_t *db = NULL;
+    char why[512];
+    int64_t machine_id = 0;
+    seen_t s;
+    memset(&s, 0, sizeof(s));
+    s.nprocs = nprocs;
+    if (cs_db_open(path, CS_DB_READ_ONLY, &db, why, sizeof(why)) != CS_OK) {
+        check(0, "cannot open %s: %s", path, why);
+        return;
+    }
+    check(cs_db_foreach_measurement(db, 1, on_meas, &s) == CS_OK, "read measurements");
+    check(cs_db_foreach_failure(db, 1, on_failure, &s) == CS_OK, "read failures");
+    check(cs_db_find_machine(db, &(cs_db_machine_t){NULL, NULL, NULL}, &machine_id) == CS_OK ||
+              nprocs == 1,
+          "a machine with rules");
+    if (machine_id != 0) {
+        check(cs_db_foreach_rule(db, machine_id, on_rule, &s) == CS_OK, "read rules");
+        check(cs_db_foreach_pattern(db, machine_id, on_pattern, &s) == CS_OK, "read patterns");
+    }
+    check(cs_db_foreach_validation(db, 2, on_valid, &s) == CS_OK, "read validation rows");
+    check(s.valid_bad == 0, "%d validation rows of another point or choice", s.valid_bad);
+    check(s.other_pattern == 0 && s.bad_block == 0,
+          "only the planned patterns and block sizes (%d other patterns, %d other sizes)",
+          s.other_pattern, s.bad_block);
+    check(s.timed_wrong == 0, "the wrong algorithm was timed %d times", s.timed_wrong);
+    for (int k = 0; k < NPATS; k++) {
+        const cs_bench_pattern_t *pat = &cs_bench_patterns[cs_bench_pattern_find(pats[k])];
+        int valid = cs_bench_pattern_valid(pat, nprocs);
+        for (int c = 0; c < 2; c++) {
+            for (int b = 0; b < 2; b++) {
+                check(s.valid[c][k][b] == valid, "%s on %s at %llu B: %d validation rows", colls[c],
+                      pats[k], (unsigned long long)blocks[b], s.valid[c][k][b]);
+                check(s.meas[c][k][b][0] == valid && s.meas[c][k][b][1] == valid,
+                      "%s on %s at %llu B: native %d, linear %d measurements, want %d each",
+                      colls[c], pats[k], (unsigned long long)blocks[b], s.meas[c][k][b][0],
+                      s.meas[c][k][b][1], valid);
+            }
+            check(!valid || (s.rules[c][k] >= 1 && s.native_last[c][k]),
+                  "%s on %s: %d rules, native last %d", colls[c], pats[k], s.rules[c][k],
+                  s.native_last[c][k]);
+        }
+        check(!valid || s.intervals[1][k] == 1, "neighbor_alltoallv on %s: %d intervals, want 1",
+              pats[k], s.intervals[1][k]);
+        for (int b = 0; b < 2; b++) {
+            check(s.wrong[k][b] == valid, "the wrong algorithm on %s at %llu B: %d failures",
+                  pats[k], (unsigned long long)blocks[b], s.wrong[k][b]);
+        }
+        check(s.sig_seen[k] == valid && (!valid || s.sig_ok[k]),
+              "table pattern: %s at %d processes stored %d times, signature right %d", pats[k],
+              nprocs, s.sig_seen[k], s.sig_ok[k]);
+    }
+    cs_db_close(db);
+}
+
+int main(int argc, char **argv) {
+    int rank, nprocs, status;
+    char dir[256] = "", path[4096] = "";
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    if (rank == 0) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(dir, sizeof(dir), "%s/collsel-nbr-run-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+        if (mkdtemp(dir) != NULL) {
+            snprintf(path, sizeof(path), "%s/bench.db", dir);
+        }
+    }
+    MPI_Bcast(path, (int)sizeof(path), MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (path[0] == '\0') {
+        if (rank == 0) {
+            printf("FAIL: cannot make a temporary directory\n0 passed, 1 failed\n");
+        }
+        MPI_Finalize();
+        return 1;
+    }
+    {
+        char *bench_argv[] = {"collsel-bench",
+                              "--db",
+                              path,
+                              "--colls",
+                              "neighbor_alltoall,neighbor_alltoallv",
+                              "--patterns",
+                              "cart2d,hotspot,random30",
+                              "--block-sizes",
+                              "1,100",
+                              "--reps-max",
+                              "20",
+                              "--quiet",
+                              NULL};
+        int bench_argc = (int)(sizeof(bench_argv) / sizeof(bench_argv[0])) - 1;
+        status = cs_bench_main(bench_argc, bench_argv, extra, 1, MPI_COMM_WORLD);
+        {
+            /* the tuning run leaves the values it measured current on every rank */
+            cs_loggp_t l;
+            int from = cs_loggp_current(&l);
+            check(nprocs < 2 ? from == CS_LOGGP_FROM_DEFAULTS : from == CS_LOGGP_FROM_BENCH,
+                  "rank %d: LogGP from source %d after the tuning run", rank, from);
+        }
+        if (status == 0 && nprocs >= 2) { /* at np 1 nothing was tuned to validate */
+            char *validate_argv[] = {"collsel-bench",
+                                     "--db",
+                                     path,
+                                     "--colls",
+                                     "neighbor_alltoall,neighbor_alltoallv",
+                                     "--patterns",
+                                     "cart2d,hotspot,random30",
+                                     "--block-sizes",
+                                     "1,100",
+                                     "--reps-max",
+                                     "20",
+                                     "--quiet",
+                                     "--validate",
+                                     NULL};
+            int validate_argc = (int)(sizeof(validate_argv) / sizeof(validate_argv[0])) - 1;
+            status = cs_bench_main(validate_argc, validate_argv, NULL, 0, MPI_COMM_WORLD);
+        }
+    }
+    {
+        /* after --validate the selector has loaded the stored values (the same ones) */
+        cs_loggp_t l;
+        int from = cs_loggp_current(&l);
+        check(nprocs < 2 ? from == CS_LOGGP_FROM_DEFAULTS : from == CS_LOGGP_FROM_DATABASE,
+              "rank %d: LogGP from source %d after --validate", rank, from);
+    }
+    if (rank == 0) {
+        check(status == 0, "cs_bench_main returned %d on rank 0, want 0", status);
+        if (status == 0) {
+            check_database(path, nprocs);
+        }
+    } else {
+        failed += status != 0;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &passed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("%d passed, %d failed\n", passed, failed);
+        if (failed == 0) {
+            unlink(path);
+            rmdir(dir);
+        } else {
+            printf("database kept: %s\n", path);
+        }
+    }
+    MPI_Finalize();
+    return failed != 0;
+}
