@@ -196,8 +196,14 @@ static int key_rules(const point_t *p, size_t n, const points_t *conf, int64_t m
         }
         s = e;
     }
-    if (cs_coll_is_neighbor(p[0].coll) && !cs_coll_is_cached(p[0].coll)) {
-        /* neighbourhood v and w: one interval, the same choice for every key (rules.h) */
+    if ((cs_coll_is_neighbor(p[0].coll) && !cs_coll_is_cached(p[0].coll)) ||
+        cs_coll_agrees(p[0].coll)) {
+        /* Neighbourhood v and w: one interval, the same choice for every key (rules.h).
+         * gatherv, scatterv, alltoallv: as soon as their rules change with the size, every call
+         * pays the agreement on its key (comm.h cs_comm_agree), native calls too, and a native
+         * scatterv of 4 B then took 64x as long in the loop (issue 15's validation): so one
+         * interval, a candidate only where it beats native at every size, and all-native rules
+         * cost nothing. */
         CS_CHECK(cs_bench_rules_one(sizes, nsizes, out, (int)n, nout));
     } else {
         CS_CHECK(cs_bench_rules_at(sizes, nsizes, thresholds, nthresholds, out, (int)n, nout));
