@@ -70,6 +70,8 @@ typedef struct seen {
     int rules[2][NPATS], intervals[2][NPATS], native_last[2][NPATS];
     int sig_ok[NPATS], sig_seen[NPATS];
     int valid[2][NPATS][2], valid_bad;
+    char rule_algs[2][NPATS][8][64]; /* the algorithms the rules name, per (coll, pattern) */
+    int nrule_algs[2][NPATS];
     int nprocs;
 } seen_t;
 
@@ -132,6 +134,10 @@ static int on_rule(const cs_rule_t *r, void *ctx) {
     }
     s->rules[c][k]++;
     s->intervals[c][k] += r->rank == 1;
+    if (s->nrule_algs[c][k] < 8) {
+        snprintf(s->rule_algs[c][k][s->nrule_algs[c][k]++], sizeof(s->rule_algs[c][k][0]), "%s",
+                 r->algorithm);
+    }
     if (c == 1 && (r->lo_bytes != 0 || r->hi_bytes != CS_RULE_UNBOUNDED)) {
         s->intervals[c][k] += 100; /* the v form must have one interval */
     }
@@ -167,8 +173,16 @@ static int on_valid(const cs_db_validation_t *v, void *ctx) {
         return CS_OK;
     }
     s->valid[c][k][b]++;
-    if (v->selected_algorithm == NULL || (strstr(v->selected_algorithm, "/native") == NULL &&
-                                          strstr(v->selected_algorithm, "/linear") == NULL)) {
+    /* the selector's choice for the pattern's communicator is one of the algorithms its rules
+     * name (native, linear, coloured or balanced: whichever won here) */
+    int named = 0;
+    for (int i = 0; i < s->nrule_algs[c][k] && v->selected_algorithm != NULL; i++) {
+        named |= strcmp(v->selected_algorithm, s->rule_algs[c][k][i]) == 0;
+    }
+    if (!named) {
+        printf("validation row %s on %s at %llu B selected %s, which no rule of it names\n",
+               v->coll, v->pattern, (unsigned long long)v->bytes,
+               v->selected_algorithm ? v->selected_algorithm : "(none)");
         s->valid_bad++;
     }
     return CS_OK;
