@@ -18,6 +18,16 @@ kind_t kinds[K_COUNT];
 static MPI_Op op_mat = MPI_OP_NULL, op_aff = MPI_OP_NULL;
 
 int verbose;
+int shard_k, shard_n = 1;
+
+int shard_mine(void) {
+    static uint32_t unit;
+    /* hashed, not unit mod n: consecutive units are the p of one algorithm, and plain
+     * round-robin would put every algorithm's largest p in the same shard */
+    uint32_t h = unit++ * 0x9E3779B1u;
+    h ^= h >> 16;
+    return (int)(h % (uint32_t)shard_n) == shard_k;
+}
 
 /* ---- data and operations ------------------------------------------------------------------- */
 

@@ -63,8 +63,16 @@ typedef struct world {
     cs_state_t state;       /* what the schedules' s->state points at: the node layout */
 } world_t;
 
-/* Per-run options: -v prints every failing case and every self-test's report. */
+/* Per-run options: -v prints every failing case and every self-test's report; -s K/N runs
+ * shard K of N (shard_k, shard_n; 0 of 1 runs everything). */
 extern int verbose;
+extern int shard_k, shard_n;
+
+/* Sharding: the units, each (algorithm pass, p, variant) of test_registry and each algorithm of
+ * test_neighbor, are numbered in the order every shard visits them; unit u belongs to shard
+ * hash(u) mod shard_n. Returns 1 when the next unit is this run's. The self-tests run in shard 0.
+ */
+int shard_mine(void);
 
 /* Allgatherv patterns 0-4 place blocks at scattered displacements (layout_displs), patterns
  * 5-9 have the counts of 0-4 packed in rank order after a gap (layout_packed). */

@@ -219,7 +219,7 @@ static int test_algo(const cs_algo_t *a, int only_p, int node_size, int seq, int
     caselist_t list = {NULL, 0, 0};
     world_t w[MAX_CALLS];
     long cases = 0, skipped = 0;
-    int bad = 0, nvariants = 0;
+    int bad = 0, nvariants = 0, mine = 0;
     int np = only_p > 0 ? 1 : seq ? SEQ_NPROCS_COUNT : NPROCS_COUNT;
     char why[WHY_BYTES], first[WHY_BYTES], name[WHY_BYTES], first_name[WHY_BYTES], vname[256];
     char nodes_of[32] = "";
@@ -247,6 +247,10 @@ static int test_algo(const cs_algo_t *a, int only_p, int node_size, int seq, int
         }
         for (int k = 0; k < nv; k++) {
             int nfail = 0;
+            if (!shard_mine()) {
+                continue;
+            }
+            mine++;
             cs_variant_name(&v[k], vname, sizeof(vname));
             for (int i = 0; i < list.n; i += list.v[i].calls) {
                 int st = run_calls(a, &v[k].params, &list.v[i], list.v[i].calls,
@@ -292,6 +296,9 @@ static int test_algo(const cs_algo_t *a, int only_p, int node_size, int seq, int
     }
     if (node_size > 0) {
         snprintf(nodes_of, sizeof(nodes_of), " on nodes of %d", node_size);
+    }
+    if (mine == 0) {
+        goto out; /* every p of it is another shard's */
     }
     printf("%-4s %s%s%s: %d variant x p, %ld %s, %ld not applicable%s\n", bad > 0 ? "FAIL" : "ok",
            a->name, seq ? ", consecutive calls" : "", nodes_of, nvariants, cases,
