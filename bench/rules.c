@@ -75,13 +75,14 @@ static int won_under(const cs_bench_entry_t *e, const cs_bench_entry_t *native, 
 static int confirmed(const cs_bench_entry_t *e, const cs_bench_entry_t *native, int metric,
                      cs_db_metric_t m) {
     int loop = !isnan(e->confirm_loop_median_us) && !isnan(native->confirm_loop_median_us);
+    const double gain = 1.0 - CS_STATS_MIN_GAIN; /* the win's margin, again */
     if (!e->has_confirm || !native->has_confirm) {
         return 0;
     }
     if (metric == CS_DB_METRIC_LOOP) {
-        return loop && e->confirm_loop_median_us < native->confirm_loop_median_us;
+        return loop && e->confirm_loop_median_us <= gain * native->confirm_loop_median_us;
     }
-    return e->confirm_median_us < native->confirm_median_us &&
+    return e->confirm_median_us <= gain * native->confirm_median_us &&
            (m != CS_DB_METRIC_BOTH || !loop ||
             e->confirm_loop_median_us <=
                 (1.0 + CS_STATS_MIN_GAIN) * native->confirm_loop_median_us);
