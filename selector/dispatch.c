@@ -259,6 +259,12 @@ cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
         }
         return CS_SEL_TO_PMPI;
     }
+    if (cs_sel_lookup_key((cs_coll_t)key->coll, 1) == 0 && !cs_sel_hot.log_calls &&
+        cs_sel_goes_native(at->sc, (cs_coll_t)key->coll, 0, &at->iv)) {
+        /* neighbourhood v and w: the lookup does not need the key, so a communicator whose
+         * rules say native goes there without reading its neighbours or summing the counts */
+        return CS_SEL_TO_PMPI;
+    }
     if (cs_coll_is_neighbor((cs_coll_t)key->coll) && cs_comm_neighbors(at->ctx, &nbrs) != CS_OK) {
         return CS_SEL_TO_PMPI; /* no topology: the MPI library's call, and its error */
     }
