@@ -54,6 +54,10 @@ void cs_bench_progress_start(cs_bench_progress_t *p, int total, int enabled) {
     p->last_coll = -1;
     p->last_comm_size = -1;
     p->line_open = 0;
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        p->spent[c] = 0.0;
+        p->points[c] = 0;
+    }
 }
 
 static void draw(cs_bench_progress_t *p, const char *name) {
@@ -79,6 +83,7 @@ void cs_bench_progress_point(cs_bench_progress_t *p, cs_coll_t coll, int comm_si
     p->coll = coll;
     p->comm_size = comm_size;
     p->bytes = bytes;
+    p->point_start = now();
     if (!p->enabled) {
         return;
     }
@@ -103,6 +108,37 @@ void cs_bench_progress_step(cs_bench_progress_t *p, const char *name) {
 
 void cs_bench_progress_point_done(cs_bench_progress_t *p) {
     p->done++;
+    if ((int)p->coll >= 0 && p->coll < CS_COLL_COUNT) {
+        p->spent[p->coll] += now() - p->point_start;
+        p->points[p->coll]++;
+    }
+}
+
+void cs_bench_progress_spent(const cs_bench_progress_t *p) {
+    int done[CS_COLL_COUNT] = {0};
+    const char *sep = " ";
+    if (!p->enabled) {
+        return;
+    }
+    fputs("collsel-bench: time per collective:", stderr);
+    for (;;) { /* the most expensive not yet printed, until none is left */
+        int best = -1;
+        char dur[32];
+        for (int c = 0; c < CS_COLL_COUNT; c++) {
+            if (!done[c] && p->points[c] > 0 && (best < 0 || p->spent[c] > p->spent[best])) {
+                best = c;
+            }
+        }
+        if (best < 0) {
+            break;
+        }
+        done[best] = 1;
+        cs_bench_format_duration(p->spent[best], dur, sizeof(dur));
+        fprintf(stderr, "%s%s %s (%d points)", sep, cs_coll_name((cs_coll_t)best), dur,
+                p->points[best]);
+        sep = ", ";
+    }
+    fputc('\n', stderr);
 }
 
 void cs_bench_progress_end(cs_bench_progress_t *p) {

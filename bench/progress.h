@@ -27,6 +27,10 @@ typedef struct cs_bench_progress {
     int comm_size;
     size_t bytes;
     int line_open;
+    /* Where the run's time went: seconds and points per collective (every point: planned,
+     * refinement and confirmation, or validation), kept on every rank, enabled or not. */
+    double point_start, spent[CS_COLL_COUNT];
+    int points[CS_COLL_COUNT];
 } cs_bench_progress_t;
 
 /* Starts reporting `total` points; `enabled` is 0 on ranks other than 0 and with --quiet. */
@@ -37,6 +41,9 @@ void cs_bench_progress_point(cs_bench_progress_t *p, cs_coll_t coll, int comm_si
 void cs_bench_progress_step(cs_bench_progress_t *p, const char *name);
 /* The point is done. */
 void cs_bench_progress_point_done(cs_bench_progress_t *p);
+/* Rank 0, unless quiet: one line "time per collective:" with the seconds and points of every
+ * collective that had points, the most expensive first. */
+void cs_bench_progress_spent(const cs_bench_progress_t *p);
 /* Ends the progress line so that other output can follow. */
 void cs_bench_progress_end(cs_bench_progress_t *p);
 /* Ends the progress line and closes the terminal, if one was opened. */

@@ -588,6 +588,9 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     }
     cs_bench_progress_close(&progress);
     CS_CHECK(rc);
+    if (rank == 0) {
+        cs_bench_progress_spent(&progress);
+    }
     if (rank == 0 && opts.validate) {
         char dur[32];
         CS_CHECK(cs_db_finish_run(r.db, r.run_id, CS_DB_RUN_DONE));
