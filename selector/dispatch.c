@@ -246,6 +246,16 @@ cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
     if (cs_sel_enter(comm, &at->ctx, &at->sc) != CS_OK || at->sc->native_only) {
         return CS_SEL_TO_PMPI;
     }
+    at->iv = NULL;
+    if (!cs_sel_hot.log_calls && cs_sel_env.force[key->coll].algo == NULL &&
+        native_at_every_size(at->sc, (cs_coll_t)key->coll)) {
+        /* Native whatever the arguments: remembered, so that the next calls on this
+         * communicator go to MPI from the entry point (cs_sel_native_always), without
+         * entering here, reading neighbours or summing counts. */
+        cs_sel_memo[key->coll].comm = cs_sel_last.comm;
+        cs_sel_memo[key->coll].epoch = cs_sel_last.epoch;
+        return CS_SEL_TO_PMPI;
+    }
     if (cs_coll_agrees((cs_coll_t)key->coll)) {
         /* No rank knows the whole count arrays, so the key cannot be computed here alike on
          * every rank; what is decided here depends on the rules and the environment only. */
@@ -257,12 +267,6 @@ cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
         if (cs_sel_hot.log_calls) {
             cs_sel_log_native((cs_coll_t)key->coll, 0);
         }
-        return CS_SEL_TO_PMPI;
-    }
-    if (cs_sel_lookup_key((cs_coll_t)key->coll, 1) == 0 && !cs_sel_hot.log_calls &&
-        cs_sel_goes_native(at->sc, (cs_coll_t)key->coll, 0, &at->iv)) {
-        /* neighbourhood v and w: the lookup does not need the key, so a communicator whose
-         * rules say native goes there without reading its neighbours or summing the counts */
         return CS_SEL_TO_PMPI;
     }
     if (cs_coll_is_neighbor((cs_coll_t)key->coll) && cs_comm_neighbors(at->ctx, &nbrs) != CS_OK) {

@@ -34,6 +34,9 @@
         cs_sel_at_t at;                                                                            \
         cs_call_t call;                                                                            \
         int rc;                                                                                    \
+        if (!(CACHED) && cs_sel_native_always(comm, CS_COLL_##ID)) {                               \
+            return PMPI_##Mpi ARGS;                                                                \
+        }                                                                                          \
         switch (CACHED ? cs_sel_start(comm, &key, &at, raw_send, raw_recv, &rc)                    \
                        : cs_sel_start_uncached(comm, &key, &arrays, &at, &rc)) {                   \
         case CS_SEL_RAN:                                                                           \

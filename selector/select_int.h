@@ -68,7 +68,9 @@ cs_sel_last_t cs_sel_last;
 /* Per collective, this thread's last call that went native by the rules, one cache line each:
  * repeating it goes to PMPI after comparing it with this copy (cs_sel_native_again()), with no
  * type query, rule lookup or selector state touched. Valid while `epoch` equals
- * cs_sel_hot.epoch. */
+ * cs_sel_hot.epoch. For the collectives that are not cached (coll.def's CACHED 0) `key` is
+ * unused: the memo says that every call of the collective on `comm` goes native (its rules are
+ * native at every size and nothing forces it, cs_sel_native_always()). */
 typedef struct cs_sel_memo {
     MPI_Comm comm;
     unsigned long epoch;
@@ -128,6 +130,14 @@ static inline int cs_sel_native_again(MPI_Comm comm, const cs_call_key_t *key) {
     return m->comm == comm &&
            m->epoch == atomic_load_explicit(&cs_sel_hot.epoch, memory_order_relaxed) &&
            cs_call_same_key(&m->key, key);
+}
+
+/* 1 when calls of `coll`, a collective that is not cached, on `comm` go native whatever their
+ * arguments (the memo set by cs_sel_start_uncached; never while every call is logged). */
+static inline int cs_sel_native_always(MPI_Comm comm, cs_coll_t coll) {
+    const cs_sel_memo_t *m = &cs_sel_memo[coll];
+    return m->comm == comm &&
+           m->epoch == atomic_load_explicit(&cs_sel_hot.epoch, memory_order_relaxed);
 }
 
 /* cs_sel_start() past the native repeat (`repeat`: cs_sel_native_again() held, and the call is
