@@ -59,10 +59,10 @@ typedef struct cs_bench_size {
     cs_db_metric_t metric; /* the policy (0: sync) */
     /* 1: the confirmation pass measured this size; then a candidate replaces native only if it
      * was measured there too and beat native again under the metric it won under (its median
-     * at least CS_STATS_MIN_GAIN below native's); under 'both', a synchronised win must also be at
-     * most CS_STATS_MIN_GAIN slower in the loop again (a loop win's synchronised "not slower" is
-     * the first pass's: synchronised medians of short confirmations are too noisy, docs/tuning.md).
-     */
+     * at least CS_STATS_MIN_GAIN below native's) or, under 'both', in the loop; under 'both', a
+     * synchronised win that did not repeat in the loop must also be at most CS_STATS_MIN_GAIN
+     * slower in the loop again (a loop win's synchronised "not slower" is the first pass's:
+     * synchronised medians of short confirmations are too noisy, docs/tuning.md). */
     int confirmed;
 } cs_bench_size_t;
 
