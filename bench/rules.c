@@ -160,6 +160,19 @@ static uint64_t boundary_at(uint64_t a, uint64_t b, const uint64_t *thresholds, 
     return best != 0 ? best : boundary(a, b);
 }
 
+/* The boundary between the last measured size `a` of one group of equal rankings and the first,
+ * `b`, of the next; n_lo and n_hi: how many the groups rank (1: native alone). Where native
+ * alone wins on one side and the gap was not refined (b more than twice a: the ranking changed
+ * there only in the confirmation pass, or the budget ran out), the unmeasured sizes between go
+ * to native: the candidate's interval ends at its own measured size. Otherwise boundary_at(). */
+static uint64_t group_boundary(uint64_t a, uint64_t b, int n_lo, int n_hi,
+                               const uint64_t *thresholds, int nthresholds) {
+    if (b / 2 > a && (n_lo == 1) != (n_hi == 1)) {
+        return n_lo == 1 ? b : a + 1;
+    }
+    return boundary_at(a, b, thresholds, nthresholds);
+}
+
 int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_rule_t *out, int cap, int *nout) {
     return cs_bench_rules_at(sizes, nsizes, NULL, 0, out, cap, nout);
 }
@@ -168,7 +181,7 @@ int cs_bench_rules_at(const cs_bench_size_t *sizes, int nsizes, const uint64_t *
                       int nthresholds, cs_rule_t *out, int cap, int *nout) {
     int rc = CS_OK;
     int order[CS_BENCH_MAX_RANKED], next[CS_BENCH_MAX_RANKED];
-    int n = 0, nnext = 0, rows = 0;
+    int n = 0, nnext = 0, rows = 0, nprev = 0;
     *nout = 0;
     for (int i = 1; i < nsizes; i++) {
         CS_REQUIRE(sizes[i - 1].bytes < sizes[i].bytes, CS_ERR_ARG);
@@ -192,11 +205,12 @@ int cs_bench_rules_at(const cs_bench_size_t *sizes, int nsizes, const uint64_t *
             CS_CHECK(cs_rule_set_variant(&out[rows], e->algorithm, e->params));
             out[rows].lo_bytes = start == 0
                                      ? 0
-                                     : boundary_at(sizes[start - 1].bytes, sizes[start].bytes,
-                                                   thresholds, nthresholds);
-            out[rows].hi_bytes = end == nsizes ? CS_RULE_UNBOUNDED
-                                               : boundary_at(sizes[end - 1].bytes, sizes[end].bytes,
-                                                             thresholds, nthresholds);
+                                     : group_boundary(sizes[start - 1].bytes, sizes[start].bytes,
+                                                      nprev, n, thresholds, nthresholds);
+            out[rows].hi_bytes = end == nsizes
+                                     ? CS_RULE_UNBOUNDED
+                                     : group_boundary(sizes[end - 1].bytes, sizes[end].bytes, n,
+                                                      nnext, thresholds, nthresholds);
             out[rows].rank = r + 1;
             {
                 /* A winner's values are those of the metric it won under, native's the
@@ -212,6 +226,7 @@ int cs_bench_rules_at(const cs_bench_size_t *sizes, int nsizes, const uint64_t *
             }
             rows++;
         }
+        nprev = n;
         start = end;
     }
     *nout = rows;

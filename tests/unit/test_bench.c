@@ -815,8 +815,10 @@ START_TEST(rules_native_everywhere) {
 END_TEST
 
 START_TEST(rules_winner_in_the_middle) {
-    /* Sizes 4, 16, 64, 256: "mid" wins at 16 and 64 only. Boundaries at the geometric means:
-     * sqrt(4 * 16) = 8, sqrt(64 * 256) = 128. */
+    /* Sizes 4, 16, 64, 256, not refined (x4 apart): "mid" wins at 16 and 64 only. The sizes
+     * not measured between a size where native alone wins and one where mid wins go native:
+     * mid covers [16, 65), its own measured sizes. (Refined, x2 apart, boundaries lie at the
+     * geometric means: rules_boundary_at_threshold.) */
     const cs_bench_entry_t e4[] = {NATIVE(2.0), CAND("allreduce/mid", 3.0, 0.9)};
     const cs_bench_entry_t e16[] = {NATIVE(4.0), CAND("allreduce/mid", 2.0, 0.001)};
     const cs_bench_entry_t e64[] = {NATIVE(5.0), CAND("allreduce/mid", 4.0, 0.002)};
@@ -831,10 +833,10 @@ START_TEST(rules_winner_in_the_middle) {
     ck_assert_int_eq(n, 4);
     ck_assert_int_eq(check_cover(rows, n), 3);
     ck_assert_uint_eq(rows[0].lo_bytes, 0);
-    ck_assert_uint_eq(rows[0].hi_bytes, 8);
+    ck_assert_uint_eq(rows[0].hi_bytes, 16);
     ck_assert_str_eq(rows[0].algorithm, "allreduce/native");
-    ck_assert_uint_eq(rows[1].lo_bytes, 8);
-    ck_assert_uint_eq(rows[1].hi_bytes, 128);
+    ck_assert_uint_eq(rows[1].lo_bytes, 16);
+    ck_assert_uint_eq(rows[1].hi_bytes, 65);
     ck_assert_int_eq(rows[1].rank, 1);
     ck_assert_str_eq(rows[1].algorithm, "allreduce/mid");
     ck_assert_double_eq(rows[1].median_us, 2.0);
@@ -843,7 +845,7 @@ START_TEST(rules_winner_in_the_middle) {
     ck_assert_int_eq(rows[2].rank, 2);
     ck_assert_str_eq(rows[2].algorithm, "allreduce/native");
     ck_assert_double_eq(rows[2].median_us, 4.0);
-    ck_assert_uint_eq(rows[3].lo_bytes, 128);
+    ck_assert_uint_eq(rows[3].lo_bytes, 65);
     ck_assert_uint_eq(rows[3].hi_bytes, CS_RULE_UNBOUNDED);
     ck_assert_str_eq(rows[3].algorithm, "allreduce/native");
 }
@@ -1154,12 +1156,12 @@ START_TEST(plan_sizes_add_thresholds) {
 }
 END_TEST
 
-/* The lo of the second interval of a native/candidate split between 1K and 4K, with the given
- * thresholds. */
+/* The lo of the second interval of a native/candidate split between 2K and 4K (a refined
+ * boundary: adjacent powers of two), with the given thresholds. */
 static uint64_t split_boundary(const uint64_t *thresholds, int nthresholds) {
-    static const cs_bench_entry_t e1k[] = {NATIVE(9.0), CAND("allreduce/a", 10.0, 0.9)};
+    static const cs_bench_entry_t e2k[] = {NATIVE(9.0), CAND("allreduce/a", 10.0, 0.9)};
     static const cs_bench_entry_t e4k[] = {NATIVE(30.0), CAND("allreduce/a", 10.0, 0.0001)};
-    const cs_bench_size_t sizes[] = {{.bytes = 1024, .entries = e1k, .n = 2},
+    const cs_bench_size_t sizes[] = {{.bytes = 2048, .entries = e2k, .n = 2},
                                      {.bytes = 4096, .entries = e4k, .n = 2}};
     cs_rule_t rows[8];
     int n = -1;
@@ -1172,13 +1174,50 @@ static uint64_t split_boundary(const uint64_t *thresholds, int nthresholds) {
 }
 
 START_TEST(rules_boundary_at_threshold) {
-    ck_assert_uint_eq(split_boundary(NULL, 0), 2048); /* geometric mean, as cs_bench_rules */
+    ck_assert_uint_eq(split_boundary(NULL, 0), 2896); /* geometric mean, as cs_bench_rules */
     ck_assert_uint_eq(split_boundary((const uint64_t[]){3000}, 1), 3001);
-    ck_assert_uint_eq(split_boundary((const uint64_t[]){1024}, 1), 1025); /* t = a: a below */
-    ck_assert_uint_eq(split_boundary((const uint64_t[]){4096}, 1), 2048); /* t = b: not between */
-    ck_assert_uint_eq(split_boundary((const uint64_t[]){100, 8192}, 2), 2048); /* outside */
-    /* Two between: the one nearest the geometric mean. */
-    ck_assert_uint_eq(split_boundary((const uint64_t[]){1100, 2000, 4000}, 3), 2001);
+    ck_assert_uint_eq(split_boundary((const uint64_t[]){2048}, 1), 2049); /* t = a: a below */
+    ck_assert_uint_eq(split_boundary((const uint64_t[]){4096}, 1), 2896); /* t = b: not between */
+    ck_assert_uint_eq(split_boundary((const uint64_t[]){100, 8192}, 2), 2896); /* outside */
+    /* Several between: the one nearest the geometric mean. */
+    ck_assert_uint_eq(split_boundary((const uint64_t[]){2100, 3000, 4000}, 3), 3001);
+}
+END_TEST
+
+START_TEST(rules_unrefined_gap_goes_native) {
+    /* reduce_scatter_block/recursive_halving at np 4 (oversubscribed): measured at 256 KiB and
+     * 1 MiB, it ranked first at both in the first pass (no refinement between), lost at 256 KiB
+     * in the confirmation and won at 1 MiB; 512 KiB, never measured, inherited it from the
+     * geometric-mean boundary and was 1.50x native in the validation loop. Between a size where
+     * native alone wins and one where a candidate wins, more than x2 apart, the unmeasured sizes
+     * go native, even across a protocol threshold; between two candidates the boundary stays at
+     * the geometric mean. */
+    static const uint64_t thr[] = {600000};
+    const cs_bench_entry_t nat[] = {NATIVE(9.0), CAND("allreduce/a", 10.0, 0.9)};
+    const cs_bench_entry_t a_wins[] = {NATIVE(30.0), CAND("allreduce/a", 10.0, 0.0001),
+                                       CAND("allreduce/b", 40.0, 0.9)};
+    const cs_bench_entry_t b_wins[] = {NATIVE(30.0), CAND("allreduce/a", 40.0, 0.9),
+                                       CAND("allreduce/b", 10.0, 0.0001)};
+    const cs_bench_size_t up[] = {{.bytes = 262144, .entries = nat, .n = 2},
+                                  {.bytes = 1048576, .entries = a_wins, .n = 3}};
+    const cs_bench_size_t down[] = {{.bytes = 262144, .entries = a_wins, .n = 3},
+                                    {.bytes = 1048576, .entries = nat, .n = 2}};
+    const cs_bench_size_t two[] = {{.bytes = 262144, .entries = a_wins, .n = 3},
+                                   {.bytes = 1048576, .entries = b_wins, .n = 3}};
+    cs_rule_t rows[8];
+    int n = -1;
+    ck_assert_int_eq(cs_bench_rules_at(up, 2, thr, 1, rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(check_cover(rows, n), 2);
+    ck_assert_uint_eq(rows[0].hi_bytes, 1048576); /* native up to the candidate's own size */
+    ck_assert_str_eq(rows[1].algorithm, "allreduce/a");
+    ck_assert_uint_eq(rows[1].lo_bytes, 1048576);
+    ck_assert_int_eq(cs_bench_rules_at(down, 2, NULL, 0, rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(check_cover(rows, n), 2);
+    ck_assert_str_eq(rows[0].algorithm, "allreduce/a");
+    ck_assert_uint_eq(rows[0].hi_bytes, 262145); /* the candidate's measured size, no further */
+    ck_assert_int_eq(cs_bench_rules_at(two, 2, NULL, 0, rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(check_cover(rows, n), 2);
+    ck_assert_uint_eq(rows[0].hi_bytes, 524288); /* a to b: the geometric mean */
 }
 END_TEST
 
@@ -1324,6 +1363,7 @@ static Suite *refine_suite(void) {
     tcase_add_test(tc, refine_needs_a_power_of_two_between);
     tcase_add_test(tc, plan_sizes_add_thresholds);
     tcase_add_test(tc, rules_boundary_at_threshold);
+    tcase_add_test(tc, rules_unrefined_gap_goes_native);
     tcase_add_test(tc, rules_threshold_inside_an_interval_adds_no_boundary);
     tcase_add_test(tc, validate_sizes_every_power_of_two);
     tcase_add_test(tc, validate_noise_counts_points_beyond_the_spread);
