@@ -26,7 +26,15 @@
 
 #define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ARGS, FILL, KEY, ARRAYS,       \
                 CACHED)                                                                            \
+    static int select_##name PARAMS __attribute__((noinline));                                     \
     int collsel_##name PARAMS {                                                                    \
+        /* the native-always memo first, before any of the selector's frame is built */            \
+        if (!(CACHED) && cs_sel_native_always(comm, CS_COLL_##ID)) {                               \
+            return PMPI_##Mpi ARGS;                                                                \
+        }                                                                                          \
+        return select_##name ARGS;                                                                 \
+    }                                                                                              \
+    static int select_##name PARAMS {                                                              \
         const cs_call_key_t key = cs_call_key(CS_COLL_##ID, CS_UNPAREN KEY);                       \
         const cs_call_arrays_t arrays = {CS_UNPAREN ARRAYS};                                       \
         const void *raw_send = KEY_SEND KEY, *raw_recv = KEY_RECV KEY;                             \
@@ -34,9 +42,6 @@
         cs_sel_at_t at;                                                                            \
         cs_call_t call;                                                                            \
         int rc;                                                                                    \
-        if (!(CACHED) && cs_sel_native_always(comm, CS_COLL_##ID)) {                               \
-            return PMPI_##Mpi ARGS;                                                                \
-        }                                                                                          \
         switch (CACHED ? cs_sel_start(comm, &key, &at, raw_send, raw_recv, &rc)                    \
                        : cs_sel_start_uncached(comm, &key, &arrays, &at, &rc)) {                   \
         case CS_SEL_RAN:                                                                           \
