@@ -637,17 +637,17 @@ END_TEST
 /* --- the confirmation pass of the neighbourhood collectives' pattern keys (derive.c) ------- */
 
 /* Stores, in table measurement (confirm 0) or confirmation (confirm 1) of run `run_id`, a
- * measurement of `algorithm` on pattern `pattern` (np 4) at `bytes`: 20 repetitions spread
+ * measurement of `algorithm` on pattern `pattern` (np 4) at `size_bytes`: 20 repetitions spread
  * evenly over [us, us + 0.19]. Synthetic numbers: nothing is timed. */
 static void put_pattern_point(cs_db_t *db, int64_t run_id, const char *coll, const char *pattern,
-                              const char *algorithm, uint64_t bytes, double us, int confirm) {
+                              const char *algorithm, uint64_t size_bytes, double us, int confirm) {
     double samples[20];
     for (int i = 0; i < NELEMS(samples); i++) {
         samples[i] = us + 0.01 * i;
     }
     cs_db_measurement_t m = {
         .run_id = run_id,
-        .point = {coll, algorithm, "", 4, 4, bytes, pattern},
+        .point = {coll, algorithm, "", 4, 4, size_bytes, pattern},
         .reps = NELEMS(samples),
         .min_us = samples[0],
         .q1_us = us + 0.05,
