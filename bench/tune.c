@@ -331,11 +331,74 @@ out:
     return rc;
 }
 
+/* The candidates of collective c to measure again at contender `t`: native, then each of t's
+ * candidates (best first) found among the plan's, into sel[0..]; returns how many. */
+static int confirm_cands(const cs_bench_plan_t *plan, int c, const cs_bench_contender_t *t,
+                         cs_bench_cand_t *sel) {
+    int k = 0;
+    sel[k++] = plan->cands[c][0]; /* native */
+    for (int j = 0; j < t->k; j++) {
+        for (int i = 1; i < plan->ncands[c]; i++) {
+            const cs_bench_cand_t *cand = &plan->cands[c][i];
+            if (strcmp(cand->v.algo->name, t->algorithm[j]) == 0 &&
+                strcmp(cand->params, t->params[j]) == 0) {
+                sel[k++] = *cand;
+                break;
+            }
+        }
+    }
+    return k;
+}
+
+/* The confirmation pass's points todo[0..ntodo-1] of neighbourhood collective c on one pattern
+ * (all of the same pattern, collective over `sub`): its communicator made over `sub` as
+ * run_neighbor makes it, each point measured again on it. A pattern that is unknown or not
+ * valid at this size (cs_bench_pattern_valid; every rank decides alike) is skipped, its points
+ * taken off the count. */
+static int confirm_pattern(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, int c,
+                           const cs_bench_contender_t *todo, int ntodo, cs_bench_cand_t *sel,
+                           cs_bench_run_t *r, int rank, int n, int ppn, MPI_Comm sub,
+                           cs_bench_sync_t *sync, pace_t *pace, cs_bench_progress_t *progress) {
+    int rc = CS_OK, k = cs_bench_pattern_find(todo[0].pattern);
+    MPI_Comm topo = MPI_COMM_NULL;
+    cs_bench_bufs_t nb = {0};
+    cs_graph_sig_t sig;
+    cs_comm_t *ctx = NULL;
+    const cs_neighbors_t *nbrs = NULL;
+    uint64_t max_bytes = plan->block_sizes[plan->nblock_sizes - 1];
+    if (k < 0 || !cs_bench_pattern_valid(&cs_bench_patterns[k], n)) {
+        pace->total -= ntodo;
+        progress->total = pace->total > 0 ? pace->total : 1;
+        return CS_OK;
+    }
+    for (int t = 0; t < ntodo; t++) { /* a resumed run's stored sizes may lie beyond the plan's */
+        max_bytes = todo[t].bytes > max_bytes ? todo[t].bytes : max_bytes;
+    }
+    CS_CHECK(cs_bench_pattern_comm(&cs_bench_patterns[k], sub, &topo, &sig));
+    CS_CHECK(cs_comm_get(topo, &ctx));
+    CS_CHECK(cs_comm_neighbors(ctx, &nbrs));
+    CS_CHECK(cs_bench_bufs_alloc_neighbor(&nb, (size_t)max_bytes,
+                                          nbrs->indegree > nbrs->outdegree ? nbrs->indegree
+                                                                           : nbrs->outdegree));
+    for (int t = 0; t < ntodo; t++) {
+        int m = confirm_cands(plan, c, &todo[t], sel);
+        CS_CHECK(run_point(o, sel, m, (cs_coll_t)c, todo[t].pattern, todo[t].bytes, r, NULL, rank,
+                           n, ppn, sub, topo, &nb, sync, pace, progress, 1));
+    }
+out:
+    cs_bench_bufs_free(&nb);
+    if (topo != MPI_COMM_NULL) {
+        PMPI_Comm_free(&topo);
+    }
+    return rc;
+}
+
 /* The confirmation pass (docs/tuning.md "Confirmation", collective over `world`): after every
  * key was measured, each size at which candidates beat native is measured again, with native
  * and the best CS_BENCH_CONFIRM_CANDS of them only, minutes after its first measurement; rule
- * derivation lets a candidate replace native only if it wins both times. Rank 0 picks the
- * sizes and candidates from the stored measurements (so a resumed run picks the same) and
+ * derivation lets a candidate replace native only if it wins both times. The neighbourhood
+ * collectives' points are confirmed per pattern, on the pattern's communicator. Rank 0 picks
+ * the sizes and candidates from the stored measurements (so a resumed run picks the same) and
  * broadcasts them; the pass spends what the measurement pass left of --budget. */
 static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
                           int rank, MPI_Comm world, pace_t *pace, cs_bench_progress_t *progress) {
@@ -344,16 +407,20 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
     cs_bench_sync_t sync = {0, 0};
     MPI_Comm sub = MPI_COMM_NULL;
     uint64_t max_bytes = plan->sizes[plan->nsizes - 1];
-    cs_bench_contender_t *todo = calloc(CS_BENCH_MAX_SIZES, sizeof(*todo));
+    cs_bench_contender_t *todo = NULL;
     cs_bench_cand_t *sel = calloc(CS_BENCH_CONFIRM_CANDS + 1, sizeof(*sel));
-    ok = todo != NULL && sel != NULL;
-    if (rank == 0 && ok) {
-        CS_CHECK(cs_bench_derive_contenders(r->db, r->run_id, o->metric, (cs_coll_t)0, 0, 0, NULL,
-                                            INT32_MAX, &count));
+    if (rank == 0) { /* shared, so that every rank fails alike */
+        rc = cs_bench_derive_contenders(r->db, r->run_id, o->metric, (cs_coll_t)0, 0, 0, NULL,
+                                        INT32_MAX, &count);
     }
+    CS_MPI_CHECK(PMPI_Bcast(&rc, 1, MPI_INT, 0, world));
+    CS_CHECK(rc);
+    CS_MPI_CHECK(PMPI_Bcast(&count, 1, MPI_INT, 0, world));
+    /* no key has more points to confirm than the run has in all */
+    todo = calloc(count > 0 ? (size_t)count : 1, sizeof(*todo));
+    ok = sel != NULL && todo != NULL;
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world));
     CS_REQUIRE(ok, CS_ERR_NOMEM);
-    CS_MPI_CHECK(PMPI_Bcast(&count, 1, MPI_INT, 0, world));
     pace->budget_s = o->budget_s; /* what is left of the whole budget is this pass's */
     pace->total = pace->done + count;
     progress->total = pace->total > 0 ? pace->total : 1;
@@ -375,28 +442,32 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
         }
         for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
             int ntodo = 0;
-            if (plan->ncands[c] < 2 || cs_coll_is_neighbor((cs_coll_t)c)) {
-                continue; /* the neighbourhood collectives' pattern keys are not confirmed yet */
+            if (plan->ncands[c] < 2) {
+                continue;
             }
             if (rank == 0) {
-                CS_CHECK(cs_bench_derive_contenders(r->db, r->run_id, o->metric, (cs_coll_t)c, n,
-                                                    ppn, todo, CS_BENCH_MAX_SIZES, &ntodo));
+                rc = cs_bench_derive_contenders(r->db, r->run_id, o->metric, (cs_coll_t)c, n, ppn,
+                                                todo, count, &ntodo);
             }
+            CS_MPI_CHECK(PMPI_Bcast(&rc, 1, MPI_INT, 0, sub));
+            CS_CHECK(rc);
             CS_MPI_CHECK(PMPI_Bcast(&ntodo, 1, MPI_INT, 0, sub));
             CS_MPI_CHECK(PMPI_Bcast(todo, ntodo * (int)sizeof(*todo), MPI_BYTE, 0, sub));
-            for (int t = 0; t < ntodo; t++) {
-                int k = 0;
-                sel[k++] = plan->cands[c][0]; /* native */
-                for (int j = 0; j < todo[t].k; j++) {
-                    for (int i = 1; i < plan->ncands[c]; i++) {
-                        const cs_bench_cand_t *cand = &plan->cands[c][i];
-                        if (strcmp(cand->v.algo->name, todo[t].algorithm[j]) == 0 &&
-                            strcmp(cand->params, todo[t].params[j]) == 0) {
-                            sel[k++] = *cand;
-                            break;
-                        }
+            if (cs_coll_is_neighbor((cs_coll_t)c)) {
+                /* one pattern at a time: the contenders come ordered by pattern */
+                for (int t = 0; t < ntodo;) {
+                    int e = t;
+                    while (e < ntodo && strcmp(todo[e].pattern, todo[t].pattern) == 0) {
+                        e++;
                     }
+                    CS_CHECK(confirm_pattern(o, plan, c, &todo[t], e - t, sel, r, rank, n, ppn, sub,
+                                             &sync, pace, progress));
+                    t = e;
                 }
+                continue;
+            }
+            for (int t = 0; t < ntodo; t++) {
+                int k = confirm_cands(plan, c, &todo[t], sel);
                 CS_CHECK(run_point(o, sel, k, (cs_coll_t)c, "", todo[t].bytes, r, NULL, rank, n,
                                    ppn, sub, sub, &bufs, &sync, pace, progress, 1));
             }

@@ -8,6 +8,12 @@
  *   - the wrong algorithm failed verification at every point of a valid pattern, never timed;
  *   - every (collective, pattern) has rules carrying the pattern, native last; the v form has
  *     exactly one interval, [0, unbounded);
+ *   - the confirmation pass covered the pattern keys: every point where a candidate beat native
+ *     (cs_bench_derive_contenders on the stored measurements, pattern and all) has rows in table
+ *     confirmation with its pattern's name, native and exactly those candidates, and there are no
+ *     others; a candidate in a pattern's rules was measured again at every size of that pattern
+ *     the pass measured inside its interval (whether any candidate won is the machine's
+ *     business: nothing here assumes one did);
  *   - every rank holds the LogGP parameters the run measured (core/loggp.h), at np >= 2;
  *   - then (np >= 2) collsel-bench --validate with the same options (run 2) stores a validation row
  * per (collective, valid pattern, block size), with the pattern's name and the selector's choice
@@ -16,6 +22,7 @@
  * status 1 when a check failed. */
 #include "core/loggp.h"
 #include "db.h"
+#include "derive.h"
 #include "patterns.h"
 #include "tune.h"
 
@@ -72,7 +79,19 @@ typedef struct seen {
     int valid[2][NPATS][2], valid_bad;
     char rule_algs[2][NPATS][8][64]; /* the algorithms the rules name, per (coll, pattern) */
     int nrule_algs[2][NPATS];
-    int nprocs;
+    struct { /* the rules' rows, as stored */
+        int c, k;
+        char algorithm[64];
+        uint64_t lo, hi;
+    } rule[64];
+    int nrule;
+    struct { /* the confirmation pass's rows of the planned collectives */
+        int c, k;
+        char algorithm[64];
+        uint64_t bytes;
+    } conf[256];
+    int nconf, conf_other;
+    int nprocs, ppn; /* ppn: the measurements' */
 } seen_t;
 
 static int pattern_index(const char *name) {
@@ -107,6 +126,7 @@ static int on_meas(const cs_db_measurement_t *m, void *ctx) {
         s->bad_block++;
         return CS_OK;
     }
+    s->ppn = m->point.ppn;
     if (strstr(m->point.algorithm, "/native") != NULL) {
         s->meas[c][k][b][0]++;
     } else if (strstr(m->point.algorithm, "/linear") != NULL) {
@@ -142,7 +162,95 @@ static int on_rule(const cs_rule_t *r, void *ctx) {
         s->intervals[c][k] += 100; /* the v form must have one interval */
     }
     s->native_last[c][k] = strstr(r->algorithm, "/native") != NULL;
+    if (s->nrule < 64) {
+        s->rule[s->nrule].c = c;
+        s->rule[s->nrule].k = k;
+        snprintf(s->rule[s->nrule].algorithm, sizeof(s->rule[0].algorithm), "%s", r->algorithm);
+        s->rule[s->nrule].lo = r->lo_bytes;
+        s->rule[s->nrule].hi = r->hi_bytes;
+        s->nrule++;
+    }
     return CS_OK;
+}
+
+static int on_confirmation(const cs_db_measurement_t *m, void *ctx) {
+    seen_t *s = ctx;
+    int c = coll_index(m->point.coll), k = pattern_index(m->point.pattern);
+    if (c < 0 || k < 0 || s->nconf == 256) {
+        s->conf_other++;
+        return CS_OK;
+    }
+    s->conf[s->nconf].c = c;
+    s->conf[s->nconf].k = k;
+    snprintf(s->conf[s->nconf].algorithm, sizeof(s->conf[0].algorithm), "%s", m->point.algorithm);
+    s->conf[s->nconf].bytes = m->point.bytes;
+    s->nconf++;
+    return CS_OK;
+}
+
+/* The confirmation pass on the pattern keys (see the top of the file). */
+static void check_confirmations(cs_db_t *db, seen_t *s) {
+    cs_bench_contender_t todo[2 * NPATS * 2];
+    int matched = 0;
+    for (int c = 0; c < 2; c++) {
+        cs_coll_t coll;
+        int n = 0;
+        if (cs_coll_from_name(colls[c], &coll) != CS_OK) {
+            check(0, "unknown collective %s", colls[c]);
+            continue;
+        }
+        /* the run's metric policy: the default, 'both' */
+        check(cs_bench_derive_contenders(db, 1, CS_DB_METRIC_BOTH, coll, s->nprocs, s->ppn, todo,
+                                         (int)(sizeof(todo) / sizeof(todo[0])), &n) == CS_OK,
+              "contenders of %s", colls[c]);
+        for (int t = 0; t < n; t++) {
+            int k = pattern_index(todo[t].pattern), native = 0, cands = 0;
+            check(k >= 0, "a contender of %s on pattern '%s'", colls[c], todo[t].pattern);
+            for (int i = 0; i < s->nconf; i++) {
+                if (s->conf[i].c != c || s->conf[i].k != k || s->conf[i].bytes != todo[t].bytes) {
+                    continue;
+                }
+                matched++;
+                if (strstr(s->conf[i].algorithm, "/native") != NULL) {
+                    native++;
+                    continue;
+                }
+                for (int j = 0; j < todo[t].k; j++) {
+                    cands += strcmp(s->conf[i].algorithm, todo[t].algorithm[j]) == 0;
+                }
+            }
+            check(native == 1 && cands == todo[t].k,
+                  "%s on %s at %llu B: a candidate beat native; confirmed with native %d and %d "
+                  "of its %d candidates",
+                  colls[c], todo[t].pattern, (unsigned long long)todo[t].bytes, native, cands,
+                  todo[t].k);
+        }
+    }
+    check(matched == s->nconf && s->conf_other == 0,
+          "%d confirmation rows, %d of them at a contender, %d of another point", s->nconf, matched,
+          s->conf_other);
+    for (int i = 0; i < s->nrule; i++) {
+        if (strstr(s->rule[i].algorithm, "/native") != NULL) {
+            continue;
+        }
+        for (int j = 0; j < s->nconf; j++) {
+            int again = 0;
+            if (s->conf[j].c != s->rule[i].c || s->conf[j].k != s->rule[i].k ||
+                s->conf[j].bytes < s->rule[i].lo || s->conf[j].bytes >= s->rule[i].hi) {
+                continue;
+            }
+            for (int m = 0; m < s->nconf; m++) {
+                again |= s->conf[m].c == s->conf[j].c && s->conf[m].k == s->conf[j].k &&
+                         s->conf[m].bytes == s->conf[j].bytes &&
+                         strcmp(s->conf[m].algorithm, s->rule[i].algorithm) == 0;
+            }
+            check(again,
+                  "rule %s on %s [%llu, %llu): not measured again at %llu B, where the "
+                  "confirmation pass measured that pattern",
+                  s->rule[i].algorithm, pats[s->rule[i].k], (unsigned long long)s->rule[i].lo,
+                  (unsigned long long)s->rule[i].hi, (unsigned long long)s->conf[j].bytes);
+        }
+    }
 }
 
 static int on_pattern(const cs_db_pattern_t *t, void *ctx) {
@@ -208,6 +316,8 @@ static void check_database(const char *path, int nprocs) {
         check(cs_db_foreach_rule(db, machine_id, on_rule, &s) == CS_OK, "read rules");
         check(cs_db_foreach_pattern(db, machine_id, on_pattern, &s) == CS_OK, "read patterns");
     }
+    check(cs_db_foreach_confirmation(db, 1, on_confirmation, &s) == CS_OK, "read confirmations");
+    check_confirmations(db, &s);
     check(cs_db_foreach_validation(db, 2, on_valid, &s) == CS_OK, "read validation rows");
     check(s.valid_bad == 0, "%d validation rows of another point or choice", s.valid_bad);
     check(s.other_pattern == 0 && s.bad_block == 0,

@@ -4,6 +4,8 @@
  * The rules tests use hand-built sizes: at each size a few entries with medians and p-values
  * (the rank-sum test's result against native). A candidate wins when p < 0.01 and its median is
  * at least 3 % below native's (cs_stats_is_winner with CS_STATS_ALPHA, CS_STATS_MIN_GAIN). */
+#include "db.h"
+#include "derive.h"
 #include "loggp.h"
 #include "options.h"
 #include "patterns.h"
@@ -640,6 +642,200 @@ START_TEST(rank_confirmation) {
 }
 END_TEST
 
+/* --- the confirmation pass of the neighbourhood collectives' pattern keys (derive.c) ------- */
+
+/* Stores, in table measurement (confirm 0) or confirmation (confirm 1) of run `run_id`, a
+ * measurement of `algorithm` on pattern `pattern` (np 4) at `size_bytes`: 20 repetitions spread
+ * evenly over [us, us + 0.19]. Synthetic numbers: nothing is timed. */
+static void put_pattern_point(cs_db_t *db, int64_t run_id, const char *coll, const char *pattern,
+                              const char *algorithm, uint64_t size_bytes, double us, int confirm) {
+    double samples[20];
+    for (int i = 0; i < NELEMS(samples); i++) {
+        samples[i] = us + 0.01 * i;
+    }
+    cs_db_measurement_t m = {
+        .run_id = run_id,
+        .point = {coll, algorithm, "", 4, 4, size_bytes, pattern},
+        .reps = NELEMS(samples),
+        .min_us = samples[0],
+        .q1_us = us + 0.05,
+        .median_us = us + 0.095,
+        .q3_us = us + 0.15,
+        .max_us = samples[NELEMS(samples) - 1],
+        .verified = 1,
+        .samples_us = samples,
+        .nsamples = NELEMS(samples),
+    };
+    ck_assert_int_eq(confirm ? cs_db_insert_confirmation(db, &m) : cs_db_insert_measurement(db, &m),
+                     CS_OK);
+}
+
+/* The rules of one (collective, pattern) as read back: rank-1 algorithm of the interval that
+ * holds `at` bytes, and the number of intervals and rows. */
+typedef struct pattern_rules {
+    const char *coll, *pattern;
+    uint64_t at;
+    char winner[CS_RULE_ALGORITHM];
+    int intervals, rows;
+} pattern_rules_t;
+
+static int on_pattern_rule(const cs_rule_t *r, void *ctx) {
+    pattern_rules_t *pr = ctx;
+    if (strcmp(cs_coll_name(r->coll), pr->coll) != 0 || strcmp(r->pattern, pr->pattern) != 0) {
+        return CS_OK;
+    }
+    pr->rows++;
+    pr->intervals += r->rank == 1;
+    if (r->rank == 1 && r->lo_bytes <= pr->at && pr->at < r->hi_bytes) {
+        snprintf(pr->winner, sizeof(pr->winner), "%s", r->algorithm);
+    }
+    return CS_OK;
+}
+
+static pattern_rules_t pattern_rules(cs_db_t *db, int64_t machine_id, const char *coll,
+                                     const char *pattern, uint64_t at) {
+    pattern_rules_t pr = {coll, pattern, at, "", 0, 0};
+    ck_assert_int_eq(cs_db_foreach_rule(db, machine_id, on_pattern_rule, &pr), CS_OK);
+    return pr;
+}
+
+START_TEST(confirm_pattern_keys) {
+    /* neighbor_alltoall (size intervals) and neighbor_alltoallv (one interval per pattern) on
+     * cart2d and hotspot at 16 B and 4 KiB: linear at half native's time in the first pass
+     * everywhere, so every pattern point is a contender. The confirmation pass then has linear
+     * win again except on cart2d at 4 KiB, where it is 10 % slower than native. */
+    static const char *const colls[] = {"neighbor_alltoall", "neighbor_alltoallv"};
+    static const char *const pats[] = {"cart2d", "hotspot"};
+    static const uint64_t sizes[] = {16, 4096};
+    cs_db_t *db = NULL;
+    char why[256];
+    int64_t machine_id = 0, run_id = 0;
+    cs_db_machine_t machine = {"unit-host", "1 package", "Open MPI"};
+    cs_db_run_t run = {.nprocs = 4, .nnodes = 1, .ppn = 4, .metric = CS_DB_METRIC_SYNC};
+    cs_bench_contender_t todo[16];
+    int n = 0, nrules = 0;
+    bool exists = false;
+    ck_assert_int_eq(cs_db_open(":memory:", CS_DB_READ_WRITE, &db, why, sizeof(why)), CS_OK);
+    ck_assert_int_eq(cs_db_find_or_insert_machine(db, &machine, &machine_id), CS_OK);
+    run.machine_id = machine_id;
+    ck_assert_int_eq(cs_db_start_run(db, &run, false, &run_id, NULL), CS_OK);
+    for (int c = 0; c < 2; c++) {
+        char native[64], linear[64];
+        snprintf(native, sizeof(native), "%s/native", colls[c]);
+        snprintf(linear, sizeof(linear), "%s/linear", colls[c]);
+        for (int k = 0; k < 2; k++) {
+            for (int s = 0; s < 2; s++) {
+                put_pattern_point(db, run_id, colls[c], pats[k], native, sizes[s], 10.0, 0);
+                put_pattern_point(db, run_id, colls[c], pats[k], linear, sizes[s], 5.0, 0);
+            }
+        }
+    }
+
+    /* Every pattern point is a contender, with its pattern's name, by pattern then size. */
+    ck_assert_int_eq(cs_bench_derive_contenders(db, run_id, CS_DB_METRIC_SYNC, (cs_coll_t)0, 0, 0,
+                                                NULL, INT32_MAX, &n),
+                     CS_OK);
+    ck_assert_int_eq(n, 8);
+    ck_assert_int_eq(cs_bench_derive_contenders(db, run_id, CS_DB_METRIC_SYNC,
+                                                CS_COLL_NEIGHBOR_ALLTOALL, 4, 4, todo, NELEMS(todo),
+                                                &n),
+                     CS_OK);
+    ck_assert_int_eq(n, 4);
+    for (int t = 0; t < n; t++) {
+        ck_assert_str_eq(todo[t].pattern, pats[t / 2]);
+        ck_assert_uint_eq(todo[t].bytes, sizes[t % 2]);
+        ck_assert_int_eq(todo[t].k, 1);
+        ck_assert_str_eq(todo[t].algorithm[0], "neighbor_alltoall/linear");
+        ck_assert_str_eq(todo[t].params[0], "");
+    }
+    /* Refinement's winners stay without the pattern keys. */
+    {
+        uint64_t wsizes[8];
+        int winner[8], nw = -1;
+        ck_assert_int_eq(cs_bench_derive_winners(db, run_id, CS_DB_METRIC_SYNC,
+                                                 CS_COLL_NEIGHBOR_ALLTOALL, 4, 4, wsizes, winner, 8,
+                                                 &nw),
+                         CS_OK);
+        ck_assert_int_eq(nw, 0);
+    }
+
+    /* Before the confirmation pass: linear everywhere. */
+    ck_assert_int_eq(cs_bench_derive_rules(db, machine_id, run_id, NULL, 0, &nrules), CS_OK);
+    for (int c = 0; c < 2; c++) {
+        char linear[64];
+        snprintf(linear, sizeof(linear), "%s/linear", colls[c]);
+        for (int k = 0; k < 2; k++) {
+            for (int s = 0; s < 2; s++) {
+                pattern_rules_t pr = pattern_rules(db, machine_id, colls[c], pats[k], sizes[s]);
+                ck_assert_str_eq(pr.winner, linear);
+            }
+        }
+    }
+
+    /* The confirmation pass's rows, per pattern: linear loses on cart2d at 4 KiB only. */
+    for (int c = 0; c < 2; c++) {
+        char native[64], linear[64];
+        snprintf(native, sizeof(native), "%s/native", colls[c]);
+        snprintf(linear, sizeof(linear), "%s/linear", colls[c]);
+        for (int k = 0; k < 2; k++) {
+            for (int s = 0; s < 2; s++) {
+                int lost = k == 0 && s == 1;
+                put_pattern_point(db, run_id, colls[c], pats[k], native, sizes[s], 10.0, 1);
+                put_pattern_point(db, run_id, colls[c], pats[k], linear, sizes[s],
+                                  lost ? 11.0 : 5.0, 1);
+            }
+        }
+    }
+    /* A resumed run finds the confirmed point of that pattern (and not of another) and picks the
+     * same points again: they come from the first pass's measurements. */
+    ck_assert_int_eq(
+        cs_db_confirmation_exists(db, run_id,
+                                  &(cs_db_point_t){"neighbor_alltoall", "neighbor_alltoall/native",
+                                                   "", 4, 4, 4096, "hotspot"},
+                                  &exists),
+        CS_OK);
+    ck_assert(exists);
+    ck_assert_int_eq(
+        cs_db_confirmation_exists(db, run_id,
+                                  &(cs_db_point_t){"neighbor_alltoall", "neighbor_alltoall/native",
+                                                   "", 4, 4, 4096, "random30"},
+                                  &exists),
+        CS_OK);
+    ck_assert(!exists);
+    ck_assert_int_eq(cs_bench_derive_contenders(db, run_id, CS_DB_METRIC_SYNC,
+                                                CS_COLL_NEIGHBOR_ALLTOALL, 4, 4, todo, NELEMS(todo),
+                                                &n),
+                     CS_OK);
+    ck_assert_int_eq(n, 4);
+    ck_assert_str_eq(todo[3].pattern, "hotspot");
+
+    ck_assert_int_eq(cs_bench_derive_rules(db, machine_id, run_id, NULL, 0, &nrules), CS_OK);
+    {
+        /* Size intervals: cart2d falls back to native at 4 KiB, keeps linear at 16 B; hotspot,
+         * confirmed at both sizes, keeps linear in one interval. */
+        pattern_rules_t pr = pattern_rules(db, machine_id, colls[0], "cart2d", 16);
+        ck_assert_str_eq(pr.winner, "neighbor_alltoall/linear");
+        ck_assert_int_eq(pr.intervals, 2);
+        pr = pattern_rules(db, machine_id, colls[0], "cart2d", 4096);
+        ck_assert_str_eq(pr.winner, "neighbor_alltoall/native");
+        pr = pattern_rules(db, machine_id, colls[0], "hotspot", 4096);
+        ck_assert_str_eq(pr.winner, "neighbor_alltoall/linear");
+        ck_assert_int_eq(pr.intervals, 1);
+        /* One interval per pattern for the v form: a loss at one size makes cart2d's native
+         * alone; hotspot keeps linear, native second. */
+        pr = pattern_rules(db, machine_id, colls[1], "cart2d", 16);
+        ck_assert_str_eq(pr.winner, "neighbor_alltoallv/native");
+        ck_assert_int_eq(pr.intervals, 1);
+        ck_assert_int_eq(pr.rows, 1);
+        pr = pattern_rules(db, machine_id, colls[1], "hotspot", 16);
+        ck_assert_str_eq(pr.winner, "neighbor_alltoallv/linear");
+        ck_assert_int_eq(pr.intervals, 1);
+        ck_assert_int_eq(pr.rows, 2);
+    }
+    cs_db_close(db);
+}
+END_TEST
+
 START_TEST(loggp_fit) {
     /* A small message's round trip is 2 (o + L + o): with o = 0.5 and a 3 us round trip,
      * L = 1.5 - 1 = 0.5; G from the round trips of 8 B and 16 KiB. Clamped at 0 when the
@@ -996,6 +1192,7 @@ static Suite *bench_suite(void) {
     tcase_add_test(tc, loggp_fit);
     tcase_add_test(tc, rank_loop_tail);
     tcase_add_test(tc, rank_confirmation);
+    tcase_add_test(tc, confirm_pattern_keys);
     tcase_add_test(tc, order_is_a_fresh_permutation);
     tcase_add_test(tc, parse_errors);
     tcase_add_test(tc, parse_error_message_is_one_line);
