@@ -143,22 +143,30 @@ out:
     return rc;
 }
 
+/* Grows the two parallel arrays *a and *b (capacity *cap) to hold at least `need` entries. */
+static int grow_pair(cs_iso_block_t **a, cs_iso_block_t **b, int *cap, int need) {
+    int rc = CS_OK;
+    if (need > *cap) {
+        int want = grown(*cap, need);
+        cs_iso_block_t *na = realloc(*a, sizeof(cs_iso_block_t) * (size_t)want);
+        cs_iso_block_t *nb;
+        CS_REQUIRE(na != NULL, CS_ERR_NOMEM);
+        *a = na;
+        nb = realloc(*b, sizeof(cs_iso_block_t) * (size_t)want);
+        CS_REQUIRE(nb != NULL, CS_ERR_NOMEM);
+        *b = nb;
+        *cap = want;
+    }
+out:
+    return rc;
+}
+
 /* Appends a part to the open round: `snd` is sent, received into `rcv`. */
 static int add_part(builder_t *b, cs_iso_block_t snd, cs_iso_block_t rcv) {
     int rc = CS_OK;
     cs_iso_sched_t *s = b->s;
     CS_REQUIRE(b->nparts < INT_MAX, CS_ERR_ARG);
-    if (b->nparts + 1 > b->parts_cap) {
-        int cap = grown(b->parts_cap, b->nparts + 1);
-        cs_iso_block_t *ns = realloc(s->send, sizeof(cs_iso_block_t) * (size_t)cap);
-        cs_iso_block_t *nr;
-        CS_REQUIRE(ns != NULL, CS_ERR_NOMEM);
-        s->send = ns;
-        nr = realloc(s->recv, sizeof(cs_iso_block_t) * (size_t)cap);
-        CS_REQUIRE(nr != NULL, CS_ERR_NOMEM);
-        s->recv = nr;
-        b->parts_cap = cap;
-    }
+    CS_CHECK(grow_pair(&s->send, &s->recv, &b->parts_cap, b->nparts + 1));
     s->send[b->nparts] = snd;
     s->recv[b->nparts] = rcv;
     b->nparts++;
@@ -174,17 +182,7 @@ out:
 static int add_copy(builder_t *b, cs_iso_block_t src, cs_iso_block_t dst) {
     int rc = CS_OK;
     cs_iso_sched_t *s = b->s;
-    if (s->ncopies + 1 > b->copies_cap) {
-        int cap = grown(b->copies_cap, s->ncopies + 1);
-        cs_iso_block_t *ns = realloc(s->copy_src, sizeof(cs_iso_block_t) * (size_t)cap);
-        cs_iso_block_t *nd;
-        CS_REQUIRE(ns != NULL, CS_ERR_NOMEM);
-        s->copy_src = ns;
-        nd = realloc(s->copy_dst, sizeof(cs_iso_block_t) * (size_t)cap);
-        CS_REQUIRE(nd != NULL, CS_ERR_NOMEM);
-        s->copy_dst = nd;
-        b->copies_cap = cap;
-    }
+    CS_CHECK(grow_pair(&s->copy_src, &s->copy_dst, &b->copies_cap, s->ncopies + 1));
     s->copy_src[s->ncopies] = src;
     s->copy_dst[s->ncopies] = dst;
     s->ncopies++;
