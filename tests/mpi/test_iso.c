@@ -5,11 +5,11 @@
  * Shapes: every ordered factorisation of p into 2 and into 3 dimensions (1 x p, p x 1, 2 x 2 x
  * ...), periodic, no reordering. Neighbourhoods: Moore r = 1 (8 offsets in 2D, 26 in 3D) and an
  * asymmetric list with a repeated offset, the zero offset and offsets longer than the torus.
- * Every schedule (COLLSEL_ISO_SCHEDULE, read at init), alltoall and allgather, MPI_INT (count 3)
- * and a derived type with a lower bound and gaps (2 ints at bytes 8 and 16, resized to lb 4,
- * extent 20; count 2). One persistent request started three times with new data in between,
- * then the one-shot form; whole receive allocations (gaps and margins, sentinel-filled) must
- * equal the reference's.
+ * Every schedule (COLLSEL_ISO_SCHEDULE, read at init), alltoall and allgather, MPI_INT (count 3),
+ * a derived type with a lower bound and gaps (2 ints at bytes 8 and 16, resized to lb 4, extent
+ * 20; count 2), and that type sent and received as 4 MPI_INT. One persistent request started
+ * three times with new data in between, then the one-shot form; whole receive allocations (gaps
+ * and margins, sentinel-filled) must equal the reference's.
  * Errors: a communicator without topology and a Cartesian one with a non-periodic dimension
  * (MPI_ERR_TOPOLOGY), the last rank with a different list, and with a different s (MPI_ERR_ARG):
  * the same code on every rank, isocomm MPI_COMM_NULL; init on a communicator that carries no
@@ -56,10 +56,13 @@ static int moore(int d, int *out) {
 static const int asym2[] = {1, 0, 0, 0, 2, -1, 1, 0, -1, 3, 0, -2};
 static const int asym3[] = {1, 0, 0, 0, 0, 0, 2, -1, 1, 1, 0, 0, 0, 3, -2, -1, 0, 2};
 
+/* Send and receive types of a case (the block sizes in bytes match). */
 typedef struct ttype {
     const char *name;
-    MPI_Datatype type;
-    int count;
+    MPI_Datatype stype;
+    int scount;
+    MPI_Datatype rtype;
+    int rcount;
 } ttype_t;
 
 static void fill(char *buf, size_t bytes, int seed) {
@@ -72,22 +75,23 @@ static void fill(char *buf, size_t bytes, int seed) {
 static void run_case(MPI_Comm iso, int s, int allgather, const ttype_t *t, const char *shape,
                      const char *nbh, const char *sched) {
     int rank;
-    MPI_Aint lb, ext;
+    MPI_Aint lb, sext, rext;
     MPI_Comm_rank(iso, &rank);
-    MPI_Type_get_extent(t->type, &lb, &ext);
-    size_t block = (size_t)ext * t->count;
+    MPI_Type_get_extent(t->stype, &lb, &sext);
+    MPI_Type_get_extent(t->rtype, &lb, &rext);
     size_t sblocks = allgather ? 1 : (size_t)s;
-    size_t sbytes = sblocks * block + 2 * MARGIN_BYTES,
-           rbytes = (size_t)s * block + 2 * MARGIN_BYTES;
+    size_t sbytes = sblocks * (size_t)sext * t->scount + 2 * MARGIN_BYTES,
+           rbytes = (size_t)s * (size_t)rext * t->rcount + 2 * MARGIN_BYTES;
     char *sbuf = malloc(sbytes), *ref = malloc(rbytes), *got = malloc(rbytes);
     collsel_iso_request req = COLLSEL_ISO_REQUEST_NULL;
     int rc;
     if (allgather)
-        rc = collsel_iso_neighbor_allgather_init(sbuf + MARGIN_BYTES, t->count, t->type,
-                                                 got + MARGIN_BYTES, t->count, t->type, iso, &req);
+        rc =
+            collsel_iso_neighbor_allgather_init(sbuf + MARGIN_BYTES, t->scount, t->stype,
+                                                got + MARGIN_BYTES, t->rcount, t->rtype, iso, &req);
     else
-        rc = collsel_iso_neighbor_alltoall_init(sbuf + MARGIN_BYTES, t->count, t->type,
-                                                got + MARGIN_BYTES, t->count, t->type, iso, &req);
+        rc = collsel_iso_neighbor_alltoall_init(sbuf + MARGIN_BYTES, t->scount, t->stype,
+                                                got + MARGIN_BYTES, t->rcount, t->rtype, iso, &req);
     checks++;
     if (rc != MPI_SUCCESS || req == COLLSEL_ISO_REQUEST_NULL)
         fail("init", shape, nbh, sched);
@@ -96,19 +100,19 @@ static void run_case(MPI_Comm iso, int s, int allgather, const ttype_t *t, const
         memset(ref, SENTINEL, rbytes);
         memset(got, SENTINEL, rbytes);
         if (allgather)
-            MPI_Neighbor_allgather(sbuf + MARGIN_BYTES, t->count, t->type, ref + MARGIN_BYTES,
-                                   t->count, t->type, iso);
+            MPI_Neighbor_allgather(sbuf + MARGIN_BYTES, t->scount, t->stype, ref + MARGIN_BYTES,
+                                   t->rcount, t->rtype, iso);
         else
-            MPI_Neighbor_alltoall(sbuf + MARGIN_BYTES, t->count, t->type, ref + MARGIN_BYTES,
-                                  t->count, t->type, iso);
+            MPI_Neighbor_alltoall(sbuf + MARGIN_BYTES, t->scount, t->stype, ref + MARGIN_BYTES,
+                                  t->rcount, t->rtype, iso);
         if (it < STARTS)
             rc = collsel_iso_start(&req);
         else if (allgather)
-            rc = collsel_iso_neighbor_allgather(sbuf + MARGIN_BYTES, t->count, t->type,
-                                                got + MARGIN_BYTES, t->count, t->type, iso);
+            rc = collsel_iso_neighbor_allgather(sbuf + MARGIN_BYTES, t->scount, t->stype,
+                                                got + MARGIN_BYTES, t->rcount, t->rtype, iso);
         else
-            rc = collsel_iso_neighbor_alltoall(sbuf + MARGIN_BYTES, t->count, t->type,
-                                               got + MARGIN_BYTES, t->count, t->type, iso);
+            rc = collsel_iso_neighbor_alltoall(sbuf + MARGIN_BYTES, t->scount, t->stype,
+                                               got + MARGIN_BYTES, t->rcount, t->rtype, iso);
         checks++;
         if (rc != MPI_SUCCESS || memcmp(ref, got, rbytes) != 0) {
             char what[96];
@@ -229,18 +233,20 @@ int main(int argc, char **argv) {
     MPI_Type_create_hindexed(2, blens, displs, MPI_INT, &pair);
     MPI_Type_create_resized(pair, 4, 20, &lbtype);
     MPI_Type_commit(&lbtype);
-    const ttype_t types[] = {{"int", MPI_INT, 3}, {"lb-derived", lbtype, 2}};
+    const ttype_t types[] = {{"int", MPI_INT, 3, MPI_INT, 3},
+                             {"lb-derived", lbtype, 2, lbtype, 2},
+                             {"lb-derived to int", lbtype, 2, MPI_INT, 4}};
 
     for (int a = 1; a <= p; a++) {
         if (p % a)
             continue;
         int dims2[2] = {a, p / a};
-        run_shape(2, dims2, types, 2);
+        run_shape(2, dims2, types, 3);
         for (int b = 1; b <= p / a; b++) {
             if ((p / a) % b)
                 continue;
             int dims3[3] = {a, b, p / a / b};
-            run_shape(3, dims3, types, 2);
+            run_shape(3, dims3, types, 3);
         }
     }
     errors(p);
