@@ -1,5 +1,5 @@
 # What `cmake --install` (make install) puts under the prefix:
-#   include/collsel.h                       the public header
+#   include/collsel.h, collsel_iso.h        the public headers
 #   lib/libcollsel.so*, lib/libcollsel_pmpi.so*
 #   lib/cmake/collsel/                      find_package(collsel): collsel::collsel and
 #                                           collsel::collsel_pmpi, MPI found by the package

@@ -79,7 +79,7 @@ resolved() {
 
 echo "== 1. install into $PREFIX"
 logged install "$CMAKE" --install "$BUILD" --prefix "$PREFIX"
-for f in include/collsel.h "$LIBDIR/libcollsel.so" "$LIBDIR/libcollsel.so.0" \
+for f in include/collsel.h include/collsel_iso.h "$LIBDIR/libcollsel.so" "$LIBDIR/libcollsel.so.0" \
     "$LIBDIR/libcollsel_pmpi.so" "$LIBDIR/libcollsel_pmpi.so.0" \
     "$LIBDIR/cmake/collsel/collselConfig.cmake" \
     "$LIBDIR/cmake/collsel/collselConfigVersion.cmake" \
@@ -89,7 +89,8 @@ for f in include/collsel.h "$LIBDIR/libcollsel.so" "$LIBDIR/libcollsel.so.0" \
     [[ -e $PREFIX/$f ]] || fail "not installed: $f"
 done
 headers=$(cd "$PREFIX/include" && echo *)
-[[ $headers == collsel.h ]] || fail "include/ holds more than collsel.h: $headers"
+[[ $headers == "collsel.h collsel_iso.h" ]] ||
+    fail "include/ holds other headers than collsel.h collsel_iso.h: $headers"
 grep -qx "prefix=$PREFIX" "$LIB/pkgconfig/collsel.pc" ||
     fail "collsel.pc does not name the prefix $PREFIX: $(head -n 1 "$LIB/pkgconfig/collsel.pc")"
 where=$(resolved "$LIB/libcollsel_pmpi.so" libcollsel.so.0)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The shared libraries export exactly the public API: libcollsel the COLLSEL_API functions of
-# collsel.h, libcollsel_pmpi the MPI_* wrappers of coll.def (one per CS_COLL line, MPI_<Mpi>).
+# collsel.h and collsel_*.h, libcollsel_pmpi the MPI_* wrappers of coll.def (one per CS_COLL line, MPI_<Mpi>).
 # Nothing internal (cs_*) may leak into applications that link or preload them.
 # Usage: check_exports.sh collsel.h coll.def libcollsel.so libcollsel_pmpi.so
 set -euo pipefail
@@ -14,7 +14,8 @@ exports() {
         grep -Ev '^(_init|_fini|_edata|_end|__bss_start)$' | sort -u
 }
 
-grep -oE '^COLLSEL_API [^(]*[ *](collsel_[a-z_]+)\(' "$header" |
+# collsel.h and its siblings collsel_*.h (collsel_iso.h).
+grep -hoE '^COLLSEL_API [^(]*[ *](collsel_[a-z_]+)\(' "$header" "${header%.h}"_*.h |
     sed -E 's/.*(collsel_[a-z_]+)\($/\1/' | sort -u >"$work/want.collsel"
 sed -nE 's/^CS_COLL\([A-Z_]+, [a-z_]+, [01], [01], [01], ([A-Za-z_]+),.*/MPI_\1/p' "$table" |
     sort -u >"$work/want.collsel_pmpi"
