@@ -14,9 +14,9 @@
 #                  MPI_COMM_WORLD); COLLSEL_VERBOSE=3 logs, on every rank, the algorithm the
 #                  rules name for every call (gatherv, scatterv, alltoallv: by the key agreed
 #                  per call); results equal PMPI's, non-commutative op, MPI_IN_PLACE and
-#                  irregular counts included, repeated calls (the call cache) too; a barrier
-#                  lets no rank out early; communicators created and freed in turn; an
-#                  intercommunicator goes to MPI; nothing on stderr without COLLSEL_VERBOSE.
+#                  irregular counts included, repeated calls (the call cache) too;
+#                  communicators created and freed in turn; an intercommunicator goes to MPI;
+#                  nothing on stderr without COLLSEL_VERBOSE.
 #   force          COLLSEL_FORCE names each registered algorithm in turn: cs_mpi_test --quick
 #                  for its collective, preloaded with libcollsel_pmpi, passes at 3 processes
 #                  (some also at 4) and the log shows the forced algorithm running; then one
