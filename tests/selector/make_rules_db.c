@@ -72,7 +72,7 @@ static void print_winners(void) {
             has_rules |= strcmp(cs_spec[i].coll, coll) == 0;
         }
         if (!has_rules) {
-            continue; /* no test rules (alltoall, barrier, the neighbourhood ones): native */
+            continue; /* no test rules (the neighbourhood ones, ...): native */
         }
         printf("%s:", coll);
         for (int i = 0; i < cs_spec_count; i++) {

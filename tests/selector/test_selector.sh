@@ -4,15 +4,19 @@
 #
 #   make_db        cs_make_rules_db writes the test rules (rules_spec.c) for this machine, or for
 #                  another machine, as one 'done' run; the rank-1 intervals cover every size.
-#   dispatch_npN   cs_sel_dispatch at N processes: collsel_explain names the tuned algorithm for
-#                  sizes at both ends of every interval (unknown winners and variants with
-#                  parameters skipped, native last) and the tuned communicator size (exact: rules
-#                  for 1,3,4,7 processes; nearest: rules for 4 only, on N and on the halves of
+#   dispatch_npN   cs_sel_dispatch at N processes, the 16 classic collectives (bcast, gather,
+#                  scatter, reduce, allreduce, allgather, allgatherv, reduce_scatter_block,
+#                  reduce_scatter, alltoall, alltoallv, barrier, scan, exscan, gatherv,
+#                  scatterv): collsel_explain names the tuned algorithm for sizes at both ends
+#                  of every interval (unknown winners and variants with parameters skipped,
+#                  native last) and the tuned communicator size (exact: rules for 1,3,4,7
+#                  processes; nearest: rules for 4 only, on N and on the halves of
 #                  MPI_COMM_WORLD); COLLSEL_VERBOSE=3 logs, on every rank, the algorithm the
-#                  rules name for every call; results equal PMPI's, non-commutative op and
-#                  MPI_IN_PLACE included, repeated calls (the call cache) too; communicators
-#                  created and freed in turn; an intercommunicator goes to MPI; nothing on
-#                  stderr without COLLSEL_VERBOSE.
+#                  rules name for every call (gatherv, scatterv, alltoallv: by the key agreed
+#                  per call); results equal PMPI's, non-commutative op, MPI_IN_PLACE and
+#                  irregular counts included, repeated calls (the call cache) too;
+#                  communicators created and freed in turn; an intercommunicator goes to MPI;
+#                  nothing on stderr without COLLSEL_VERBOSE.
 #   force          COLLSEL_FORCE names each registered algorithm in turn: cs_mpi_test --quick
 #                  for its collective, preloaded with libcollsel_pmpi, passes at 3 processes
 #                  (some also at 4) and the log shows the forced algorithm running; then one
@@ -43,11 +47,11 @@
 #   preload_npN    cs_mpi_test (full) preloaded with libcollsel_pmpi and a database for this
 #                  machine at N processes: every case passes, and COLLSEL_VERBOSE=2 lists the
 #                  tuned (non-native) algorithms for MPI_COMM_WORLD.
-#   vrules         rules for gatherv, scatterv and alltoallv whose algorithm changes with the
-#                  size, so that the selector agrees on every call's key before it chooses:
-#                  cs_mpi_test --quick --only <coll>/ preloaded at 4 processes passes (a rank
-#                  choosing otherwise than the others would hang or fail it), and the log shows
-#                  both intervals' algorithms and no other.
+#   vrules         rules for gatherv, scatterv and alltoallv (in place of the test rules' own)
+#                  whose algorithm changes with the size, so that the selector agrees on every
+#                  call's key before it chooses: cs_mpi_test --quick --only <coll>/ preloaded
+#                  at 4 processes passes (a rank choosing otherwise than the others would hang
+#                  or fail it), and the log shows both intervals' algorithms and no other.
 #
 #   neighbor_npN   cs_sel_neighbor at N processes (docs/neighbor.md): with cs_make_rules_db
 #                  --patterns rules (cart2d: linear, hotspot: native) a Cartesian communicator
@@ -231,8 +235,8 @@ group_make_db() {
         fail "$EXACT: wrong communicator sizes"
     [ "$(sql "$EXACT" 'select count(*) from rule where ppn != comm_size')" = 0 ] ||
         fail "$EXACT: ppn differs from comm_size"
-    [ "$(sql "$EXACT" 'select count(distinct coll) from rule')" = 9 ] ||
-        fail "$EXACT: want rules for the 9 collectives of rules_spec.c"
+    [ "$(sql "$EXACT" 'select count(distinct coll) from rule')" = 16 ] ||
+        fail "$EXACT: want rules for the 16 collectives of rules_spec.c"
     [ "$(sql "$EXACT" 'select status from run')" = "done" ] || fail "$EXACT: the run is not done"
     [ "$(sql "$EXACT" 'pragma application_id')" = $((0x43534C53)) ] ||
         fail "$EXACT: not a collsel database"
@@ -309,6 +313,8 @@ group_force() {
     echo "$n forced runs passed"
 
     all="bcast/binomial;gather/binomial;scatter/binomial;reduce/binomial;allreduce/recursive_doubling;allgather/ring;allgatherv/ring"
+    all+=";alltoall/pairwise;alltoallv/linear;barrier/binomial;scan/linear;exscan/recursive_doubling"
+    all+=";gatherv/binomial;scatterv/binomial"
     step "every collective forced to a point-to-point algorithm, cs_mpi_test (full) at np 3"
     run force_all 3 -x LD_PRELOAD="$PMPI" -x COLLSEL_DB="$FOUR" -x COLLSEL_FORCE="$all" "$MPI_TEST"
     expect_pass force_all
@@ -533,6 +539,7 @@ group_unknown_rules() {
 group_vrules() {
     local db=$WORK/vrules.db spec coll small large lines
     cp "$FOUR" "$db"
+    sql "$db" "delete from rule where coll in ('gatherv', 'scatterv', 'alltoallv')"
     # [0, 16) bytes and [16, inf): cs_mpi_test --quick's counts 0 and p + 1 fall on both sides
     for spec in "gatherv binomial linear" "scatterv linear binomial" "alltoallv pairwise linear"; do
         read -r coll small large <<<"$spec"
