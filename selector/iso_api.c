@@ -430,26 +430,29 @@ int collsel_iso_request_free(collsel_iso_request *request) {
     return MPI_SUCCESS;
 }
 
+/* The one-shot forms: `rc` is the init's status; starts and frees the request it made. */
+static int run_once(int rc, collsel_iso_request *r) {
+    if (rc == MPI_SUCCESS) {
+        rc = collsel_iso_start(r);
+    }
+    collsel_iso_request_free(r);
+    return rc;
+}
+
 int collsel_iso_neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                   MPI_Comm isocomm) {
     collsel_iso_request r = COLLSEL_ISO_REQUEST_NULL;
-    int rc = collsel_iso_neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                                recvtype, isocomm, &r);
-    if (rc == MPI_SUCCESS)
-        rc = collsel_iso_start(&r);
-    collsel_iso_request_free(&r);
-    return rc;
+    return run_once(collsel_iso_neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf,
+                                                       recvcount, recvtype, isocomm, &r),
+                    &r);
 }
 
 int collsel_iso_neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                    MPI_Comm isocomm) {
     collsel_iso_request r = COLLSEL_ISO_REQUEST_NULL;
-    int rc = collsel_iso_neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                                 recvtype, isocomm, &r);
-    if (rc == MPI_SUCCESS)
-        rc = collsel_iso_start(&r);
-    collsel_iso_request_free(&r);
-    return rc;
+    return run_once(collsel_iso_neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf,
+                                                        recvcount, recvtype, isocomm, &r),
+                    &r);
 }
