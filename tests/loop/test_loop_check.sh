@@ -9,16 +9,20 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$bench" --db "$work/t.db" \
     --colls bcast,allreduce --sizes 4,64 --budget 5s --quiet >/dev/null || fail "tuning run"
 
-out=$("$src/scripts/loop-check" --db "$work/t.db" --np 2 --pairs 1 --build "$build" \
+out=$("$src/scripts/loop-check" --db "$work/t.db" --np 2 --pairs 2 --build "$build" \
       --out "$work/r.txt" -- --colls bcast,allreduce --max 64 --iters 5 2>"$work/err") ||
     { cat "$work/err" >&2; fail "loop-check exited $?"; }
 echo "$out"
 for c in allreduce bcast; do
-    echo "$out" | grep -Eq "^$c +[0-9.]+ +[0-9]+/5 +[0-9]+ +[0-9.]+ at [0-9]+ B$" ||
+    # geomean, faster/sizes, slower, plain's spread, sizes beyond it, the worst size
+    echo "$out" |
+        grep -Eq "^$c +[0-9.]+ +[0-9]+/5 +[0-9]+ +[0-9.]+ +[0-9]+ +[0-9.]+ at [0-9]+ B \(spread [0-9.]+\)$" ||
         fail "no summary line for $c"
 done
-# 2 collectives x sizes 4..64 (5 powers of two), each with two positive medians and their ratio
-n=$(awk '!/^#/ && NF == 5 && $3 > 0 && $4 > 0 && ($5 - $4 / $3) ^ 2 < 1e-4' "$work/r.txt" | wc -l)
+# 2 collectives x sizes 4..64 (5 powers of two), each with two positive medians, their ratio and
+# plain's spread (odd against even plain runs: at least 1)
+n=$(awk '!/^#/ && NF == 6 && $3 > 0 && $4 > 0 && ($5 - $4 / $3) ^ 2 < 1e-4 && $6 >= 1' \
+    "$work/r.txt" | wc -l)
 [[ $n -eq 10 ]] || { cat "$work/r.txt" >&2; fail "$n per-size lines in --out, want 10"; }
 grep -q "warning" "$work/err" && { cat "$work/err" >&2; fail "the preloaded run warned"; }
 
