@@ -242,16 +242,19 @@ cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
                                      const cs_call_arrays_t *arrays, cs_sel_at_t *at, int *rc) {
     uint64_t bytes;
     const cs_neighbors_t *nbrs = NULL;
+    int native;
     *rc = CS_OK; /* never CS_SEL_RAN: nothing is cached */
     if (cs_sel_enter(comm, &at->ctx, &at->sc) != CS_OK || at->sc->native_only) {
         return CS_SEL_TO_PMPI;
     }
+    /* Native whatever the arguments: the rules say native at every size, nothing forces it. */
+    native = cs_sel_env.force[key->coll].algo == NULL &&
+             native_at_every_size(at->sc, (cs_coll_t)key->coll);
     at->iv = NULL;
-    if (!cs_sel_hot.log_calls && cs_sel_env.force[key->coll].algo == NULL &&
-        native_at_every_size(at->sc, (cs_coll_t)key->coll)) {
-        /* Native whatever the arguments: remembered, so that the next calls on this
-         * communicator go to MPI from the entry point (cs_sel_native_always), without
-         * entering here, reading neighbours or summing counts. */
+    if (native && !cs_sel_hot.log_calls) {
+        /* remembered, so that the next calls on this communicator go to MPI from the entry
+         * point (cs_sel_native_always), without entering here, reading neighbours or summing
+         * counts */
         cs_sel_memo[key->coll].comm = cs_sel_last.comm;
         cs_sel_memo[key->coll].epoch = cs_sel_last.epoch;
         return CS_SEL_TO_PMPI;
@@ -259,14 +262,10 @@ cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
     if (cs_coll_agrees((cs_coll_t)key->coll)) {
         /* No rank knows the whole count arrays, so the key cannot be computed here alike on
          * every rank; what is decided here depends on the rules and the environment only. */
-        at->iv = NULL;
-        if (cs_sel_env.force[key->coll].algo != NULL ||
-            !native_at_every_size(at->sc, (cs_coll_t)key->coll)) {
+        if (!native) {
             return CS_SEL_TO_DISPATCH; /* cs_sel_dispatch agrees on the key */
         }
-        if (cs_sel_hot.log_calls) {
-            cs_sel_log_native((cs_coll_t)key->coll, 0);
-        }
+        cs_sel_log_native((cs_coll_t)key->coll, 0); /* every call is logged (log_calls) */
         return CS_SEL_TO_PMPI;
     }
     if (cs_coll_is_neighbor((cs_coll_t)key->coll) && cs_comm_neighbors(at->ctx, &nbrs) != CS_OK) {
