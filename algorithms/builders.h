@@ -121,4 +121,22 @@ extern const cs_param_spec_t cs_neighbor_balanced_params[1];
 int cs_neighbor_balanced_variants(int nprocs, int ppn, cs_params_t *out, int cap,
                                   int *n) CS_MUST_CHECK;
 
+/* The isomorphic message-combining schedules (neighbor_allgather_iso_torus.c) of
+ * neighbor_allgather(v) and neighbor_alltoall(v) on an isomorphic neighbourhood (core/isocomm.h):
+ * topo/iso.h's torus, direct and straightforward schedules as engine rounds, packed or zero-copy
+ * (parameter `form`, cs_neighbor_iso_params, swept by cs_neighbor_iso_variants). The setup
+ * finds the neighbourhood locally (cs_isocomm_get: CS_ERR_NOT_APPLICABLE on every rank when
+ * there is none) and keeps it in the state (cs_state_t.priv, a cs_isocomm_t). */
+int cs_build_neighbor_iso_torus(cs_sched_t *s, const cs_call_t *c,
+                                const cs_params_t *params) CS_MUST_CHECK;
+int cs_build_neighbor_iso_direct(cs_sched_t *s, const cs_call_t *c,
+                                 const cs_params_t *params) CS_MUST_CHECK;
+int cs_build_neighbor_iso_straightforward(cs_sched_t *s, const cs_call_t *c,
+                                          const cs_params_t *params) CS_MUST_CHECK;
+int cs_neighbor_iso_setup(struct cs_comm *ctx, const cs_params_t *params,
+                          cs_state_t *state) CS_MUST_CHECK;
+void cs_neighbor_iso_teardown(cs_state_t *state);
+extern const cs_param_spec_t cs_neighbor_iso_params[1];
+int cs_neighbor_iso_variants(int nprocs, int ppn, cs_params_t *out, int cap, int *n) CS_MUST_CHECK;
+
 #endif

@@ -3,12 +3,12 @@
  *
  * Topologies, built over the communicator under test (p ranks, no reordering):
  *   cart2d, cart3d          MPI_Cart_create on MPI_Dims_create's 2D and 3D grids, periodic in
- *                           every dimension; cart2d_open, cart3d_open non-periodic (border ranks
- *                           have MPI_PROC_NULL neighbours, whose receive blocks must stay
- *                           untouched). Small p gives dimensions of size 1 and 2, where a
- *                           periodic neighbour is the rank itself, or the same rank twice.
- *   adjacent, adjacent_w    MPI_Dist_graph_create_adjacent, unweighted and weighted, on a fixed
- *                           pseudo-random multigraph: 0 to 3 random out-edges per rank
+ *                           every dimension (isomorphic: the iso_* algorithms must run there
+ *                           and refuse, CS_ERR_NOT_APPLICABLE on every rank, everywhere else);
+ * cart2d_open, cart3d_open non-periodic (border ranks have MPI_PROC_NULL neighbours, whose receive
+ * blocks must stay untouched). Small p gives dimensions of size 1 and 2, where a periodic neighbour
+ * is the rank itself, or the same rank twice. adjacent, adjacent_w MPI_Dist_graph_create_adjacent,
+ * unweighted and weighted, on a fixed pseudo-random multigraph: 0 to 3 random out-edges per rank
  *                           (repeats and self-loops happen), rank 0 sending to rank 1 twice,
  *                           a self-loop on the last rank with edges, and from p = 3 on a last
  *                           rank without any edge; sources listed by descending rank.
@@ -38,6 +38,7 @@
  * MPI_COMM_WORLD, whose handler Open MPI calls for a missing topology) each MPI_Neighbor_*
  * returns the error PMPI_Neighbor_* returns; under libcollsel_pmpi with COLLSEL_FORCE
  * (test_selector.sh, group force) that checks that such calls reach the MPI library unchanged. */
+#include "builders.h"
 #include "core/algo.h"
 #include "core/comm.h"
 #include "mpi_test.h"
@@ -82,6 +83,7 @@ typedef struct topo {
     char name[32];
     MPI_Comm comm;
     nbhd_t nb;
+    int iso; /* isomorphic (a periodic Cartesian grid): the iso_* algorithms must run */
 } topo_t;
 
 /* One block of a buffer: `count` elements of `t` at byte `off` from the buffer's origin, which
@@ -673,7 +675,14 @@ static int run_case(const ncase_t *tc) {
         bad = 1;
     }
     st = cs_algo_run_variant(tc->variant, &call);
-    if (st != CS_OK) {
+    if (tc->variant->algo->setup == cs_neighbor_iso_setup && !tc->topo->iso) {
+        /* not isomorphic: refused on every rank, before any message (counted as skipped) */
+        verdict[1] = st == CS_ERR_NOT_APPLICABLE;
+        if (st != CS_ERR_NOT_APPLICABLE) {
+            report(tc, "an iso algorithm did not refuse a non-isomorphic neighbourhood", -1);
+            bad = 1;
+        }
+    } else if (st != CS_OK) {
         report(tc, cs_status_name(st), -1);
         bad = 1;
     } else if (compare(tc, &L, &nat, &alg)) {
@@ -880,6 +889,7 @@ void cs_test_neighbors(MPI_Comm base, const char *base_name, int quick, const ch
         for (int periodic = 1; periodic >= 0; periodic--) {
             topo_t *tp = &topos[ntopos++];
             tp->comm = make_cart(nd, periodic, tp->name, sizeof(tp->name));
+            tp->iso = periodic;
         }
     }
     snprintf(topos[ntopos].name, sizeof(topos[0].name), "adjacent");

@@ -11,7 +11,15 @@
  *   moore2d                        the 9-point stencil as a distributed graph;
  *   multi                          0 to 3 random destinations per rank, repeats and self-loops
  *                                  included, sources listed by descending rank
- *                                  (cs_graph_from_lists pairs the k-th occurrences).
+ *                                  (cs_graph_from_lists pairs the k-th occurrences);
+ *   iso_moore2d, iso_moore2d_r2,   isomorphic neighbourhoods (topo/iso.h) as distributed graphs
+ *   iso_moore3d, iso_asym3d        (destinations R + C^i, sources R - C^i): Moore r = 1, 2 in 2D,
+ *                                  r = 1 in 3D, and an asymmetric 3D list with a repeated
+ *                                  offset, the zero offset and offsets longer than small tori;
+ *                                  the iso_* algorithms run them on every ordered 2D or 3D torus
+ *                                  shape of p, the others on the first shape only.
+ * The iso_* algorithms run where a neighbourhood is isomorphic (the periodic grids, whose state
+ * has the Cartesian receive order, and the iso topologies) and nowhere else.
  * Each rank's neighbourhood (cs_neighbors_t) is its lists in the graph (MPI_PROC_NULL for a
  * slot without an edge), of kind MPI_CART for the grids and MPI_DIST_GRAPH otherwise; the
  * coloured and balanced states are made from the same graph without MPI
@@ -31,6 +39,7 @@
 #include "builders.h"
 #include "core/comm.h"
 #include "core/edges.h"
+#include "core/isocomm.h"
 #include "core/loggp.h"
 #include "sim_harness.h"
 
@@ -57,11 +66,113 @@ enum {
     T_CART1D,
     T_MOORE,
     T_MULTI,
+    T_ISO_MOORE2D, /* isomorphic neighbourhoods (topo/iso.h) on a torus, as distributed graphs */
+    T_ISO_MOORE2D_R2,
+    T_ISO_MOORE3D,
+    T_ISO_ASYM3D,
     T_COUNT
 };
 static const char *const topo_names[T_COUNT] = {
-    "random10", "random30",    "random60", "hotspot", "scatter_hotspot",
-    "cart2d",   "cart2d_open", "cart1d",   "moore2d", "multi"};
+    "random10",    "random30",       "random60",    "hotspot",   "scatter_hotspot",
+    "cart2d",      "cart2d_open",    "cart1d",      "moore2d",   "multi",
+    "iso_moore2d", "iso_moore2d_r2", "iso_moore3d", "iso_asym3d"};
+
+/* The asymmetric 3D neighbourhood of T_ISO_ASYM3D: a repeated offset, the zero offset, offsets
+ * longer than small tori. */
+static const int asym3[] = {1, 0, 0, 0, 0, 0, 2, -1, 1, 1, 0, 0, 0, 3, -2, -1, 0, 2};
+
+static int iso_topo_dims(int t) {
+    return t == T_ISO_MOORE2D || t == T_ISO_MOORE2D_R2 ? 2 : 3;
+}
+
+/* The shape-th ordered factorisation of p into d factors (by dims[0], then dims[1]) into dims;
+ * 0 when there are fewer shapes. */
+static int torus_shape(int p, int d, int shape, int *dims) {
+    int n = 0;
+    for (int a = 1; a <= p; a++) {
+        if (p % a != 0) {
+            continue;
+        }
+        if (d == 1 || d == 2) {
+            if (n++ == shape) {
+                dims[0] = d == 1 ? p : a;
+                if (d == 2) {
+                    dims[1] = p / a;
+                }
+                return 1;
+            }
+            if (d == 1) {
+                return 0;
+            }
+            continue;
+        }
+        for (int b = 1; b <= p / a; b++) {
+            if ((p / a) % b == 0 && n++ == shape) {
+                dims[0] = a;
+                dims[1] = b;
+                dims[2] = p / a / b;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The isomorphic neighbourhood of iso topology t on torus shape `shape` of p (recv_flip 0), or
+ * of the periodic Cartesian topologies as a Cartesian communicator has it (recv_flip 1).
+ * CS_ERR_NOT_APPLICABLE for any other topology or a shape past the last. */
+static int make_iso(int t, int p, int shape, cs_isocomm_t *iso) {
+    int rc = CS_OK, dims[3];
+    memset(iso, 0, sizeof(*iso));
+    if (t == T_CART2D || t == T_CART1D) { /* make_topo's grids: -e_j, +e_j per dimension */
+        int d = t == T_CART2D ? 2 : 1, a = 1;
+        static const int o1[2] = {-1, 1}, o2[8] = {-1, 0, 1, 0, 0, -1, 0, 1};
+        CS_REQUIRE(shape == 0, CS_ERR_NOT_APPLICABLE);
+        for (int x = 1; x * x <= p; x++) {
+            a = p % x == 0 ? x : a;
+        }
+        dims[0] = d == 2 ? a : p;
+        dims[1] = p / a;
+        CS_CHECK(cs_iso_nbh_init(&iso->nbh, d, dims, 2 * d, d == 2 ? o2 : o1));
+        iso->recv_flip = 1;
+        goto out;
+    }
+    CS_REQUIRE(t >= T_ISO_MOORE2D && torus_shape(p, iso_topo_dims(t), shape, dims),
+               CS_ERR_NOT_APPLICABLE);
+    if (t == T_ISO_ASYM3D) {
+        CS_CHECK(cs_iso_nbh_init(&iso->nbh, 3, dims, 6, asym3));
+    } else {
+        CS_CHECK(
+            cs_iso_nbh_moore(&iso->nbh, iso_topo_dims(t), dims, t == T_ISO_MOORE2D_R2 ? 2 : 1));
+    }
+out:
+    return rc;
+}
+
+/* The graph of an isomorphic neighbourhood: rank R's destinations R + C^i, sources R - C^i, in
+ * list order (MPI's pairing of repeated edges is then the isomorphic one). */
+static int iso_graph(const cs_iso_nbh_t *n, cs_graph_t *g) {
+    int rc = CS_OK, p = n->p, s = n->s;
+    int *start = malloc(sizeof(int) * ((size_t)p + 1));
+    int *dst = malloc(sizeof(int) * ((size_t)p * s + 1)),
+        *src = malloc(sizeof(int) * ((size_t)p * s + 1));
+    CS_REQUIRE(start != NULL && dst != NULL && src != NULL, CS_ERR_NOMEM);
+    for (int r = 0; r <= p; r++) {
+        start[r] = r * s;
+    }
+    for (int r = 0; r < p; r++) {
+        for (int i = 0; i < s; i++) {
+            dst[r * s + i] = cs_iso_shift(n, r, n->offsets + (size_t)i * n->d, 1);
+            src[r * s + i] = cs_iso_shift(n, r, n->offsets + (size_t)i * n->d, -1);
+        }
+    }
+    CS_CHECK(cs_graph_from_lists(g, p, start, dst, start, src));
+out:
+    free(start);
+    free(dst);
+    free(src);
+    return rc;
+}
 
 static uint64_t next_rand(uint64_t *x) {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
@@ -106,7 +217,8 @@ out:
     return rc;
 }
 
-static int make_topo(int t, int p, cs_graph_t *g, int *kind) {
+/* The graph of topology t on p ranks (iso topologies: on torus shape `shape`). */
+static int make_topo(int t, int p, int shape, cs_graph_t *g, int *kind) {
     int rc = CS_OK;
     int a = 1, dims[2], periods[2] = {0, 0};
     for (int d = 1; d * d <= p; d++) {
@@ -150,12 +262,28 @@ static int make_topo(int t, int p, cs_graph_t *g, int *kind) {
     case T_MOORE:
         CS_CHECK(cs_graph_moore(g, 2, dims));
         break;
+    case T_ISO_MOORE2D:
+    case T_ISO_MOORE2D_R2:
+    case T_ISO_MOORE3D:
+    case T_ISO_ASYM3D: {
+        cs_isocomm_t iso;
+        CS_CHECK(make_iso(t, p, shape, &iso));
+        rc = iso_graph(&iso.nbh, g);
+        cs_isocomm_free(&iso);
+        CS_CHECK(rc);
+        break;
+    }
     default:
         CS_CHECK(make_multi(g, p));
         break;
     }
 out:
     return rc;
+}
+
+/* 1 for the iso_* algorithms (neighbor_allgather_iso_torus.c). */
+static int is_iso(const cs_algo_t *a) {
+    return a->setup == cs_neighbor_iso_setup;
 }
 
 /* Per-rank data of one case. */
@@ -413,9 +541,15 @@ static int run_one(const cs_algo_t *a, const cs_params_t *params, const cs_state
         }
         *forwarded += fwd;
     }
-    /* an empty COPY is no operation (sched.h), so balanced's unpacking shows at count > 0 */
-    verdict = check_scheds(ranks, g, strstr(a->name, "/coloured") != NULL,
-                           cnt > 0 || strstr(a->name, "/balanced") == NULL, why, cap);
+    /* An empty COPY is no operation (sched.h), so balanced's and the iso schedules' unpacking
+     * shows at count > 0. The iso alltoall schedules alternate a travelling block between the
+     * intermediate and the receive buffer (the paper's algorithm 1), so a receive block may be
+     * written at a hop before its last: only the final contents are checked there. */
+    int iso_a2a = is_iso(a) && a->coll == CS_COLL_NEIGHBOR_ALLTOALL &&
+                  strstr(a->name, "straightforward") == NULL;
+    verdict = check_scheds(
+        ranks, g, strstr(a->name, "/coloured") != NULL,
+        !iso_a2a && (cnt > 0 || (strstr(a->name, "/balanced") == NULL && !is_iso(a))), why, cap);
     if (verdict != CASE_PASS) {
         goto out;
     }
@@ -451,16 +585,23 @@ out:
     return rc < 0 ? rc : verdict;
 }
 
-/* The variant's state on graph g: none (linear), the colouring, or a balancing state with
- * model m. */
-static int make_state(const cs_algo_t *a, const cs_graph_t *g, const cs_loggp_t *m,
-                      cs_state_t *st) {
+/* The variant's state on graph g (topology t, torus shape `shape` of p): none (linear), the
+ * colouring, a balancing state with model m, or the isomorphic neighbourhood (in *iso), which
+ * only the periodic grids and the iso topologies have (CS_ERR_NOT_APPLICABLE elsewhere). */
+static int make_state(const cs_algo_t *a, int t, int shape, const cs_graph_t *g,
+                      const cs_loggp_t *m, cs_isocomm_t *iso, cs_state_t *st) {
+    int rc;
     memset(st, 0, sizeof(*st));
     if (a->setup == cs_neighbor_coloured_setup) {
         return cs_neighbor_coloured_init(g, &st->priv);
     }
     if (a->setup == cs_neighbor_balanced_setup) {
         return cs_neighbor_balanced_init(g, m, &st->priv);
+    }
+    if (is_iso(a)) {
+        rc = make_iso(t, g->p, shape, iso);
+        st->priv = rc == CS_OK ? iso : NULL;
+        return rc;
     }
     return a->setup == NULL ? CS_OK : CS_ERR_NOT_APPLICABLE;
 }
@@ -470,8 +611,23 @@ static void free_state(const cs_algo_t *a, cs_state_t *st) {
         cs_neighbor_coloured_free(st->priv);
     } else if (a->setup == cs_neighbor_balanced_setup) {
         cs_neighbor_balanced_free(st->priv);
+    } else if (is_iso(a)) {
+        cs_isocomm_free(st->priv);
     }
     st->priv = NULL;
+}
+
+/* The torus shapes topology t is run on for algorithm a: every ordered factorisation of p
+ * for the iso algorithms on the iso topologies, one otherwise. */
+static int nshapes(const cs_algo_t *a, int t, int p) {
+    int n = 0, dims[3];
+    if (!is_iso(a) || t < T_ISO_MOORE2D) {
+        return 1;
+    }
+    while (torus_shape(p, iso_topo_dims(t), n, dims)) {
+        n++;
+    }
+    return n;
 }
 
 static int test_algo(const cs_algo_t *a, int only_p, int *passed, int *failed) {
@@ -494,31 +650,39 @@ static int test_algo(const cs_algo_t *a, int only_p, int *passed, int *failed) {
             char first[2 * WHY_BYTES] = "";
             cs_variant_name(&v[k], vname, sizeof(vname));
             for (int t = 0; t < T_COUNT; t++) {
-                cs_graph_t g;
-                int kind;
-                CS_CHECK(make_topo(t, p, &g, &kind));
-                for (int mi = 0; mi < nmodels; mi++) {
-                    rc = make_state(a, &g, &models[mi], &st);
-                    for (int ci = 0; rc == CS_OK && ci < NCOUNTS; ci++) {
-                        rc = run_one(a, &v[k].params, &st, &g, kind, counts[ci], &forwarded, why,
-                                     sizeof(why));
-                        cases++;
-                        if (rc == CASE_FAIL) {
-                            if (nfail++ == 0) {
-                                snprintf(first, sizeof(first), "%s model %d count %d: %s",
-                                         topo_names[t], mi, counts[ci], why);
-                            }
-                            if (verbose) {
-                                printf("  fail %s p=%d %s model %d count %d: %s\n", vname, p,
-                                       topo_names[t], mi, counts[ci], why);
-                            }
+                for (int sh = 0; sh < nshapes(a, t, p); sh++) {
+                    cs_graph_t g;
+                    cs_isocomm_t iso;
+                    int kind;
+                    CS_CHECK(make_topo(t, p, sh, &g, &kind));
+                    for (int mi = 0; mi < nmodels; mi++) {
+                        rc = make_state(a, t, sh, &g, &models[mi], &iso, &st);
+                        if (rc == CS_ERR_NOT_APPLICABLE && is_iso(a)) {
+                            rc = CS_OK; /* not isomorphic: nothing to run */
+                            continue;
                         }
-                        rc = rc < 0 ? rc : CS_OK;
+                        for (int ci = 0; rc == CS_OK && ci < NCOUNTS; ci++) {
+                            rc = run_one(a, &v[k].params, &st, &g, kind, counts[ci], &forwarded,
+                                         why, sizeof(why));
+                            cases++;
+                            if (rc == CASE_FAIL) {
+                                if (nfail++ == 0) {
+                                    snprintf(first, sizeof(first),
+                                             "%s shape %d model %d count %d: %s", topo_names[t], sh,
+                                             mi, counts[ci], why);
+                                }
+                                if (verbose) {
+                                    printf("  fail %s p=%d %s shape %d model %d count %d: %s\n",
+                                           vname, p, topo_names[t], sh, mi, counts[ci], why);
+                                }
+                            }
+                            rc = rc < 0 ? rc : CS_OK;
+                        }
+                        free_state(a, &st);
                     }
-                    free_state(a, &st);
+                    cs_graph_free(&g);
+                    CS_CHECK(rc);
                 }
-                cs_graph_free(&g);
-                CS_CHECK(rc);
             }
             if (nfail > 0) {
                 printf("FAIL %s p=%d: %d cases failed; first: %s\n", vname, p, nfail, first);
@@ -529,8 +693,11 @@ static int test_algo(const cs_algo_t *a, int only_p, int *passed, int *failed) {
             }
         }
     }
-    /* balancing that never forwards would test nothing of it (and linear, coloured never do) */
-    if ((a->setup == cs_neighbor_balanced_setup) != (forwarded > 0) && only_p == 0) {
+    /* balancing and message combining that never forward would test nothing of them (and
+     * linear, coloured and iso_straightforward never do) */
+    if ((a->setup == cs_neighbor_balanced_setup ||
+         (is_iso(a) && strstr(a->name, "straightforward") == NULL)) != (forwarded > 0) &&
+        only_p == 0) {
         printf("FAIL %s: %ld cases forward a block\n", a->name, forwarded);
         (*failed)++;
         bad++;
