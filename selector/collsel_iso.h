@@ -9,14 +9,27 @@
  * the blocks can be combined into few messages (docs/message-combining.md: schedules, rounds D,
  * volume V).
  *
- * Schedules: `straightforward` (s rounds, one block each), `torus` (dimension-wise over
- * immediate torus neighbours, the default) and `direct` (dimension-wise, one round per distinct
- * coordinate value). The schedule is chosen at init time by rank 0's environment variable
- * COLLSEL_ISO_SCHEDULE=straightforward|torus|direct; an unknown value means the default.
- * Selection from tuned rules is not done yet.
+ * Schedules (registered algorithms of MPI_Neighbor_alltoall and MPI_Neighbor_allgather):
+ * `iso_straightforward` (s rounds, one block each), `iso_torus` (dimension-wise over immediate
+ * torus neighbours) and `iso_direct` (dimension-wise, one round per distinct coordinate value),
+ * each packed or zero-copy (parameter `form`). An init call picks what runs the collective, the
+ * same on every process: rank 0's COLLSEL_ISO_SCHEDULE if it names a variant
+ * (`torus(form=packed)`, `direct`, `iso_straightforward`, `linear`, `native` ...), else
+ * COLLSEL_FORCE or the tuned rules of the regular collective for the call's block size (its
+ * ranked candidates in turn), else the MPI library's MPI_Neighbor_* on isocomm. The irregular
+ * forms take the regular collective's choice at their mean block size; a schedule that cannot
+ * serve a call (an iso schedule needs blocks of equal size in bytes at both ends of each
+ * neighbour: the isomorphic requirement) is passed over. collsel_explain and COLLSEL_VERBOSE
+ * name the rule as for any neighbourhood collective on isocomm.
  *
- * Errors are returned as MPI error classes (MPI_SUCCESS on success); the communicator's error
- * handler is not called.
+ * Irregular forms (listing 3): counts per neighbour; the v forms' displacements are in elements
+ * of the type's extent (as MPI_Neighbor_alltoallv's, but MPI_Aint as in the paper), the w forms'
+ * in bytes with a type per neighbour (as MPI_Neighbor_alltoallw's). Isomorphic means every
+ * process passes the same block sizes, and send block i has the size of receive block i. The
+ * arrays are copied at init.
+ *
+ * Errors are returned as MPI error classes (MPI_SUCCESS on success), the same on every process
+ * for the collective calls; the communicator's error handler is not called.
  */
 #ifndef COLLSEL_ISO_H
 #define COLLSEL_ISO_H
@@ -47,7 +60,9 @@ typedef struct collsel_iso_request_s *collsel_iso_request;
  *        and offsets beyond the torus size are allowed (magnitude at most 65536).
  * @param isocomm out: a new distributed-graph communicator with the same ranks, targets
  *        R + C^i and sources R - C^i in list order (so MPI_Neighbor_* on it are the reference),
- *        carrying the neighbourhood. Free it with MPI_Comm_free.
+ *        carrying the neighbourhood (so do its duplicates, MPI_Comm_dup). Free it with
+ *        MPI_Comm_free. MPI_Neighbor_alltoall and MPI_Neighbor_allgather on it (under
+ *        libcollsel_pmpi, or collsel_neighbor_*) are dispatched like the init calls.
  * @return MPI_SUCCESS; otherwise the same error on every process, *isocomm = MPI_COMM_NULL and
  *         nothing allocated: MPI_ERR_TOPOLOGY (not Cartesian, or a dimension not periodic),
  *         MPI_ERR_ARG (s or the list differs from rank 0's, s < 0, an offset too large, NULL
@@ -84,10 +99,61 @@ COLLSEL_API int collsel_iso_neighbor_allgather_init(const void *sendbuf, int sen
                                                     MPI_Comm isocomm, collsel_iso_request *request);
 
 /**
+ * @brief Prepares an irregular isomorphic alltoall (listing 3): block i is sendcounts[i]
+ *        sendtype at element displacement senddispls[i], received as recvcounts[i] recvtype at
+ *        recvdispls[i]. Otherwise as collsel_iso_neighbor_alltoall_init.
+ */
+COLLSEL_API int collsel_iso_neighbor_alltoallv_init(
+    const void *sendbuf, const int sendcounts[], const MPI_Aint senddispls[], MPI_Datatype sendtype,
+    void *recvbuf, const int recvcounts[], const MPI_Aint recvdispls[], MPI_Datatype recvtype,
+    MPI_Comm isocomm, collsel_iso_request *request);
+
+/**
+ * @brief Prepares an irregular isomorphic allgather (listing 3): one send block, received from
+ *        neighbour i as recvcounts[i] recvtype at element displacement recvdispls[i].
+ */
+COLLSEL_API int collsel_iso_neighbor_allgatherv_init(const void *sendbuf, int sendcount,
+                                                     MPI_Datatype sendtype, void *recvbuf,
+                                                     const int recvcounts[],
+                                                     const MPI_Aint recvdispls[],
+                                                     MPI_Datatype recvtype, MPI_Comm isocomm,
+                                                     collsel_iso_request *request);
+
+/**
+ * @brief Prepares an isomorphic alltoall with a type per block (listing 3): byte
+ *        displacements, as MPI_Neighbor_alltoallw.
+ */
+COLLSEL_API int collsel_iso_neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                                    const MPI_Aint senddispls[],
+                                                    const MPI_Datatype sendtypes[], void *recvbuf,
+                                                    const int recvcounts[],
+                                                    const MPI_Aint recvdispls[],
+                                                    const MPI_Datatype recvtypes[],
+                                                    MPI_Comm isocomm, collsel_iso_request *request);
+
+/**
+ * @brief Prepares an isomorphic allgather with a type per received block (listing 3): byte
+ *        displacements.
+ */
+COLLSEL_API int
+collsel_iso_neighbor_allgatherw_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, const int recvcounts[],
+                                     const MPI_Aint recvdispls[], const MPI_Datatype recvtypes[],
+                                     MPI_Comm isocomm, collsel_iso_request *request);
+
+/**
  * @brief Runs the whole collective of *request, blocking (collective over its isocomm).
  *        Nothing is allocated. @return MPI_SUCCESS or a failing MPI call's error.
  */
 COLLSEL_API int collsel_iso_start(collsel_iso_request *request);
+
+/**
+ * @brief Writes the name of what runs *request (a registered variant such as
+ *        "neighbor_alltoall/iso_torus(form=packed)", or "<coll>/native") into buf (len bytes,
+ *        truncated, always terminated). Local. @return MPI_SUCCESS, MPI_ERR_REQUEST for a null
+ *        request, MPI_ERR_ARG for a NULL buf or len < 1.
+ */
+COLLSEL_API int collsel_iso_request_algorithm(collsel_iso_request request, char *buf, int len);
 
 /**
  * @brief Frees *request (local) and sets it to COLLSEL_ISO_REQUEST_NULL; a null request is
@@ -104,6 +170,32 @@ COLLSEL_API int collsel_iso_neighbor_alltoall(const void *sendbuf, int sendcount
 COLLSEL_API int collsel_iso_neighbor_allgather(const void *sendbuf, int sendcount,
                                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                                MPI_Datatype recvtype, MPI_Comm isocomm);
+
+/** @brief One blocking irregular isomorphic alltoall: init, start and free. */
+COLLSEL_API int collsel_iso_neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                                               const MPI_Aint senddispls[], MPI_Datatype sendtype,
+                                               void *recvbuf, const int recvcounts[],
+                                               const MPI_Aint recvdispls[], MPI_Datatype recvtype,
+                                               MPI_Comm isocomm);
+
+/** @brief One blocking irregular isomorphic allgather: init, start and free. */
+COLLSEL_API int collsel_iso_neighbor_allgatherv(const void *sendbuf, int sendcount,
+                                                MPI_Datatype sendtype, void *recvbuf,
+                                                const int recvcounts[], const MPI_Aint recvdispls[],
+                                                MPI_Datatype recvtype, MPI_Comm isocomm);
+
+/** @brief One blocking isomorphic alltoallw: init, start and free. */
+COLLSEL_API int collsel_iso_neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                                               const MPI_Aint senddispls[],
+                                               const MPI_Datatype sendtypes[], void *recvbuf,
+                                               const int recvcounts[], const MPI_Aint recvdispls[],
+                                               const MPI_Datatype recvtypes[], MPI_Comm isocomm);
+
+/** @brief One blocking isomorphic allgatherw: init, start and free. */
+COLLSEL_API int collsel_iso_neighbor_allgatherw(const void *sendbuf, int sendcount,
+                                                MPI_Datatype sendtype, void *recvbuf,
+                                                const int recvcounts[], const MPI_Aint recvdispls[],
+                                                const MPI_Datatype recvtypes[], MPI_Comm isocomm);
 
 #ifdef __cplusplus
 }

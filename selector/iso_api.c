@@ -1,93 +1,66 @@
 /* The public isomorphic neighbourhood collectives (collsel_iso.h): the set-up on a periodic
- * Cartesian communicator, and the packed executor of the schedules of topo/iso.h.
+ * Cartesian communicator, and persistent requests that run the registered iso_* schedules
+ * (algorithms/neighbor_allgather/neighbor_allgather_iso_torus.c) through the one executor.
  *
  * collsel_iso_neighborhood_create checks its arguments on every process, compares s and the
  * offsets with rank 0's (broadcast in chunks of a fixed stack buffer, so a failing allocation
  * never leaves a process out of the broadcast), agrees on the verdict with one MPI_Allreduce
  * (MPI_MAX of the local error classes: every process returns the same one) and only then
- * creates the distributed graph communicator. The neighbourhood and a private duplicate of
- * that communicator (our messages never match the application's) hang on it as an attribute,
- * freed with it.
+ * creates the distributed graph communicator, to which the neighbourhood is attached
+ * (core/isocomm.h: shared by its duplicates, freed with the last).
  *
- * Execution, packed form: round r packs its parts (MPI_Pack, so any datatype works) into one
- * contiguous buffer, exchanges it with MPI_Sendrecv (MPI_PACKED) with R + offset and R - offset,
- * and unpacks the parts it received; the local copies go through the same buffers. The
- * intermediate buffer holds blocks in the receive type's layout. Everything is allocated at init
- * and freed by collsel_iso_request_free: a start allocates nothing. The zero-copy form (a struct
- * datatype per round) is not done (docs/message-combining.md). */
+ * An init call describes the collective as a neighbourhood call on isocomm (core/call.h), so
+ * MPI_Neighbor_* on isocomm is its reference, and picks what runs it: rank 0's
+ * COLLSEL_ISO_SCHEDULE if set, else the selector's choice for the regular collective at the
+ * call's block size (COLLSEL_FORCE, then the tuned rules: cs_sel_choose), its ranked
+ * candidates, and last the MPI library's collective. A candidate with a schedule builder is
+ * built into the request's own schedule; the processes agree (one MPI_Allreduce per candidate
+ * tried) so that all run the same one. The irregular forms use the regular collective's rules
+ * at their mean block size, as the paper uses the regular schedules for them. A start runs the
+ * schedule on the bound buffers (cs_algo_exec: nothing allocated) or the native collective. */
 #include "collsel_iso.h"
 
+#include "builders.h"
+#include "core/algo.h"
+#include "core/comm.h"
+#include "core/isocomm.h"
+#include "registry.h"
+#include "select.h"
 #include "topo/iso.h"
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK_INTS 256
-#define ISO_TAG    0
-
-/* What an isomorphic communicator carries (attribute value). */
-typedef struct iso_attr {
-    cs_iso_nbh_t nbh;
-    MPI_Comm comm; /* private duplicate of the isomorphic communicator */
-} iso_attr_t;
+#define CHUNK_INTS   256
+#define VARIANT_TEXT 128
 
 struct collsel_iso_request_s {
-    cs_iso_sched_t sched;
-    MPI_Comm comm;  /* borrowed from the attribute */
-    int *to, *from; /* [nrounds] */
-    const char *sendbuf;
-    char *recvbuf;
-    int sendcount, recvcount;
-    MPI_Datatype sendtype, recvtype;
-    MPI_Aint send_stride, recv_stride; /* bytes between blocks */
-    char *inter_mem, *inter;           /* allocation; its block 0 */
-    char *packbuf, *unpackbuf;
-    int pack_bytes; /* size of each of packbuf, unpackbuf */
+    cs_call_t call;
+    cs_comm_t *ctx;
+    cs_variant_t variant; /* what runs: a schedule builder (sched) or the native collective */
+    cs_sched_t sched;
+    /* The irregular forms' arrays, copied: counts and element displacements (v), byte
+     * displacements and types (w), send side then receive side. */
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Datatype *types;
 };
 
-static int keyval = MPI_KEYVAL_INVALID;
-
-static int delete_attr(MPI_Comm comm, int key, void *value, void *extra) {
-    (void)comm;
-    (void)key;
-    (void)extra;
-    iso_attr_t *a = value;
-    int rc = MPI_SUCCESS;
-    if (a->comm != MPI_COMM_NULL)
-        rc = PMPI_Comm_free(&a->comm);
-    cs_iso_nbh_free(&a->nbh);
-    free(a);
-    return rc;
-}
-
-/* Runs at the start of MPI_Finalize (MPI_COMM_SELF's attributes are deleted first): frees the
- * keyval. Neighbourhoods on communicators the application never freed stay, like those. */
-static int finalize_hook(MPI_Comm comm, int key, void *value, void *extra) {
-    (void)comm;
-    (void)key;
-    (void)value;
-    (void)extra;
-    if (keyval != MPI_KEYVAL_INVALID)
-        PMPI_Comm_free_keyval(&keyval);
-    return MPI_SUCCESS;
-}
-
-/* Creates the keyval and hooks finalize_hook to MPI_COMM_SELF (as core/comm.c does); the hook's
- * keyval is freed at once, its attribute keeps it alive until MPI_Finalize. */
-static int create_keyval(void) {
-    int hook = MPI_KEYVAL_INVALID;
-    int rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &keyval, NULL);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &hook, NULL);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Comm_set_attr(MPI_COMM_SELF, hook, NULL);
-    if (hook != MPI_KEYVAL_INVALID)
-        PMPI_Comm_free_keyval(&hook);
-    if (rc != MPI_SUCCESS && keyval != MPI_KEYVAL_INVALID)
-        PMPI_Comm_free_keyval(&keyval);
-    return rc;
+/* The MPI error class of a collsel status. */
+static int mpi_error(int st) {
+    switch (st) {
+    case CS_OK:
+        return MPI_SUCCESS;
+    case CS_ERR_NOMEM:
+        return MPI_ERR_NO_MEM;
+    case CS_ERR_ARG:
+        return MPI_ERR_ARG;
+    default:
+        return MPI_ERR_OTHER;
+    }
 }
 
 /* Compares s and list (s * d ints) with rank 0's; MPI_ERR_ARG when they differ, MPI_SUCCESS
@@ -123,7 +96,7 @@ int collsel_iso_neighborhood_create(MPI_Comm cartcomm, int s, const int relative
                                     MPI_Comm *isocomm) {
     int rc = MPI_SUCCESS, err = MPI_SUCCESS, topo = MPI_UNDEFINED, d = 0, rank = 0;
     int *dims = NULL, *periods = NULL, *coords = NULL, *targets = NULL, *sources = NULL;
-    iso_attr_t *attr = NULL;
+    cs_iso_nbh_t nbh = {0};
     MPI_Comm graph = MPI_COMM_NULL;
 
     if (isocomm == NULL)
@@ -170,23 +143,16 @@ int collsel_iso_neighborhood_create(MPI_Comm cartcomm, int s, const int relative
             err = verdict;
     }
     if (err == MPI_SUCCESS) {
-        attr = calloc(1, sizeof(*attr));
-        if (attr != NULL)
-            attr->comm = MPI_COMM_NULL;
         targets = malloc((size_t)(s > 0 ? s : 1) * sizeof(int));
         sources = malloc((size_t)(s > 0 ? s : 1) * sizeof(int));
-        if (attr == NULL || targets == NULL || sources == NULL) {
+        if (targets == NULL || sources == NULL) {
             err = MPI_ERR_NO_MEM;
         } else {
-            int st = cs_iso_nbh_init(&attr->nbh, d, dims, s, relative_coords);
-            if (st == CS_ERR_NOMEM)
-                err = MPI_ERR_NO_MEM;
-            else if (st != CS_OK)
-                err = MPI_ERR_ARG;
+            err = mpi_error(cs_iso_nbh_init(&nbh, d, dims, s, relative_coords));
         }
         for (int i = 0; err == MPI_SUCCESS && i < s; i++) {
-            targets[i] = cs_iso_shift(&attr->nbh, rank, relative_coords + (long)i * d, 1);
-            sources[i] = cs_iso_shift(&attr->nbh, rank, relative_coords + (long)i * d, -1);
+            targets[i] = cs_iso_shift(&nbh, rank, relative_coords + (long)i * d, 1);
+            sources[i] = cs_iso_shift(&nbh, rank, relative_coords + (long)i * d, -1);
         }
     }
     /* The verdict, the same on every process. */
@@ -197,8 +163,6 @@ int collsel_iso_neighborhood_create(MPI_Comm cartcomm, int s, const int relative
         rc = err;
         goto out;
     }
-    if (keyval == MPI_KEYVAL_INVALID && (rc = create_keyval()) != MPI_SUCCESS)
-        goto out;
     /* Through a volatile: GCC reads Open MPI's MPI_UNWEIGHTED, a small constant address, as an
      * array of size 0 (-Wstringop-overread). */
     int *volatile unweighted = MPI_UNWEIGHTED;
@@ -206,20 +170,19 @@ int collsel_iso_neighborhood_create(MPI_Comm cartcomm, int s, const int relative
                                          MPI_INFO_NULL, 0, &graph);
     if (rc != MPI_SUCCESS)
         goto out;
-    if ((rc = PMPI_Comm_dup(graph, &attr->comm)) != MPI_SUCCESS)
+    /* Only a failing allocation can fail here, and it would leave the processes disagreeing:
+     * agree once more. */
+    err = mpi_error(cs_isocomm_attach(graph, &nbh));
+    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MAX, cartcomm)) != MPI_SUCCESS)
         goto out;
-    if ((rc = PMPI_Comm_set_attr(graph, keyval, attr)) != MPI_SUCCESS)
+    if (err != MPI_SUCCESS) {
+        rc = err;
         goto out;
-    attr = NULL; /* owned by graph now */
+    }
     *isocomm = graph;
     graph = MPI_COMM_NULL;
 out:
-    if (attr != NULL) {
-        if (attr->comm != MPI_COMM_NULL)
-            PMPI_Comm_free(&attr->comm);
-        cs_iso_nbh_free(&attr->nbh);
-        free(attr);
-    }
+    cs_iso_nbh_free(&nbh);
     if (graph != MPI_COMM_NULL)
         PMPI_Comm_free(&graph);
     free(dims);
@@ -230,188 +193,288 @@ out:
     return rc;
 }
 
-/* The schedule kind from rank 0's COLLSEL_ISO_SCHEDULE (default torus). Collective. */
-static int choose_kind(MPI_Comm comm, cs_iso_kind_t *kind) {
-    int rank, k = CS_ISO_TORUS;
-    int rc = PMPI_Comm_rank(comm, &rank);
+/* Rank 0's COLLSEL_ISO_SCHEDULE as a variant of `coll` (an algorithm name without the
+ * collective, iso_ optional for the three iso schedules: "torus(form=zerocopy)"), broadcast:
+ * *out->algo NULL when unset or not a variant of coll. Collective over comm. */
+static int iso_schedule_env(MPI_Comm comm, cs_coll_t coll, cs_variant_t *out) {
+    char text[VARIANT_TEXT] = "", name[VARIANT_TEXT + 64], err[256];
+    int rank, rc = PMPI_Comm_rank(comm, &rank);
+    memset(out, 0, sizeof(*out));
     if (rc != MPI_SUCCESS)
         return rc;
     if (rank == 0) {
         const char *v = getenv("COLLSEL_ISO_SCHEDULE");
-        if (v != NULL && strcmp(v, "straightforward") == 0)
-            k = CS_ISO_STRAIGHTFORWARD;
-        else if (v != NULL && strcmp(v, "direct") == 0)
-            k = CS_ISO_DIRECT;
+        if (v != NULL && strlen(v) < sizeof(text))
+            snprintf(text, sizeof(text), "%s", v);
     }
-    rc = PMPI_Bcast(&k, 1, MPI_INT, 0, comm);
-    *kind = (cs_iso_kind_t)k;
+    if ((rc = PMPI_Bcast(text, (int)sizeof(text), MPI_CHAR, 0, comm)) != MPI_SUCCESS)
+        return rc;
+    if (text[0] == '\0')
+        return MPI_SUCCESS;
+    int shorthand = strncmp(text, "torus", 5) == 0 || strncmp(text, "direct", 6) == 0 ||
+                    strncmp(text, "straightforward", 15) == 0;
+    snprintf(name, sizeof(name), "%s/%s%s", cs_coll_name(coll), shorthand ? "iso_" : "", text);
+    if (cs_variant_parse(name, out, err, sizeof(err)) != CS_OK || out->algo->coll != coll)
+        memset(out, 0, sizeof(*out));
+    return MPI_SUCCESS;
+}
+
+/* Builds candidate v into r (its schedule, or nothing for a native one) when it can run r's
+ * call; every process agrees. *ok: 1 when it runs everywhere. */
+static int try_variant(collsel_iso_request r, const cs_variant_t *v, int *ok) {
+    const cs_state_t *state = NULL;
+    int st = CS_OK, fine;
+    *ok = 0;
+    if (v->algo == NULL)
+        return MPI_SUCCESS;
+    if (cs_algo_is_native(v->algo)) {
+        fine = v->algo->coll == r->call.coll;
+    } else {
+        /* the iso schedules serve the irregular forms too; any other algorithm only its own
+         * collective */
+        int iso = v->algo->setup == cs_neighbor_iso_setup;
+        fine = v->algo->build != NULL && (iso || v->algo->coll == r->call.coll);
+        if (fine && v->algo->setup != NULL)
+            st = cs_comm_state(r->ctx, v->algo, &v->params, &state); /* collective */
+        if (fine && st == CS_OK)
+            st = cs_algo_build_state(v->algo, &v->params, &r->call, state, &r->sched);
+        if (fine && st == CS_OK)
+            st = cs_comm_reserve(r->ctx, (size_t)r->sched.scratch_bytes, r->sched.max_comm);
+        fine = fine && st == CS_OK;
+    }
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, &fine, 1, MPI_INT, MPI_MIN, r->ctx->comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (st == CS_ERR_NOMEM)
+        return MPI_ERR_NO_MEM;
+    *ok = fine;
+    if (fine)
+        r->variant = *v;
+    return MPI_SUCCESS;
+}
+
+/* Finishes an init whose call r->call the constructor `st` made: picks and builds what runs it
+ * (see the top of the file). `sel` is the regular collective whose rules choose. */
+static int init_finish(collsel_iso_request r, int st, cs_coll_t sel, MPI_Comm isocomm,
+                       collsel_iso_request *request) {
+    int rc = mpi_error(st), ok = 0;
+    cs_variant_t env, native = {cs_registry_native(r->call.coll), {0}};
+    cs_sel_choice_t choice;
+    /* the context (collective on first use, as in the call's constructor), then every process
+     * learns whether any failed */
+    if (cs_comm_get(isocomm, &r->ctx) != CS_OK) {
+        collsel_iso_request_free(&r);
+        return MPI_ERR_OTHER; /* a failed MPI_Comm_dup: nothing can be agreed */
+    }
+    if (PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, r->ctx->comm) != MPI_SUCCESS)
+        rc = MPI_ERR_OTHER;
+    if (rc == MPI_SUCCESS)
+        rc = iso_schedule_env(r->ctx->comm, sel, &env);
+    if (rc == MPI_SUCCESS)
+        rc = try_variant(r, &env, &ok);
+    if (rc == MPI_SUCCESS && !ok && cs_sel_choose(sel, r->call.bytes, isocomm, &choice) == CS_OK) {
+        rc = try_variant(r, &choice.variant, &ok);
+        for (int i = 0; rc == MPI_SUCCESS && !ok && choice.iv != NULL && i < choice.iv->ncand; i++)
+            rc = try_variant(r, &choice.iv->cand[i], &ok);
+    }
+    if (rc == MPI_SUCCESS && !ok)
+        rc = try_variant(r, &native, &ok);
+    if (rc == MPI_SUCCESS && !ok)
+        rc = MPI_ERR_OTHER;
+    if (rc == MPI_SUCCESS) {
+        *request = r;
+        r = NULL;
+    }
+    collsel_iso_request_free(&r);
     return rc;
 }
 
-/* Where block b lives and what it is made of. */
-static char *block_at(const collsel_iso_request r, cs_iso_block_t b, int *count,
-                      MPI_Datatype *type) {
-    if (b.buf == CS_ISO_BUF_SEND) {
-        *count = r->sendcount;
-        *type = r->sendtype;
-        return (char *)r->sendbuf + b.index * r->send_stride;
-    }
-    *count = r->recvcount;
-    *type = r->recvtype;
-    return (b.buf == CS_ISO_BUF_RECV ? r->recvbuf : r->inter) + b.index * r->recv_stride;
-}
-
-static int init_common(cs_iso_coll_t coll, const void *sendbuf, int sendcount,
-                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       MPI_Comm isocomm, collsel_iso_request *request) {
-    int rc = MPI_SUCCESS, flag = 0, ssize, rsize, spack, rpack;
-    iso_attr_t *attr = NULL;
-    collsel_iso_request r = NULL;
-    MPI_Aint lb, sext, rext, tlb, text;
-    cs_iso_kind_t kind;
-
+/* A new request for the call on isocomm: MPI_ERR_COMM (locally, before anything collective)
+ * when isocomm carries no isomorphic neighbourhood. `nints`, `naints`, `ntypes`: room for the
+ * irregular forms' arrays. */
+static int request_new(MPI_Comm isocomm, collsel_iso_request *request, size_t nints, size_t naints,
+                       size_t ntypes, collsel_iso_request *out) {
+    int topo = MPI_UNDEFINED;
+    *out = NULL;
     if (request == NULL)
         return MPI_ERR_ARG;
     *request = COLLSEL_ISO_REQUEST_NULL;
-    if (keyval == MPI_KEYVAL_INVALID)
+    if (isocomm == MPI_COMM_NULL || PMPI_Topo_test(isocomm, &topo) != MPI_SUCCESS ||
+        topo != MPI_DIST_GRAPH || !cs_isocomm_attached(isocomm))
         return MPI_ERR_COMM;
-    if ((rc = PMPI_Comm_get_attr(isocomm, keyval, &attr, &flag)) != MPI_SUCCESS)
-        return rc;
-    if (!flag)
-        return MPI_ERR_COMM;
-    if ((rc = choose_kind(attr->comm, &kind)) != MPI_SUCCESS)
-        return rc;
-    if (sendcount < 0 || recvcount < 0)
-        return MPI_ERR_COUNT;
-    if ((rc = PMPI_Type_size(sendtype, &ssize)) != MPI_SUCCESS ||
-        (rc = PMPI_Type_size(recvtype, &rsize)) != MPI_SUCCESS ||
-        (rc = PMPI_Type_get_extent(sendtype, &lb, &sext)) != MPI_SUCCESS ||
-        (rc = PMPI_Type_get_extent(recvtype, &lb, &rext)) != MPI_SUCCESS ||
-        (rc = PMPI_Type_get_true_extent(recvtype, &tlb, &text)) != MPI_SUCCESS ||
-        (rc = PMPI_Pack_size(sendcount, sendtype, attr->comm, &spack)) != MPI_SUCCESS ||
-        (rc = PMPI_Pack_size(recvcount, recvtype, attr->comm, &rpack)) != MPI_SUCCESS)
-        return rc;
-    if ((long)ssize * sendcount != (long)rsize * recvcount || sext < 0 || rext < 0)
-        return MPI_ERR_ARG;
-
-    r = calloc(1, sizeof(*r));
-    if (r == NULL)
+    collsel_iso_request r = calloc(1, sizeof(*r));
+    if (r != NULL) {
+        r->ints = malloc((nints + 1) * sizeof(int));
+        r->aints = malloc((naints + 1) * sizeof(MPI_Aint));
+        r->types = malloc((ntypes + 1) * sizeof(MPI_Datatype));
+    }
+    if (r == NULL || r->ints == NULL || r->aints == NULL || r->types == NULL) {
+        collsel_iso_request_free(&r);
         return MPI_ERR_NO_MEM;
-    r->comm = attr->comm;
-    r->sendbuf = sendbuf;
-    r->recvbuf = recvbuf;
-    r->sendcount = sendcount;
-    r->recvcount = recvcount;
-    r->sendtype = sendtype;
-    r->recvtype = recvtype;
-    r->send_stride = sext * sendcount;
-    r->recv_stride = rext * recvcount;
-    int st = cs_iso_build(&attr->nbh, coll, kind, &r->sched);
-    if (st != CS_OK) {
-        rc = st == CS_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_ARG;
-        goto out;
     }
-    const cs_iso_sched_t *sc = &r->sched;
-    int rank;
-    if ((rc = PMPI_Comm_rank(r->comm, &rank)) != MPI_SUCCESS)
-        goto out;
-    r->to = malloc((size_t)(sc->nrounds > 0 ? sc->nrounds : 1) * sizeof(int));
-    r->from = malloc((size_t)(sc->nrounds > 0 ? sc->nrounds : 1) * sizeof(int));
-    if (r->to == NULL || r->from == NULL) {
-        rc = MPI_ERR_NO_MEM;
-        goto out;
-    }
-    int max_parts = sc->ncopies > 0 ? 1 : 0;
-    for (int k = 0; k < sc->nrounds; k++) {
-        r->to[k] = cs_iso_shift(&attr->nbh, rank, sc->offset + (long)k * sc->d, 1);
-        r->from[k] = cs_iso_shift(&attr->nbh, rank, sc->offset + (long)k * sc->d, -1);
-        int parts = sc->part_start[k + 1] - sc->part_start[k];
-        if (parts > max_parts)
-            max_parts = parts;
-    }
-    long per_block = spack > rpack ? spack : rpack;
-    if (per_block * max_parts > INT_MAX) {
-        rc = MPI_ERR_ARG;
-        goto out;
-    }
-    r->pack_bytes = (int)(per_block * max_parts);
-    r->packbuf = malloc((size_t)r->pack_bytes + 1);
-    r->unpackbuf = malloc((size_t)r->pack_bytes + 1);
-    /* The intermediate blocks, in the receive type's layout: block i's data spans
-     * [i * stride + true_lb, i * stride + true_lb + (count - 1) * extent + true_extent). */
-    size_t inter_bytes = 1;
-    if (sc->inter_blocks > 0 && recvcount > 0)
-        inter_bytes =
-            (size_t)((sc->inter_blocks - 1) * r->recv_stride + (recvcount - 1) * rext + text);
-    r->inter_mem = malloc(inter_bytes);
-    if (r->packbuf == NULL || r->unpackbuf == NULL || r->inter_mem == NULL) {
-        rc = MPI_ERR_NO_MEM;
-        goto out;
-    }
-    r->inter = (char *)((uintptr_t)r->inter_mem - (uintptr_t)tlb);
-    *request = r;
-    r = NULL;
-out:
-    collsel_iso_request_free(&r);
-    return rc;
+    *out = r;
+    return MPI_SUCCESS;
+}
+
+/* The number of neighbours of isocomm (s). */
+static int degree(MPI_Comm isocomm) {
+    int in = 0, out = 0, w = 0;
+    return PMPI_Dist_graph_neighbors_count(isocomm, &in, &out, &w) == MPI_SUCCESS ? out : 0;
 }
 
 int collsel_iso_neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                        void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                        MPI_Comm isocomm, collsel_iso_request *request) {
-    return init_common(CS_ISO_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                       isocomm, request);
+    collsel_iso_request r;
+    int rc = request_new(isocomm, request, 0, 0, 0, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int st = cs_call_neighbor_alltoall(&r->call, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                       recvtype, isocomm);
+    return init_finish(r, st, CS_COLL_NEIGHBOR_ALLTOALL, isocomm, request);
 }
 
 int collsel_iso_neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                         void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                         MPI_Comm isocomm, collsel_iso_request *request) {
-    return init_common(CS_ISO_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    collsel_iso_request r;
+    int rc = request_new(isocomm, request, 0, 0, 0, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int st = cs_call_neighbor_allgather(&r->call, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                        recvtype, isocomm);
+    return init_finish(r, st, CS_COLL_NEIGHBOR_ALLGATHER, isocomm, request);
+}
+
+/* Copies n element displacements into ints (CS_ERR_ARG when one does not fit an int); NULL
+ * arrays with n > 0 are CS_ERR_ARG. */
+static int copy_displs(int *to, const MPI_Aint *from, int n) {
+    if (n > 0 && from == NULL)
+        return CS_ERR_ARG;
+    for (int i = 0; i < n; i++) {
+        if (from[i] < INT_MIN || from[i] > INT_MAX)
+            return CS_ERR_ARG;
+        to[i] = (int)from[i];
+    }
+    return CS_OK;
+}
+
+static int copy_counts(int *to, const int *from, int n) {
+    if (n > 0 && from == NULL)
+        return CS_ERR_ARG;
+    if (n > 0)
+        memcpy(to, from, (size_t)n * sizeof(int));
+    return CS_OK;
+}
+
+int collsel_iso_neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                        const MPI_Aint senddispls[], MPI_Datatype sendtype,
+                                        void *recvbuf, const int recvcounts[],
+                                        const MPI_Aint recvdispls[], MPI_Datatype recvtype,
+                                        MPI_Comm isocomm, collsel_iso_request *request) {
+    collsel_iso_request r;
+    int s = degree(isocomm);
+    int rc = request_new(isocomm, request, 4 * (size_t)s, 0, 0, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int *sc = r->ints, *sd = sc + s, *rcn = sd + s, *rd = rcn + s;
+    int st = copy_counts(sc, sendcounts, s);
+    if (st == CS_OK)
+        st = copy_displs(sd, senddispls, s);
+    if (st == CS_OK)
+        st = copy_counts(rcn, recvcounts, s);
+    if (st == CS_OK)
+        st = copy_displs(rd, recvdispls, s);
+    if (st == CS_OK)
+        st = cs_call_neighbor_alltoallv(&r->call, sendbuf, sc, sd, sendtype, recvbuf, rcn, rd,
+                                        recvtype, isocomm);
+    return init_finish(r, st, CS_COLL_NEIGHBOR_ALLTOALL, isocomm, request);
+}
+
+int collsel_iso_neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                         void *recvbuf, const int recvcounts[],
+                                         const MPI_Aint recvdispls[], MPI_Datatype recvtype,
+                                         MPI_Comm isocomm, collsel_iso_request *request) {
+    collsel_iso_request r;
+    int s = degree(isocomm);
+    int rc = request_new(isocomm, request, 2 * (size_t)s, 0, 0, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int *rcn = r->ints, *rd = rcn + s;
+    int st = copy_counts(rcn, recvcounts, s);
+    if (st == CS_OK)
+        st = copy_displs(rd, recvdispls, s);
+    if (st == CS_OK)
+        st = cs_call_neighbor_allgatherv(&r->call, sendbuf, sendcount, sendtype, recvbuf, rcn, rd,
+                                         recvtype, isocomm);
+    return init_finish(r, st, CS_COLL_NEIGHBOR_ALLGATHER, isocomm, request);
+}
+
+/* The w forms as a neighbour alltoallw call: arrays copied; allgatherw's one send block is
+ * every send block. */
+static int init_w(int gather, const void *sendbuf, const int sendcounts[],
+                  const MPI_Aint senddispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                  const int recvcounts[], const MPI_Aint recvdispls[],
+                  const MPI_Datatype recvtypes[], MPI_Comm isocomm, collsel_iso_request *request) {
+    collsel_iso_request r;
+    int s = degree(isocomm), st = CS_OK;
+    int rc = request_new(isocomm, request, 2 * (size_t)s, 2 * (size_t)s, 2 * (size_t)s, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int *sc = r->ints, *rcn = sc + s;
+    MPI_Aint *sd = r->aints, *rd = sd + s;
+    MPI_Datatype *stypes = r->types, *rtypes = stypes + s;
+    if (s > 0 && (sendcounts == NULL || sendtypes == NULL || (!gather && senddispls == NULL) ||
+                  recvcounts == NULL || recvdispls == NULL || recvtypes == NULL))
+        st = CS_ERR_ARG;
+    for (int i = 0; st == CS_OK && i < s; i++) {
+        sc[i] = sendcounts[gather ? 0 : i];
+        sd[i] = gather ? 0 : senddispls[i];
+        stypes[i] = sendtypes[gather ? 0 : i];
+        rcn[i] = recvcounts[i];
+        rd[i] = recvdispls[i];
+        rtypes[i] = recvtypes[i];
+    }
+    if (st == CS_OK)
+        st = cs_call_neighbor_alltoallw(&r->call, sendbuf, sc, sd, stypes, recvbuf, rcn, rd, rtypes,
+                                        isocomm);
+    return init_finish(r, st, gather ? CS_COLL_NEIGHBOR_ALLGATHER : CS_COLL_NEIGHBOR_ALLTOALL,
                        isocomm, request);
+}
+
+int collsel_iso_neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                        const MPI_Aint senddispls[], const MPI_Datatype sendtypes[],
+                                        void *recvbuf, const int recvcounts[],
+                                        const MPI_Aint recvdispls[], const MPI_Datatype recvtypes[],
+                                        MPI_Comm isocomm, collsel_iso_request *request) {
+    return init_w(0, sendbuf, sendcounts, senddispls, sendtypes, recvbuf, recvcounts, recvdispls,
+                  recvtypes, isocomm, request);
+}
+
+int collsel_iso_neighbor_allgatherw_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                         void *recvbuf, const int recvcounts[],
+                                         const MPI_Aint recvdispls[],
+                                         const MPI_Datatype recvtypes[], MPI_Comm isocomm,
+                                         collsel_iso_request *request) {
+    return init_w(1, sendbuf, &sendcount, NULL, &sendtype, recvbuf, recvcounts, recvdispls,
+                  recvtypes, isocomm, request);
 }
 
 int collsel_iso_start(collsel_iso_request *request) {
     if (request == NULL || *request == NULL)
         return MPI_ERR_REQUEST;
     const collsel_iso_request r = *request;
-    const cs_iso_sched_t *sc = &r->sched;
-    int rc, count, pos, got;
-    MPI_Datatype type;
-    MPI_Status status;
-    for (int k = 0; k < sc->nrounds; k++) {
-        pos = 0;
-        for (int q = sc->part_start[k]; q < sc->part_start[k + 1]; q++) {
-            char *at = block_at(r, sc->send[q], &count, &type);
-            rc = PMPI_Pack(at, count, type, r->packbuf, r->pack_bytes, &pos, r->comm);
-            if (rc != MPI_SUCCESS)
-                return rc;
-        }
-        rc = PMPI_Sendrecv(r->packbuf, pos, MPI_PACKED, r->to[k], ISO_TAG, r->unpackbuf,
-                           r->pack_bytes, MPI_PACKED, r->from[k], ISO_TAG, r->comm, &status);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        if ((rc = PMPI_Get_count(&status, MPI_PACKED, &got)) != MPI_SUCCESS)
-            return rc;
-        pos = 0;
-        for (int q = sc->part_start[k]; q < sc->part_start[k + 1]; q++) {
-            char *at = block_at(r, sc->recv[q], &count, &type);
-            rc = PMPI_Unpack(r->unpackbuf, got, &pos, at, count, type, r->comm);
-            if (rc != MPI_SUCCESS)
-                return rc;
-        }
-    }
-    for (int c = 0; c < sc->ncopies; c++) {
-        pos = 0;
-        char *at = block_at(r, sc->copy_src[c], &count, &type);
-        if ((rc = PMPI_Pack(at, count, type, r->packbuf, r->pack_bytes, &pos, r->comm)) !=
-            MPI_SUCCESS)
-            return rc;
-        got = pos;
-        pos = 0;
-        at = block_at(r, sc->copy_dst[c], &count, &type);
-        if ((rc = PMPI_Unpack(r->packbuf, got, &pos, at, count, type, r->comm)) != MPI_SUCCESS)
-            return rc;
-    }
+    if (r->variant.algo->build != NULL)
+        return mpi_error(cs_algo_exec(r->ctx, &r->sched, r->call.sendbuf, r->call.recvbuf));
+    return mpi_error(cs_algo_run_variant(&r->variant, &r->call));
+}
+
+int collsel_iso_request_algorithm(collsel_iso_request request, char *buf, int len) {
+    if (request == COLLSEL_ISO_REQUEST_NULL)
+        return MPI_ERR_REQUEST;
+    if (buf == NULL || len < 1)
+        return MPI_ERR_ARG;
+    cs_variant_name(&request->variant, buf, (size_t)len);
     return MPI_SUCCESS;
 }
 
@@ -419,12 +482,10 @@ int collsel_iso_request_free(collsel_iso_request *request) {
     if (request == NULL || *request == NULL)
         return MPI_SUCCESS;
     collsel_iso_request r = *request;
-    cs_iso_sched_free(&r->sched);
-    free(r->to);
-    free(r->from);
-    free(r->packbuf);
-    free(r->unpackbuf);
-    free(r->inter_mem);
+    cs_sched_free(&r->sched);
+    free(r->ints);
+    free(r->aints);
+    free(r->types);
     free(r);
     *request = COLLSEL_ISO_REQUEST_NULL;
     return MPI_SUCCESS;
@@ -454,5 +515,51 @@ int collsel_iso_neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datat
     collsel_iso_request r = COLLSEL_ISO_REQUEST_NULL;
     return run_once(collsel_iso_neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf,
                                                         recvcount, recvtype, isocomm, &r),
+                    &r);
+}
+
+int collsel_iso_neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                                   const MPI_Aint senddispls[], MPI_Datatype sendtype,
+                                   void *recvbuf, const int recvcounts[],
+                                   const MPI_Aint recvdispls[], MPI_Datatype recvtype,
+                                   MPI_Comm isocomm) {
+    collsel_iso_request r = COLLSEL_ISO_REQUEST_NULL;
+    return run_once(collsel_iso_neighbor_alltoallv_init(sendbuf, sendcounts, senddispls, sendtype,
+                                                        recvbuf, recvcounts, recvdispls, recvtype,
+                                                        isocomm, &r),
+                    &r);
+}
+
+int collsel_iso_neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const int recvcounts[],
+                                    const MPI_Aint recvdispls[], MPI_Datatype recvtype,
+                                    MPI_Comm isocomm) {
+    collsel_iso_request r = COLLSEL_ISO_REQUEST_NULL;
+    return run_once(collsel_iso_neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf,
+                                                         recvcounts, recvdispls, recvtype, isocomm,
+                                                         &r),
+                    &r);
+}
+
+int collsel_iso_neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                                   const MPI_Aint senddispls[], const MPI_Datatype sendtypes[],
+                                   void *recvbuf, const int recvcounts[],
+                                   const MPI_Aint recvdispls[], const MPI_Datatype recvtypes[],
+                                   MPI_Comm isocomm) {
+    collsel_iso_request r = COLLSEL_ISO_REQUEST_NULL;
+    return run_once(collsel_iso_neighbor_alltoallw_init(sendbuf, sendcounts, senddispls, sendtypes,
+                                                        recvbuf, recvcounts, recvdispls, recvtypes,
+                                                        isocomm, &r),
+                    &r);
+}
+
+int collsel_iso_neighbor_allgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const int recvcounts[],
+                                    const MPI_Aint recvdispls[], const MPI_Datatype recvtypes[],
+                                    MPI_Comm isocomm) {
+    collsel_iso_request r = COLLSEL_ISO_REQUEST_NULL;
+    return run_once(collsel_iso_neighbor_allgatherw_init(sendbuf, sendcount, sendtype, recvbuf,
+                                                         recvcounts, recvdispls, recvtypes, isocomm,
+                                                         &r),
                     &r);
 }

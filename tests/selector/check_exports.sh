@@ -15,7 +15,8 @@ exports() {
 }
 
 # collsel.h and its siblings collsel_*.h (collsel_iso.h).
-grep -hoE '^COLLSEL_API [^(]*[ *](collsel_[a-z_]+)\(' "$header" "${header%.h}"_*.h |
+# (declarations may wrap after the return type: lines are joined first)
+cat "$header" "${header%.h}"_*.h | tr '\n' ' ' | grep -oE 'COLLSEL_API [^(;]*[ *](collsel_[a-z_]+)\(' |
     sed -E 's/.*(collsel_[a-z_]+)\($/\1/' | sort -u >"$work/want.collsel"
 sed -nE 's/^CS_COLL\([A-Z_]+, [a-z_]+, [01], [01], [01], ([A-Za-z_]+),.*/MPI_\1/p' "$table" |
     sort -u >"$work/want.collsel_pmpi"
