@@ -15,6 +15,43 @@ static int mpi_start(void *ctx, const cs_op_t *op, void *buf, int index) {
     return err == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
 }
 
+/* A multi-part op: one message of (MPI_BOTTOM, 1, struct type over the parts' addresses), the
+ * type built when the executor says the cached one is stale (exec.h's cost rule). */
+static int mpi_startv(void *ctx, const cs_op_t *op, const cs_part_t *parts, void *const *addrs,
+                      cs_part_cache_t *pc, int index) {
+    cs_mpi_transport_t *t = ctx;
+    cs_part_type_t *pt = &pc->types[op->ptype];
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    int rc = CS_OK, err;
+    if (pt->stale || pt->type == MPI_DATATYPE_NULL) {
+        if (pt->type != MPI_DATATYPE_NULL) {
+            CS_MPI_CHECK(PMPI_Type_free(&pt->type));
+        }
+        for (int i = 0; i < op->nparts; i++) {
+            CS_MPI_CHECK(PMPI_Get_address(addrs[i], &pc->disps[i]));
+            pc->lens[i] = parts[i].count;
+            pc->dtypes[i] = parts[i].type;
+        }
+        CS_MPI_CHECK(PMPI_Type_create_struct(op->nparts, pc->lens, pc->disps, pc->dtypes, &type));
+        CS_MPI_CHECK(PMPI_Type_commit(&type));
+        pt->type = type;
+        type = MPI_DATATYPE_NULL;
+        pt->stale = 0;
+        pc->builds++;
+    }
+    if (op->kind == CS_OP_SEND) {
+        err = PMPI_Isend(MPI_BOTTOM, 1, pt->type, op->peer, t->tag, t->comm, &t->reqs[index]);
+    } else {
+        err = PMPI_Irecv(MPI_BOTTOM, 1, pt->type, op->peer, t->tag, t->comm, &t->reqs[index]);
+    }
+    CS_REQUIRE(err == MPI_SUCCESS, CS_ERR_MPI);
+out:
+    if (type != MPI_DATATYPE_NULL) {
+        PMPI_Type_free(&type);
+    }
+    return rc;
+}
+
 static int mpi_test(void *ctx, int n, int *done) {
     cs_mpi_transport_t *t = ctx;
     return PMPI_Testall(n, t->reqs, done, MPI_STATUSES_IGNORE) == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
@@ -94,8 +131,12 @@ int cs_exec_ireduce_safe(const cs_type_t *t, int commutative, int root) {
 #endif
 }
 
-const cs_transport_t cs_exec_mpi_transport = {
-    .start = mpi_start, .test = mpi_test, .wait = mpi_wait, .coll = mpi_coll, .sync = mpi_sync};
+const cs_transport_t cs_exec_mpi_transport = {.start = mpi_start,
+                                              .test = mpi_test,
+                                              .wait = mpi_wait,
+                                              .coll = mpi_coll,
+                                              .sync = mpi_sync,
+                                              .startv = mpi_startv};
 
 void cs_exec_start(cs_exec_t *e, const cs_sched_t *s, const void *sendbuf, void *recvbuf,
                    void *scratch, const cs_transport_t *tr, void *tr_ctx) {
@@ -130,6 +171,29 @@ static int start_coll(cs_exec_t *e, const cs_op_t *op) {
                        c->counts >= 0 ? s->ints + c->counts : NULL, e->ncomm);
 }
 
+/* Starts multi-part op `op`: marks its cached datatype stale when a base of the slots its parts
+ * lie in changed, resolves the parts' addresses into the cache's work array, hands it over.
+ * Out of line, so that the loop over plain ops in start_round() stays as it was. */
+__attribute__((noinline)) static int start_parts(cs_exec_t *e, const cs_op_t *op) {
+    const cs_sched_t *s = e->sched;
+    cs_part_cache_t *pc = s->pcache;
+    cs_part_type_t *pt = &pc->types[op->ptype];
+    const cs_part_t *parts = s->parts + op->part;
+    if (e->tr->startv == NULL) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    for (int k = 0; k < CS_SLOT_COUNT; k++) {
+        if ((pt->slots >> k & 1u) && pt->base[k] != e->base[k]) {
+            pt->base[k] = e->base[k];
+            pt->stale = 1;
+        }
+    }
+    for (int i = 0; i < op->nparts; i++) {
+        pc->addrs[i] = addr(e, parts[i].buf);
+    }
+    return e->tr->startv(e->tr_ctx, op, parts, pc->addrs, pc, e->ncomm);
+}
+
 int cs_exec_local(const cs_op_t *op, MPI_Op mpi_op, const void *src, void *dst) {
     int rc = CS_OK;
     if (op->kind == CS_OP_REDUCE) {
@@ -153,7 +217,11 @@ static int start_round(cs_exec_t *e, int begin, int end) {
     for (int i = begin; i < end; i++) {
         const cs_op_t *op = &e->sched->ops[i];
         if (op->kind == CS_OP_SEND || op->kind == CS_OP_RECV) {
-            CS_CHECK(e->tr->start(e->tr_ctx, op, addr(e, op->buf), e->ncomm));
+            if (op->nparts == 0) {
+                CS_CHECK(e->tr->start(e->tr_ctx, op, addr(e, op->buf), e->ncomm));
+            } else {
+                CS_CHECK(start_parts(e, op));
+            }
             e->ncomm++;
         } else if (op->kind == CS_OP_COLL) {
             CS_CHECK(start_coll(e, op));

@@ -10,7 +10,21 @@
  *                      complete, CS_INPROGRESS while it waits, a negative status on error.
  *   cs_exec_run()      runs to completion, blocking in the transport's wait.
  *
- * The executor allocates nothing: the MPI transport's request array comes from its caller. */
+ * A multi-part SEND or RECV (sched.h) goes through the transport's startv() with the resolved
+ * address of each part. The MPI transport sends it as one message of (MPI_BOTTOM, 1, struct
+ * type), the struct built by MPI_Type_create_struct over the parts' absolute addresses
+ * (MPI_Get_address). Cost rule: that datatype is built on the op's first execution and kept in
+ * the schedule's part cache; later executions reuse it as long as the bases of the slots its
+ * parts lie in are the ones it was built for (persistent requests and benchmark loops that pass
+ * the same buffers create no datatype), and free and rebuild it when one differs. Executions
+ * of schedules without multi-part ops pay one predictable branch per SEND or RECV for this.
+ * Freeing a datatype that a pending request of an earlier execution still uses is allowed
+ * (MPI_Type_free only marks it), so overlapping executions of one schedule stay correct; they
+ * must not start concurrently from several threads (they share the cache's work arrays), which
+ * collectives on one communicator never do.
+ *
+ * The executor allocates nothing: the MPI transport's request array comes from its caller, the
+ * multi-part work arrays and datatype cache from the schedule (built when it was). */
 #ifndef CS_EXEC_H
 #define CS_EXEC_H
 
@@ -33,6 +47,16 @@ typedef struct cs_transport {
     /* Runs a SYNC operation: a memory barrier for the window slot. NULL: nothing to do (one
      * address space, as in the simulator). */
     int (*sync)(void *ctx);
+    /* Starts multi-part operation `op` (SEND or RECV with op->nparts > 0) as one message:
+     * parts[i] (i < op->nparts) lies at addrs[i]. `pc` is the schedule's part cache, whose
+     * entry pc->types[op->ptype] may hold the datatype the transport built for the op: the
+     * executor has set the entry's `stale` when a slot base of the parts changed since it was
+     * built (or it never was); the transport then frees and rebuilds it (clearing `stale`,
+     * counting pc->builds) and reuses it otherwise. The work arrays lens, disps and dtypes of
+     * `pc` hold op->nparts entries for the transport to use. `index` as for start(). NULL: the
+     * transport has no multi-part messages (such an op fails with CS_ERR_NOT_APPLICABLE). */
+    int (*startv)(void *ctx, const cs_op_t *op, const cs_part_t *parts, void *const *addrs,
+                  cs_part_cache_t *pc, int index);
 } cs_transport_t;
 
 /* Context of the MPI transport. `reqs` must hold at least the schedule's max_comm requests;

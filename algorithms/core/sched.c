@@ -6,6 +6,30 @@
 
 #define SCRATCH_ALIGN 16
 
+/* Frees the datatypes the transport built for the multi-part ops (exec.h) and empties the
+ * cache, keeping its arrays. After MPI_Finalize they are gone already: only forgotten. */
+static void free_part_types(cs_part_cache_t *pc) {
+    int live = 0, finalized = 1;
+    if (pc == NULL) {
+        return;
+    }
+    for (int k = 0; k < pc->ntypes; k++) {
+        if (pc->types[k].type == MPI_DATATYPE_NULL) {
+            continue;
+        }
+        if (!live) {
+            PMPI_Initialized(&live);
+            PMPI_Finalized(&finalized);
+            live = live && !finalized ? 1 : -1;
+        }
+        if (live > 0) {
+            PMPI_Type_free(&pc->types[k].type);
+        }
+        pc->types[k].type = MPI_DATATYPE_NULL;
+    }
+    pc->ntypes = 0;
+}
+
 void cs_sched_reset(cs_sched_t *s, MPI_Op op) {
     s->nops = 0;
     s->nrounds = 0;
@@ -16,6 +40,8 @@ void cs_sched_reset(cs_sched_t *s, MPI_Op op) {
     s->op = op;
     s->ncolls = 0;
     s->nints = 0;
+    s->nparts = 0;
+    free_part_types(s->pcache);
     s->state = NULL;
 }
 
@@ -24,6 +50,16 @@ void cs_sched_free(cs_sched_t *s) {
     free(s->round_end);
     free(s->colls);
     free(s->ints);
+    free(s->parts);
+    if (s->pcache != NULL) {
+        free_part_types(s->pcache);
+        free(s->pcache->types);
+        free(s->pcache->addrs);
+        free(s->pcache->lens);
+        free(s->pcache->disps);
+        free(s->pcache->dtypes);
+        free(s->pcache);
+    }
     memset(s, 0, sizeof(*s));
     s->op = MPI_OP_NULL;
 }
@@ -84,6 +120,91 @@ static int comm_op(cs_sched_t *s, cs_op_kind_t kind, int peer, cs_ref_t buf, int
     op.count = count;
     op.type = type;
     return append(s, &op);
+}
+
+/* Grows the work arrays of `pc` to `n` entries each (work_cap changes only when all did). */
+static int grow_work(cs_part_cache_t *pc, int n) {
+    void *p;
+    if (n <= pc->work_cap) {
+        return CS_OK;
+    }
+    if ((p = realloc(pc->addrs, (size_t)n * sizeof(*pc->addrs))) == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    pc->addrs = p;
+    if ((p = realloc(pc->lens, (size_t)n * sizeof(*pc->lens))) == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    pc->lens = p;
+    if ((p = realloc(pc->disps, (size_t)n * sizeof(*pc->disps))) == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    pc->disps = p;
+    if ((p = realloc(pc->dtypes, (size_t)n * sizeof(*pc->dtypes))) == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    pc->dtypes = p;
+    pc->work_cap = n;
+    return CS_OK;
+}
+
+/* Appends a multi-part SEND or RECV to `peer` whose n parts the caller has put at
+ * s->parts[s->nparts ..) (room reserved), and its entry in the part cache. */
+static int commit_parts(cs_sched_t *s, cs_op_kind_t kind, int peer, int n) {
+    int rc = CS_OK;
+    const cs_part_t *parts = s->parts + s->nparts;
+    cs_part_cache_t *pc;
+    cs_part_type_t *pt;
+    cs_op_t op;
+    unsigned slots = 0;
+    CS_REQUIRE(peer >= 0 && n >= 1, CS_ERR_ARG);
+    for (int i = 0; i < n; i++) {
+        CS_REQUIRE(parts[i].count >= 0 && parts[i].type != MPI_DATATYPE_NULL, CS_ERR_ARG);
+        CS_REQUIRE(parts[i].buf.slot >= 0 && parts[i].buf.slot < CS_SLOT_COUNT, CS_ERR_ARG);
+        slots |= 1u << parts[i].buf.slot;
+    }
+    if (s->pcache == NULL) {
+        s->pcache = calloc(1, sizeof(*s->pcache));
+        CS_REQUIRE(s->pcache != NULL, CS_ERR_NOMEM);
+    }
+    pc = s->pcache;
+    CS_CHECK(grow((void **)&pc->types, &pc->types_cap, pc->ntypes + 1, sizeof(cs_part_type_t)));
+    CS_CHECK(grow_work(pc, n));
+    memset(&op, 0, sizeof(op));
+    op.kind = kind;
+    op.peer = peer;
+    op.part = s->nparts;
+    op.nparts = n;
+    op.ptype = pc->ntypes;
+    op.type = MPI_DATATYPE_NULL;
+    op.dst_type = MPI_DATATYPE_NULL;
+    CS_CHECK(append(s, &op));
+    pt = &pc->types[pc->ntypes++];
+    memset(pt, 0, sizeof(*pt));
+    pt->type = MPI_DATATYPE_NULL;
+    pt->stale = 1;
+    pt->slots = slots;
+    s->nparts += n;
+out:
+    return rc;
+}
+
+static int parts_op(cs_sched_t *s, cs_op_kind_t kind, int peer, const cs_part_t *parts, int n) {
+    int rc = CS_OK;
+    CS_REQUIRE(n >= 1 && parts != NULL, CS_ERR_ARG);
+    CS_CHECK(grow((void **)&s->parts, &s->parts_cap, s->nparts + n, sizeof(cs_part_t)));
+    memcpy(s->parts + s->nparts, parts, (size_t)n * sizeof(cs_part_t));
+    CS_CHECK(commit_parts(s, kind, peer, n));
+out:
+    return rc;
+}
+
+int cs_sched_sendv(cs_sched_t *s, int peer, const cs_part_t *parts, int nparts) {
+    return parts_op(s, CS_OP_SEND, peer, parts, nparts);
+}
+
+int cs_sched_recvv(cs_sched_t *s, int peer, const cs_part_t *parts, int nparts) {
+    return parts_op(s, CS_OP_RECV, peer, parts, nparts);
 }
 
 int cs_sched_send(cs_sched_t *s, int peer, cs_ref_t buf, int count, const cs_type_t *t) {
@@ -243,7 +364,20 @@ int cs_sched_append(cs_sched_t *s, const cs_sched_t *sub, cs_group_t group, cs_r
             if (op.kind == CS_OP_SEND || op.kind == CS_OP_RECV) {
                 CS_REQUIRE(op.peer >= 0 && op.peer < group.size, CS_ERR_ARG);
                 op.peer = group.base + op.peer * group.stride;
-            } else {
+            }
+            if (op.nparts > 0) {
+                CS_REQUIRE(op.part >= 0 && op.part + op.nparts <= sub->nparts, CS_ERR_ARG);
+                CS_CHECK(grow((void **)&s->parts, &s->parts_cap, s->nparts + op.nparts,
+                              sizeof(cs_part_t)));
+                for (int k = 0; k < op.nparts; k++) {
+                    cs_part_t pt = sub->parts[op.part + k];
+                    pt.buf = translate(pt.buf, send, recv, scratch);
+                    s->parts[s->nparts + k] = pt;
+                }
+                CS_CHECK(commit_parts(s, op.kind, op.peer, op.nparts));
+                continue;
+            }
+            if (op.kind != CS_OP_SEND && op.kind != CS_OP_RECV) {
                 op.dst = translate(op.dst, send, recv, scratch);
             }
             op.buf = translate(op.buf, send, recv, scratch);

@@ -67,6 +67,25 @@
  * possibly smaller. Its builder reads it from s->state, which cs_algo_prepare() (and the
  * simulator, with an emulated layout) binds before build().
  *
+ * Multi-part messages (cs_sched_sendv/recvv). One SEND or RECV may carry several parts, each a
+ * (buf, count, type) in any slot: the message is their concatenation in order (its type
+ * signature is the parts' signatures one after the other), so a multi-part send matches a plain
+ * receive of the same signature and vice versa, and the two sides may cut the message into
+ * parts differently. This is the zero-copy form of message combining (Traff et al., section
+ * 3.3): blocks from the send, receive and intermediate buffers travel in one message, with no
+ * packing copy. The parts are copied into the schedule's part pool; the op stays a SEND or RECV
+ * (one comm op, one request: max_comm and cs_sched_comm_rounds count it once) and says which
+ * parts are its own (`part`, `nparts`; a plain op has nparts 0). Its buffers are the parts'
+ * (the op's own buf, count and type are unused). Within a round, no receive part may overlap a
+ * buffer or part sent or received in the same round, nor another part of its own message.
+ * Over MPI a multi-part op is one message of (MPI_BOTTOM, 1, struct type) over the parts'
+ * absolute addresses (exec.h). That datatype is built on the op's first execution and kept in
+ * the schedule's part cache (`pcache`, cs_part_cache_t: one entry per multi-part op plus work
+ * arrays for the largest one, all allocated while building, so that executing allocates
+ * nothing of collsel's own); it is reused while the bases of the slots its parts lie in are the
+ * ones it was built for, and rebuilt when one differs. cs_sched_reset() and cs_sched_free()
+ * free the cached datatypes.
+ *
  * Appending can fail only with CS_ERR_NOMEM or CS_ERR_ARG. cs_sched_reset() keeps the arrays'
  * capacity, so a schedule rebuilt in cached storage does not allocate. */
 #ifndef CS_SCHED_H
@@ -142,9 +161,41 @@ typedef struct cs_coll_op {
     int counts; /* allgatherv: recvcounts at ints[counts], displs after them; -1 otherwise */
 } cs_coll_op_t;
 
+/* One part of a multi-part message (see above): `count` elements of `type` at `buf`. */
+typedef struct cs_part {
+    cs_ref_t buf;
+    int count;
+    MPI_Datatype type;
+} cs_part_t;
+
+/* The cached MPI datatype of one multi-part operation (see above). The executor keeps `base`
+ * and `stale`; the transport builds and frees `type` (exec.h). */
+typedef struct cs_part_type {
+    MPI_Datatype type;         /* MPI_DATATYPE_NULL until the transport builds it */
+    int stale;                 /* `type` was built for other slot bases (or not at all) */
+    unsigned slots;            /* bit k: some part lies in slot k */
+    void *base[CS_SLOT_COUNT]; /* the bases of those slots at the op's last execution */
+} cs_part_type_t;
+
+/* The part cache of a schedule: one entry per multi-part operation, and work arrays as long as
+ * the largest one's parts, which the executor and the transport fill while starting it. */
+typedef struct cs_part_cache {
+    cs_part_type_t *types; /* [ntypes]: entry k belongs to the op whose `ptype` is k */
+    int ntypes, types_cap;
+    int work_cap; /* length of each work array: the most parts of one op so far */
+    void **addrs; /* the resolved address of each part (the executor's) */
+    int *lens;    /* the transport's, to build a struct type */
+    MPI_Aint *disps;
+    MPI_Datatype *dtypes;
+    long builds; /* datatypes built by the transport so far (tests see reuse and rebuilds) */
+} cs_part_cache_t;
+
 typedef struct cs_op {
     cs_op_kind_t kind;
     int peer;          /* SEND, RECV: rank in the schedule's communicator; COLL: index in colls */
+    int part;          /* SEND, RECV with parts: the first of them in the schedule's pool */
+    int nparts;        /* SEND, RECV: its parts; 0: a plain op of (buf, count, type) */
+    int ptype;         /* SEND, RECV with parts: its entry in the part cache */
     cs_ref_t buf;      /* SEND/RECV buffer; COPY/REDUCE source (in) */
     int count;         /* elements at buf */
     MPI_Datatype type; /* of buf */
@@ -169,12 +220,17 @@ typedef struct cs_sched {
     int ncolls, colls_cap;
     int *ints; /* integer pool (allgatherv counts of COLL operations) */
     int nints, ints_cap;
+    cs_part_t *parts; /* part pool of multi-part SEND and RECV operations */
+    int nparts, parts_cap;
+    cs_part_cache_t *pcache; /* their datatypes; NULL until the first multi-part op */
     const cs_state_t *state; /* bound by cs_algo_prepare(); NULL when built elsewhere */
 } cs_sched_t;
 
-/* Empties `s` for a new build, keeping capacity; `op` is the call's reduction op. */
+/* Empties `s` for a new build, keeping capacity (the part cache's too); `op` is the call's
+ * reduction op. Frees the datatypes the part cache holds. */
 void cs_sched_reset(cs_sched_t *s, MPI_Op op);
-/* Frees the arrays of `s` (not `s` itself); `s` is then empty and may be reused. */
+/* Frees the arrays of `s` (not `s` itself) and the datatypes its part cache holds; `s` is then
+ * empty and may be reused. */
 void cs_sched_free(cs_sched_t *s);
 
 /* Reference into a slot. */
@@ -204,6 +260,12 @@ int cs_sched_send_raw(cs_sched_t *s, int peer, cs_ref_t buf, int count,
                       MPI_Datatype type) CS_MUST_CHECK;
 int cs_sched_recv_raw(cs_sched_t *s, int peer, cs_ref_t buf, int count,
                       MPI_Datatype type) CS_MUST_CHECK;
+/* One message to (from) `peer` made of parts[0..nparts) in order (see "Multi-part messages"
+ * above); the parts are copied. CS_ERR_ARG for nparts < 1, a part with a negative count, an
+ * invalid slot or MPI_DATATYPE_NULL, or a negative peer; CS_ERR_NOMEM. Nothing is appended on
+ * failure. */
+int cs_sched_sendv(cs_sched_t *s, int peer, const cs_part_t *parts, int nparts) CS_MUST_CHECK;
+int cs_sched_recvv(cs_sched_t *s, int peer, const cs_part_t *parts, int nparts) CS_MUST_CHECK;
 /* Copies (scount, st) at src to (dcount, dt) at dst; the signatures must match. */
 int cs_sched_copy(cs_sched_t *s, cs_ref_t src, int scount, const cs_type_t *st, cs_ref_t dst,
                   int dcount, const cs_type_t *dt) CS_MUST_CHECK;
@@ -228,8 +290,9 @@ void cs_sched_window_need(cs_sched_t *s, MPI_Aint bytes);
 /* Closes the current round of `s` and appends the rounds of `sub`, a schedule built for the
  * ranks of `group` (peer i is group member i): peers become ranks base + i * stride, sub's send
  * and receive slots become `send` and `recv` (offsets added), sub's scratch is reserved at the
- * end of s's scratch. CS_ERR_ARG when sub has COLL operations (nesting them is not supported),
- * uses the window, or has a reduction op other than s's. */
+ * end of s's scratch; multi-part ops keep their parts, translated alike, and get their own
+ * (empty) entries in s's part cache. CS_ERR_ARG when sub has COLL operations (nesting them is not
+ * supported), uses the window, or has a reduction op other than s's. */
 int cs_sched_append(cs_sched_t *s, const cs_sched_t *sub, cs_group_t group, cs_ref_t send,
                     cs_ref_t recv) CS_MUST_CHECK;
 /* Closes the current round; does nothing if it is empty. */

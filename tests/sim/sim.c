@@ -7,6 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One buffer of a posted SEND or RECV: the op's own, or one of its parts (sched.h). */
+typedef struct seg {
+    char *addr;
+    int count;
+    MPI_Datatype type;
+    uintptr_t lo; /* data span [lo, hi) for the overlap check; empty when lo == hi */
+    uintptr_t hi;
+} seg_t;
+
 /* One posted SEND, RECV or COLL. */
 typedef struct rec {
     const cs_op_t *op;
@@ -14,12 +23,12 @@ typedef struct rec {
     char *recv;               /* COLL: the receive side (buf is the send side) */
     const int *counts;        /* COLL allgatherv: counts, then displs */
     char *buf;
-    int rank;     /* who posted it */
-    int call;     /* in which call of its rank's sequence */
-    int round;    /* in which round of that call's schedule */
-    int done;     /* matched and transferred */
-    uintptr_t lo; /* data span [lo, hi) for the overlap check; empty when lo == hi */
-    uintptr_t hi;
+    int rank;  /* who posted it */
+    int call;  /* in which call of its rank's sequence */
+    int round; /* in which round of that call's schedule */
+    int done;  /* matched and transferred */
+    int seg;   /* SEND, RECV: its buffers, segs[seg .. seg + nseg) of its rank (COLL: none) */
+    int nseg;
     struct rec *next; /* in its (src, dst) queue while unmatched */
 } rec_t;
 
@@ -48,6 +57,8 @@ typedef struct vrank {
     int call; /* the call in progress, from 0 */
     rec_t *recs;
     int cap, nposted;
+    seg_t *segs; /* the buffers of the SENDs and RECVs posted in the current round */
+    int nsegs, segs_cap;
     cs_exec_t exec;
     int finished;
 } vrank_t;
@@ -253,6 +264,17 @@ out:
     return rc;
 }
 
+/* The window range of part `pt` of a multi-part SEND (read) or RECV (written); empty unless the
+ * part lies in the window. */
+static int part_range(const cs_part_t *pt, cs_op_kind_t kind, range_t *out) {
+    out->lo = out->hi = 0;
+    out->mode = READS;
+    if (pt->buf.slot != CS_SLOT_WINDOW) {
+        return CS_OK;
+    }
+    return cover(pt->buf.off, pt->count, pt->type, kind == CS_OP_RECV ? WRITES : READS, out);
+}
+
 /* The window ranges of COLL c for group member `member` (out[0..*n)): its send side read, its
  * receive side written (updated in place; a bcast root reads it). */
 static int coll_ranges(const cs_coll_op_t *c, int member, const int *counts, range_t out[2],
@@ -423,6 +445,10 @@ static int race_init(int p, int ncalls, const cs_sim_rank_t *ranks, race_t **out
             CS_CHECK(any_ranges(s, r, i, rg, &n));
             for (int j = 0; j < n; j++) {
                 w->grain = rg[j].lo < rg[j].hi ? gcd(gcd(w->grain, rg[j].lo), rg[j].hi) : w->grain;
+            }
+            for (int j = 0; j < s->ops[i].nparts; j++) {
+                CS_CHECK(part_range(&s->parts[s->ops[i].part + j], s->ops[i].kind, &rg[0]));
+                w->grain = rg[0].lo < rg[0].hi ? gcd(gcd(w->grain, rg[0].lo), rg[0].hi) : w->grain;
             }
         }
     }
@@ -639,22 +665,35 @@ out:
     return rc;
 }
 
-static int bytes_of(const cs_op_t *op, MPI_Aint *bytes) {
-    int size = 0;
-    if (MPI_Type_size(op->type, &size) != MPI_SUCCESS) {
-        return CS_ERR_MPI;
+/* The buffers of posted SEND or RECV e (its rank's segments). */
+static seg_t *segs_of(const sim_t *sim, const rec_t *e) {
+    return sim->vr[e->rank].segs + e->seg;
+}
+
+/* The bytes a posted SEND or RECV carries: the sum over its buffers. */
+static int bytes_of(const sim_t *sim, const rec_t *e, MPI_Aint *bytes) {
+    const seg_t *g = segs_of(sim, e);
+    *bytes = 0;
+    for (int i = 0; i < e->nseg; i++) {
+        int size = 0;
+        if (MPI_Type_size(g[i].type, &size) != MPI_SUCCESS) {
+            return CS_ERR_MPI;
+        }
+        *bytes += (MPI_Aint)size * g[i].count;
     }
-    *bytes = (MPI_Aint)size * op->count;
     return CS_OK;
 }
 
-/* Moves the data of `s` into `r` (both matched now) and completes both. */
+/* Moves the data of `s` into `r` (both matched now) and completes both: the sender's buffers
+ * packed one after the other, unpacked in order into the receiver's (a multi-part message is
+ * the concatenation of its parts, however each side cuts it). */
 static int transfer(sim_t *sim, rec_t *s, rec_t *r) {
     MPI_Aint sbytes = 0, rbytes = 0;
     int need = 0, pos = 0, upos = 0;
     int rc = CS_OK;
-    CS_CHECK(bytes_of(s->op, &sbytes));
-    CS_CHECK(bytes_of(r->op, &rbytes));
+    const seg_t *sg = segs_of(sim, s), *rg = segs_of(sim, r);
+    CS_CHECK(bytes_of(sim, s, &sbytes));
+    CS_CHECK(bytes_of(sim, r, &rbytes));
     s->done = 1;
     r->done = 1;
     if (sim->race != NULL) {
@@ -682,16 +721,31 @@ static int transfer(sim_t *sim, rec_t *s, rec_t *r) {
     if (sbytes == 0) {
         goto out;
     }
-    CS_MPI_CHECK(MPI_Pack_size(s->op->count, s->op->type, MPI_COMM_SELF, &need));
+    for (int i = 0; i < s->nseg; i++) {
+        int part = 0;
+        if (sg[i].count > 0) {
+            CS_MPI_CHECK(MPI_Pack_size(sg[i].count, sg[i].type, MPI_COMM_SELF, &part));
+        }
+        need += part;
+    }
     if (need > sim->pack_cap) {
         char *bigger = realloc(sim->pack, (size_t)need);
         CS_REQUIRE(bigger != NULL, CS_ERR_NOMEM);
         sim->pack = bigger;
         sim->pack_cap = need;
     }
-    CS_MPI_CHECK(MPI_Pack(s->buf, s->op->count, s->op->type, sim->pack, need, &pos, MPI_COMM_SELF));
-    CS_MPI_CHECK(
-        MPI_Unpack(sim->pack, pos, &upos, r->buf, r->op->count, r->op->type, MPI_COMM_SELF));
+    for (int i = 0; i < s->nseg; i++) {
+        if (sg[i].count > 0) {
+            CS_MPI_CHECK(MPI_Pack(sg[i].addr, sg[i].count, sg[i].type, sim->pack, need, &pos,
+                                  MPI_COMM_SELF));
+        }
+    }
+    for (int i = 0; i < r->nseg; i++) {
+        if (rg[i].count > 0) {
+            CS_MPI_CHECK(MPI_Unpack(sim->pack, pos, &upos, rg[i].addr, rg[i].count, rg[i].type,
+                                    MPI_COMM_SELF));
+        }
+    }
 out:
     return rc;
 }
@@ -718,32 +772,49 @@ static rec_t *pop(queue_t *q) {
     return e;
 }
 
-static int span(rec_t *e) {
+/* Sets the data span of segment g from its address, count and type. */
+static int span(seg_t *g) {
     MPI_Aint lb, extent, true_lb, true_extent;
-    e->lo = e->hi = 0;
-    if (e->op == NULL || e->op->count == 0) {
+    g->lo = g->hi = 0;
+    if (g->count == 0) {
         return CS_OK;
     }
-    if (MPI_Type_get_extent(e->op->type, &lb, &extent) != MPI_SUCCESS ||
-        MPI_Type_get_true_extent(e->op->type, &true_lb, &true_extent) != MPI_SUCCESS) {
+    if (MPI_Type_get_extent(g->type, &lb, &extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(g->type, &true_lb, &true_extent) != MPI_SUCCESS) {
         return CS_ERR_MPI;
     }
-    e->lo = (uintptr_t)(e->buf + true_lb);
-    e->hi = e->lo + (uintptr_t)((e->op->count - 1) * extent + true_extent);
+    g->lo = (uintptr_t)(g->addr + true_lb);
+    g->hi = g->lo + (uintptr_t)((g->count - 1) * extent + true_extent);
     return CS_OK;
+}
+
+/* 1 when some buffer of a[0..na) overlaps one of b[0..nb) (a == b: two different ones). */
+static int overlaps(const seg_t *a, int na, const seg_t *b, int nb) {
+    for (int i = 0; i < na; i++) {
+        for (int j = a == b ? i + 1 : 0; j < nb; j++) {
+            if (a[i].lo < a[i].hi && b[j].lo < b[j].hi && a[i].lo < b[j].hi && b[j].lo < a[i].hi) {
+                return 1;
+            }
+        }
+    }
+    return 0;
 }
 
 static const char *rec_name(const rec_t *e) {
     return e->coll != NULL ? cs_coll_name(e->coll->coll) : kind_name(e->op->kind);
 }
 
-/* Transport: post one operation of the current round and match it if its peer is ready. */
-static int mb_start(void *ctx, const cs_op_t *op, void *buf, int index) {
-    vrank_t *v = ctx;
+/* Posts SEND or RECV `op` of rank v (operation `index` of its round) with its buffers: one
+ * (op's buf, count, type) at addrs[0] for a plain op, parts[i] at addrs[i] for a multi-part
+ * one; checks them for overlaps and window races and matches the op if its peer is ready. */
+static int post(vrank_t *v, const cs_op_t *op, const cs_part_t *parts, void *const *addrs,
+                int index) {
     sim_t *sim = v->sim;
     int p = sim->p;
     int rc = CS_OK;
+    int n = parts != NULL ? op->nparts : 1;
     rec_t *e;
+    seg_t *g;
     CS_CHECK(account(v));
     if (index != v->nposted || index >= v->cap) {
         note(sim->rep, "rank %d %s: operation index %d with %d posted (max_comm %d)", v->rank,
@@ -756,29 +827,58 @@ static int mb_start(void *ctx, const cs_op_t *op, void *buf, int index) {
              kind_name(op->kind), op->peer);
         return CS_ERR_ARG;
     }
+    if (v->nsegs + n > v->segs_cap) {
+        int ncap = v->segs_cap > 0 ? 2 * v->segs_cap : 16;
+        seg_t *bigger;
+        while (ncap < v->nsegs + n) {
+            ncap *= 2;
+        }
+        bigger = realloc(v->segs, (size_t)ncap * sizeof(*bigger));
+        CS_REQUIRE(bigger != NULL, CS_ERR_NOMEM);
+        v->segs = bigger;
+        v->segs_cap = ncap;
+    }
     e = &v->recs[index];
     memset(e, 0, sizeof(*e));
     e->op = op;
-    e->buf = buf;
+    e->buf = addrs[0];
     e->rank = v->rank;
     e->call = v->call;
     e->round = v->exec.round;
-    CS_CHECK(span(e));
+    e->seg = v->nsegs;
+    e->nseg = n;
+    g = v->segs + e->seg;
+    for (int i = 0; i < n; i++) {
+        g[i].addr = addrs[i];
+        g[i].count = parts != NULL ? parts[i].count : op->count;
+        g[i].type = parts != NULL ? parts[i].type : op->type;
+        CS_CHECK(span(&g[i]));
+    }
+    v->nsegs += n;
+    if (op->kind == CS_OP_RECV && overlaps(g, n, g, n)) {
+        sim->rep->overlap++;
+        note(sim->rep, "rank %d %s: recv from %d has parts that overlap", v->rank, here(v).s,
+             op->peer);
+    }
     for (int j = 0; j < index; j++) {
         const rec_t *o = &v->recs[j];
         int writes = op->kind == CS_OP_RECV || (o->op != NULL && o->op->kind == CS_OP_RECV);
-        if (writes && e->lo < e->hi && o->lo < o->hi && e->lo < o->hi && o->lo < e->hi) {
+        if (writes && o->op != NULL && overlaps(g, n, v->segs + o->seg, o->nseg)) {
             sim->rep->overlap++;
             note(sim->rep, "rank %d %s: %s with %d overlaps %s with %d in the same round", v->rank,
-                 here(v).s, kind_name(op->kind), op->peer, rec_name(o),
-                 o->op != NULL ? o->op->peer : -1);
+                 here(v).s, kind_name(op->kind), op->peer, rec_name(o), o->op->peer);
         }
     }
-    if (sim->race != NULL && op->buf.slot == CS_SLOT_WINDOW) {
+    if (sim->race != NULL && parts == NULL && op->buf.slot == CS_SLOT_WINDOW) {
         range_t rg[2];
-        int n = 0;
-        CS_CHECK(op_ranges(op, rg, &n));
-        CS_CHECK(race_apply(v, e->round, kind_name(op->kind), rg, n));
+        int nr = 0;
+        CS_CHECK(op_ranges(op, rg, &nr));
+        CS_CHECK(race_apply(v, e->round, kind_name(op->kind), rg, nr));
+    }
+    for (int i = 0; sim->race != NULL && parts != NULL && i < n; i++) {
+        range_t rg;
+        CS_CHECK(part_range(&parts[i], op->kind, &rg));
+        CS_CHECK(race_apply(v, e->round, kind_name(op->kind), &rg, 1));
     }
     v->nposted++;
     sim->events++;
@@ -799,6 +899,19 @@ static int mb_start(void *ctx, const cs_op_t *op, void *buf, int index) {
     }
 out:
     return rc;
+}
+
+/* Transport: post one plain SEND or RECV of the current round. */
+static int mb_start(void *ctx, const cs_op_t *op, void *buf, int index) {
+    void *addrs[1] = {buf};
+    return post(ctx, op, NULL, addrs, index);
+}
+
+/* Transport: post one multi-part SEND or RECV; the simulator keeps no datatypes (pc unused). */
+static int mb_startv(void *ctx, const cs_op_t *op, const cs_part_t *parts, void *const *addrs,
+                     cs_part_cache_t *pc, int index) {
+    (void)pc;
+    return post(ctx, op, parts, addrs, index);
 }
 
 /* ---- native collectives on groups: a serial reference over the members' buffers ---------- */
@@ -1197,6 +1310,7 @@ static int mb_test(void *ctx, int n, int *done) {
     }
     if (*done) {
         v->nposted = 0;
+        v->nsegs = 0;
     }
     return CS_OK;
 }
@@ -1209,7 +1323,7 @@ static int mb_wait(void *ctx, int n) {
 }
 
 static const cs_transport_t mailbox = {
-    .start = mb_start, .test = mb_test, .wait = mb_wait, .coll = mb_coll};
+    .start = mb_start, .test = mb_test, .wait = mb_wait, .coll = mb_coll, .startv = mb_startv};
 
 /* Checks before running that every operation's slots have buffers and peers are in range
  * (rank `rank`'s call `call` of ncalls). */
@@ -1256,6 +1370,19 @@ static void check_refs(const cs_sim_rank_t *rk, int rank, int p, int call, int n
             rep->bad_ref++;
             note(rep, "rank %d %s: %s peer %d out of range", rank, where(ncalls, call, round).s,
                  kind_name(op->kind), op->peer);
+        }
+        for (int j = 0; j < op->nparts; j++) {
+            const cs_part_t *pt = &s->parts[op->part + j];
+            if (pt->buf.slot < 0 || pt->buf.slot >= CS_SLOT_COUNT) {
+                rep->bad_ref++;
+                note(rep, "rank %d %s: %s part %d with an invalid slot", rank,
+                     where(ncalls, call, round).s, kind_name(op->kind), j);
+            } else if (pt->count > 0 && base[pt->buf.slot] == NULL) {
+                rep->bad_ref++;
+                note(rep, "rank %d %s: %s part %d uses the %s buffer, which is NULL on this rank",
+                     rank, where(ncalls, call, round).s, kind_name(op->kind), j,
+                     slot_names[pt->buf.slot]);
+            }
         }
         if (op->buf.slot < 0 || op->buf.slot >= CS_SLOT_COUNT ||
             (local && (op->dst.slot < 0 || op->dst.slot >= CS_SLOT_COUNT))) {
@@ -1342,9 +1469,11 @@ static void check_unmatched(const sim_t *sim) {
             for (const rec_t *e = qs[i].head; e != NULL; e = e->next) {
                 sim->rep->unmatched++;
                 if (shown++ < 4) {
-                    note(sim->rep, "unmatched %s: rank %d %s, %s %d (%d elements)",
+                    note(sim->rep, "unmatched %s: rank %d %s, %s %d (%d %s)",
                          kind_name(e->op->kind), e->rank, where(sim->ncalls, e->call, e->round).s,
-                         pass == 0 ? "to" : "from", pass == 0 ? i % p : i / p, e->op->count);
+                         pass == 0 ? "to" : "from", pass == 0 ? i % p : i / p,
+                         e->op->nparts > 0 ? e->op->nparts : e->op->count,
+                         e->op->nparts > 0 ? "parts" : "elements");
                 }
             }
         }
@@ -1470,6 +1599,7 @@ out:
     if (sim.vr != NULL) {
         for (int r = 0; r < p; r++) {
             free(sim.vr[r].recs);
+            free(sim.vr[r].segs);
         }
     }
     while (sim.colls != NULL) {

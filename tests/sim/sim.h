@@ -9,7 +9,11 @@
  *     the peer and the data has been transferred; no eager buffering;
  *   - matching is FIFO per (source, destination) pair: the executor uses one tag;
  *   - data moves by MPI_Pack of the sender's (count, type) and MPI_Unpack into the receiver's
- *     (count, type); both must carry the same number of bytes;
+ *     (count, type); both must carry the same number of bytes. A multi-part SEND or RECV
+ *     (sched.h) is the concatenation of its parts: the sender's parts are packed one after the
+ *     other and unpacked in order into the receiver's parts (or its one buffer), the byte totals
+ *     compared as for plain messages. The executor resolves the parts' addresses (the
+ *     transport's startv); the simulator builds no datatypes;
  *   - a native collective on a group (COLL, sched.h) is a rendezvous of all its members: a
  *     member's k-th collective on a group {base, stride, size} joins the k-th instance, which
  *     runs, as a serial reference over the members' buffers (MPI_Pack/Unpack, reductions in
@@ -24,9 +28,11 @@
  *
  * Besides deadlocks the driver reports: operations posted but never matched, send/receive pairs
  * whose sizes differ, a receive whose buffer overlaps another buffer of the same round on the
- * same rank (a race under real MPI), an operation whose slot has no buffer on that rank (NULL
- * base with a non-empty count, e.g. the receive buffer of a non-root gather rank), a peer out of
- * range, and any negative status of the executor.
+ * same rank (a race under real MPI; every part of a multi-part op counts as one of its buffers,
+ * and the parts of one receive must not overlap each other either), an operation (or a part)
+ * whose slot has no buffer on that rank (NULL base with a non-empty count, e.g. the receive
+ * buffer of a non-root gather rank), a peer out of range, and any negative status of the
+ * executor.
  *
  * Shared memory (the window slot, sched.h): the ranks of one emulated node share one buffer, so
  * their loads and stores meet as on a real node; a barrier COLL completes when every member
@@ -61,14 +67,14 @@
  *     node, window offset, both ranks with their rounds and operations.
  * Accesses: COPY and REDUCE (source read, destination written, REDUCE's updated) at the point
  * in their round's op order where they run, between the round's SYNCs; SEND buffers read and
- * RECV buffers written, COLL send sides read and receive sides written (updated in place; a
- * bcast root reads), all with the rank's clock in the round that starts them. An access covers
- * [true_lb, (count - 1) * extent + true_lb + true_extent) from its address: the gaps of a
- * derived type count as touched, so the check is conservative there (gather and allgather
- * receive sides: all blocks; allgatherv: from the lowest to the highest block). Count 0
- * touches nothing. Offsets outside [-window_bytes, window_bytes) (the largest of the node's
- * schedules) are reported as bad_ref. The checker looks at the window only (other slots are
- * private to a rank).
+ * RECV buffers written (each part of a multi-part one), COLL send sides read and receive sides
+ * written (updated in place; a bcast root reads), all with the rank's clock in the round that
+ * starts them. An access covers [true_lb, (count - 1) * extent + true_lb + true_extent) from
+ * its address: the gaps of a derived type count as touched, so the check is conservative there
+ * (gather and allgather receive sides: all blocks; allgatherv: from the lowest to the highest
+ * block). Count 0 touches nothing. Offsets outside [-window_bytes, window_bytes) (the largest of
+ * the node's schedules) are reported as bad_ref. The checker looks at the window only (other slots
+ * are private to a rank).
  *
  * Consecutive calls (cs_sim_run_seq): each rank runs a sequence of schedules back to back, as
  * consecutive collective calls on one communicator run: a rank starts call k + 1 (in the same

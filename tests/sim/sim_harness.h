@@ -129,6 +129,7 @@ int selftest_window(int *passed, int *failed) CS_MUST_CHECK;
 int selftest_calls(int *passed, int *failed) CS_MUST_CHECK;
 int selftest_reference(int *passed, int *failed) CS_MUST_CHECK;
 int selftest_dpml_inter(int *passed, int *failed) CS_MUST_CHECK;
+int selftest_parts(int *passed, int *failed) CS_MUST_CHECK;
 int test_registry(const char *only, int only_p, int *ran, int *passed, int *failed) CS_MUST_CHECK;
 /* The neighbourhood collectives' schedule builders on topologies (test_sim_neighbor.c), with
  * the same arguments as test_registry. */

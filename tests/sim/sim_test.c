@@ -36,11 +36,12 @@
  * results and the race checker over the whole sequence must be clean.
  *
  * Self-tests first prove the checks can fail: hand-built schedules that deadlock, lose a send,
- * mismatch sizes, race within a round or use a NULL buffer, schedules whose shared-window
- * accesses race (a SYNC or the barrier missing, a region rewritten while another rank reads
- * it), and deliberately wrong algorithms (results in the wrong place, reduction in the wrong
- * order) must all be reported; the same window schedules with their synchronisation must pass.
- * Two-call sequences must report a window region rewritten by call 2 while call 1 may still
+ * mismatch sizes, race within a round or use a NULL buffer (with plain and with multi-part
+ * messages, which also run a ring for p = 2 to 8 against plain ones), schedules whose
+ * shared-window accesses race (a SYNC or the barrier missing, a region rewritten while another
+ * rank reads it), and deliberately wrong algorithms (results in the wrong place, reduction in the
+ * wrong order) must all be reported; the same window schedules with their synchronisation must
+ * pass. Two-call sequences must report a window region rewritten by call 2 while call 1 may still
  * read it, a barrier or a message of one call matched in the other, a deadlock in call 2 and a
  * window that moves between calls; with a barrier at the start of call 2, and with one message
  * per call, they must pass.
@@ -57,8 +58,9 @@
  *
  * Files: this runner; sim_harness.[ch] (data, buffers, one case, the self-tests' report); one
  * file per suite, run in this order: test_sim_sched.c (mailbox checks, group collectives),
- * test_sim_window.c (window race checker), test_sim_calls.c (consecutive calls),
- * test_sim_reference.c (wrong algorithms, dpml's inter), test_sim_registry.c (the registry). */
+ * test_sim_parts.c (multi-part messages), test_sim_window.c (window race checker), test_sim_calls.c
+ * (consecutive calls), test_sim_reference.c (wrong algorithms, dpml's inter), test_sim_registry.c
+ * (the registry). */
 #include "sim_harness.h"
 
 #include <mpi.h>
@@ -102,6 +104,7 @@ int main(int argc, char **argv) {
     if (shard_k == 0) {
         CS_CHECK(selftest_sched(&passed, &failed));
         CS_CHECK(selftest_coll(&passed, &failed));
+        CS_CHECK(selftest_parts(&passed, &failed));
         CS_CHECK(selftest_window(&passed, &failed));
         CS_CHECK(selftest_calls(&passed, &failed));
         CS_CHECK(selftest_reference(&passed, &failed));

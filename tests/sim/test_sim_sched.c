@@ -16,6 +16,7 @@ int selftest_sched(int *passed, int *failed) {
     cs_type_t t;
     int data[2][8];
     memset(s, 0, sizeof(s));
+    memset(rk, 0, sizeof(rk)); /* no window */
     CS_CHECK(cs_type_init(&t, MPI_INT));
     for (int test = 0; test < 7; test++) {
         int st;
@@ -117,6 +118,7 @@ int selftest_coll(int *passed, int *failed) {
     cs_sim_report_t rep;
     int data[4][2];
     memset(s, 0, sizeof(s));
+    memset(rk, 0, sizeof(rk)); /* no window */
     for (int test = 0; test < 4; test++) {
         int st;
         for (int r = 0; r < 4; r++) {

@@ -1,6 +1,8 @@
 /* test_core: the schedule builder (core/sched.h). */
 #include "test_core.h"
 
+#include "core/exec.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -476,6 +478,241 @@ START_TEST(test_sched_reduce_ordered) {
 }
 END_TEST
 
+/* Multi-part SEND and RECV: the parts copied into the pool, one comm op each, a part cache entry
+ * per op (stale, unbuilt, the slots its parts use), work arrays for the largest op; invalid
+ * requests append nothing; reset keeps every capacity, free releases everything. */
+START_TEST(test_sched_parts) {
+    cs_type_t ti = type_of(MPI_INT);
+    cs_part_t parts[3] = {{cs_ref(CS_SLOT_SEND, 4), 2, MPI_INT},
+                          {cs_ref(CS_SLOT_SCRATCH, 32), 1, odd_type},
+                          {cs_ref(CS_SLOT_RECV, 0), 0, MPI_DOUBLE}};
+    cs_part_t bad[2];
+    cs_part_cache_t *pc;
+    cs_sched_t s;
+    int parts_cap, types_cap, ops_cap;
+    sched_init(&s, MPI_OP_NULL);
+    ck_assert_ptr_null(s.pcache);
+    ck_assert_int_eq(cs_sched_send(&s, 1, cs_ref(CS_SLOT_SEND, 0), 1, &ti), CS_OK);
+    ck_assert_int_eq(cs_sched_sendv(&s, 2, parts, 3), CS_OK);
+    ck_assert_int_eq(cs_sched_recvv(&s, 3, parts + 1, 1), CS_OK);
+    parts[0].count = 99; /* the schedule holds a copy */
+    ck_assert_int_eq(cs_sched_round(&s), CS_OK);
+    ck_assert_int_eq(s.nops, 3);
+    ck_assert_int_eq(s.max_comm, 3);
+    ck_assert_int_eq(cs_sched_comm_rounds(&s), 1);
+    ck_assert_int_eq(s.ops[0].nparts, 0); /* a plain op has no parts */
+    ck_assert_int_eq(s.ops[1].kind, CS_OP_SEND);
+    ck_assert_int_eq(s.ops[1].peer, 2);
+    ck_assert_int_eq(s.ops[1].part, 0);
+    ck_assert_int_eq(s.ops[1].nparts, 3);
+    ck_assert_int_eq(s.ops[1].ptype, 0);
+    ck_assert_int_eq(s.ops[2].kind, CS_OP_RECV);
+    ck_assert_int_eq(s.ops[2].peer, 3);
+    ck_assert_int_eq(s.ops[2].part, 3);
+    ck_assert_int_eq(s.ops[2].nparts, 1);
+    ck_assert_int_eq(s.ops[2].ptype, 1);
+    ck_assert_int_eq(s.nparts, 4);
+    ck_assert_int_eq(s.parts[0].count, 2);
+    ck_assert_int_eq(s.parts[0].buf.off, 4);
+    ck_assert(s.parts[1].type == odd_type);
+    ck_assert_int_eq(s.parts[1].buf.slot, CS_SLOT_SCRATCH);
+    ck_assert_int_eq(s.parts[2].count, 0);
+    ck_assert_int_eq(s.parts[3].buf.off, 32);
+    pc = s.pcache;
+    ck_assert_ptr_nonnull(pc);
+    ck_assert_int_eq(pc->ntypes, 2);
+    ck_assert_int_ge(pc->work_cap, 3);
+    ck_assert(pc->types[0].type == MPI_DATATYPE_NULL);
+    ck_assert_int_eq(pc->types[0].stale, 1);
+    ck_assert_uint_eq(pc->types[0].slots,
+                      1u << CS_SLOT_SEND | 1u << CS_SLOT_SCRATCH | 1u << CS_SLOT_RECV);
+    ck_assert_uint_eq(pc->types[1].slots, 1u << CS_SLOT_SCRATCH);
+
+    /* Invalid: no parts, a negative count, no type, a bad slot, a negative peer, NULL. */
+    bad[0] = parts[1];
+    bad[1] = parts[1];
+    ck_assert_int_eq(cs_sched_sendv(&s, 0, bad, 0), CS_ERR_ARG);
+    ck_assert_int_eq(cs_sched_recvv(&s, 0, NULL, 1), CS_ERR_ARG);
+    ck_assert_int_eq(cs_sched_sendv(&s, -1, bad, 2), CS_ERR_ARG);
+    bad[1].count = -1;
+    ck_assert_int_eq(cs_sched_sendv(&s, 0, bad, 2), CS_ERR_ARG);
+    bad[1].count = 1;
+    bad[1].type = MPI_DATATYPE_NULL;
+    ck_assert_int_eq(cs_sched_recvv(&s, 0, bad, 2), CS_ERR_ARG);
+    bad[1].type = MPI_INT;
+    bad[1].buf.slot = CS_SLOT_COUNT;
+    ck_assert_int_eq(cs_sched_recvv(&s, 0, bad, 2), CS_ERR_ARG);
+    bad[1].buf.slot = -1;
+    ck_assert_int_eq(cs_sched_sendv(&s, 0, bad, 2), CS_ERR_ARG);
+    ck_assert_int_eq(s.nops, 3);
+    ck_assert_int_eq(s.nparts, 4);
+    ck_assert_int_eq(pc->ntypes, 2);
+    ck_assert_int_eq(s.max_comm, 3);
+
+    /* Many parts, many ops: the pool, the cache and the work arrays grow. */
+    for (int i = 0; i < 200; i++) {
+        cs_part_t many[40];
+        for (int k = 0; k < 40; k++) {
+            many[k] = (cs_part_t){cs_ref(CS_SLOT_RECV, 4 * (i + k)), k % 3, MPI_INT};
+        }
+        ck_assert_int_eq(cs_sched_recvv(&s, i, many, 1 + i % 40), CS_OK);
+        ck_assert_int_eq(cs_sched_round(&s), CS_OK);
+    }
+    ck_assert_int_eq(pc->ntypes, 202);
+    ck_assert_int_ge(pc->work_cap, 40);
+    ck_assert_int_eq(s.ops[202].nparts, 40);
+    ck_assert_int_eq(s.parts[s.ops[202].part + 39].buf.off, 4 * (199 + 39));
+    ck_assert_int_eq(s.parts[s.ops[202].part + 38].count, 2);
+    ck_assert_int_eq(s.max_comm, 3);
+
+    /* Reset keeps every capacity (and the cache), free releases everything. */
+    parts_cap = s.parts_cap;
+    types_cap = pc->types_cap;
+    ops_cap = s.ops_cap;
+    cs_sched_reset(&s, MPI_SUM);
+    ck_assert_int_eq(s.nparts, 0);
+    ck_assert_ptr_eq(s.pcache, pc);
+    ck_assert_int_eq(pc->ntypes, 0);
+    ck_assert_int_eq(s.parts_cap, parts_cap);
+    ck_assert_int_eq(pc->types_cap, types_cap);
+    ck_assert_int_ge(pc->work_cap, 40);
+    ck_assert_int_eq(s.ops_cap, ops_cap);
+    ck_assert_int_eq(cs_sched_sendv(&s, 5, parts + 1, 2), CS_OK);
+    ck_assert_int_eq(s.ops[0].part, 0);
+    ck_assert_int_eq(s.ops[0].ptype, 0);
+    ck_assert_ptr_eq(s.pcache, pc);
+    ck_assert_int_eq(s.parts_cap, parts_cap);
+    cs_sched_free(&s);
+    ck_assert_ptr_null(s.pcache);
+    ck_assert_ptr_null(s.parts);
+    ck_assert_int_eq(s.nparts, 0);
+}
+END_TEST
+
+/* A sub-schedule with multi-part ops, appended: the parts' slots and offsets translated like
+ * plain buffers, peers translated, new entries in the outer part cache. */
+START_TEST(test_sched_append_parts) {
+    cs_type_t ti = type_of(MPI_INT);
+    cs_sched_t s, sub;
+    cs_ref_t tmp, outer_tmp;
+    cs_group_t g = {1, 2, 3}; /* ranks 1, 3, 5 */
+    cs_part_t parts[3];
+    MPI_Aint at;
+    sched_init(&s, MPI_OP_NULL);
+    sched_init(&sub, MPI_OP_NULL);
+    ck_assert_int_eq(cs_sched_scratch(&s, 5, &ti, &outer_tmp), CS_OK);
+    ck_assert_int_eq(cs_sched_sendv(&s, 0, (cs_part_t[]){{outer_tmp, 5, MPI_INT}}, 1), CS_OK);
+    ck_assert_int_eq(cs_sched_scratch(&sub, 4, &ti, &tmp), CS_OK);
+    parts[0] = (cs_part_t){cs_ref(CS_SLOT_SEND, 8), 1, MPI_INT};
+    parts[1] = (cs_part_t){cs_ref(CS_SLOT_RECV, 12), 2, MPI_INT};
+    parts[2] = (cs_part_t){tmp, 4, MPI_INT};
+    ck_assert_int_eq(cs_sched_sendv(&sub, 2, parts, 3), CS_OK);
+    ck_assert_int_eq(cs_sched_recv(&sub, 1, cs_ref(CS_SLOT_RECV, 40), 7, &ti), CS_OK);
+    ck_assert_int_eq(cs_sched_round(&sub), CS_OK);
+    ck_assert_int_eq(cs_sched_recvv(&sub, 0, parts + 1, 2), CS_OK);
+    ck_assert_int_eq(cs_sched_round(&sub), CS_OK);
+
+    ck_assert_int_eq(
+        cs_sched_append(&s, &sub, g, cs_ref(CS_SLOT_RECV, 100), cs_ref(CS_SLOT_SCRATCH, 200)),
+        CS_OK);
+    at = s.scratch_bytes - sub.scratch_bytes;
+    ck_assert_int_eq(at % 16, 0);
+    ck_assert_int_eq(s.nrounds, 3);
+    ck_assert_int_eq(s.nops, 4);
+    ck_assert_int_eq(s.nparts, 1 + 3 + 2);
+    ck_assert_int_eq(s.pcache->ntypes, 3);
+    ck_assert_int_eq(s.max_comm, 2);
+    /* the sendv: peer 2 -> rank 5, send -> recv + 100, recv -> scratch + 200, scratch -> at */
+    ck_assert_int_eq(s.ops[1].kind, CS_OP_SEND);
+    ck_assert_int_eq(s.ops[1].peer, 5);
+    ck_assert_int_eq(s.ops[1].nparts, 3);
+    ck_assert_int_eq(s.ops[1].part, 1);
+    ck_assert_int_eq(s.ops[1].ptype, 1);
+    ck_assert_int_eq(s.parts[1].buf.slot, CS_SLOT_RECV);
+    ck_assert_int_eq(s.parts[1].buf.off, 108);
+    ck_assert_int_eq(s.parts[2].buf.slot, CS_SLOT_SCRATCH);
+    ck_assert_int_eq(s.parts[2].buf.off, 212);
+    ck_assert_int_eq(s.parts[2].count, 2);
+    ck_assert_int_eq(s.parts[3].buf.slot, CS_SLOT_SCRATCH);
+    ck_assert_int_eq(s.parts[3].buf.off, at + tmp.off);
+    ck_assert_uint_eq(s.pcache->types[1].slots, 1u << CS_SLOT_RECV | 1u << CS_SLOT_SCRATCH);
+    ck_assert_int_eq(s.pcache->types[1].stale, 1);
+    /* the plain recv in between, then the recvv: peer 0 -> rank 1 */
+    ck_assert_int_eq(s.ops[2].nparts, 0);
+    ck_assert_int_eq(s.ops[2].peer, 3);
+    ck_assert_int_eq(s.ops[2].buf.slot, CS_SLOT_SCRATCH);
+    ck_assert_int_eq(s.ops[2].buf.off, 240);
+    ck_assert_int_eq(s.ops[3].kind, CS_OP_RECV);
+    ck_assert_int_eq(s.ops[3].peer, 1);
+    ck_assert_int_eq(s.ops[3].part, 4);
+    ck_assert_int_eq(s.ops[3].ptype, 2);
+    ck_assert_int_eq(s.parts[4].buf.off, 212);
+    ck_assert_int_eq(s.parts[5].buf.off, at + tmp.off);
+    ck_assert_uint_eq(s.pcache->types[2].slots, 1u << CS_SLOT_SCRATCH);
+    cs_sched_free(&sub);
+    cs_sched_free(&s);
+}
+END_TEST
+
+/* The executor over the MPI transport on MPI_COMM_SELF: a multi-part send to itself received by
+ * a plain receive, and a plain send received by a multi-part receive, three times: the struct
+ * datatypes are built on the first run, reused on the second (same buffers) and rebuilt on the
+ * third (another receive buffer); reset frees them. */
+START_TEST(test_sched_parts_exec) {
+    cs_type_t ti = type_of(MPI_INT);
+    int send[6], recv_a[16], recv_b[16], scratch[8] __attribute__((aligned(16)));
+    MPI_Request reqs[2];
+    cs_mpi_transport_t tr = {MPI_COMM_SELF, 5, reqs, NULL, 0, MPI_WIN_NULL};
+    cs_exec_t e;
+    cs_sched_t s;
+    const cs_part_t out[3] = {{cs_ref(CS_SLOT_SEND, 4), 2, MPI_INT},
+                              {cs_ref(CS_SLOT_SCRATCH, 0), 1, MPI_INT},
+                              {cs_ref(CS_SLOT_RECV, 40), 1, odd_type}};
+    const cs_part_t in[2] = {{cs_ref(CS_SLOT_RECV, 24), 1, MPI_INT},
+                             {cs_ref(CS_SLOT_SCRATCH, 8), 2, MPI_INT}};
+    sched_init(&s, MPI_OP_NULL);
+    ck_assert_int_eq(cs_sched_sendv(&s, 0, out, 3), CS_OK);
+    ck_assert_int_eq(cs_sched_recv(&s, 0, cs_ref(CS_SLOT_RECV, 0), 5, &ti), CS_OK);
+    ck_assert_int_eq(cs_sched_round(&s), CS_OK);
+    ck_assert_int_eq(cs_sched_send(&s, 0, cs_ref(CS_SLOT_SEND, 0), 3, &ti), CS_OK);
+    ck_assert_int_eq(cs_sched_recvv(&s, 0, in, 2), CS_OK);
+    ck_assert_int_eq(cs_sched_round(&s), CS_OK);
+    ck_assert_int_eq(s.max_comm, 2);
+    for (int run = 0; run < 3; run++) {
+        int *recv = run < 2 ? recv_a : recv_b;
+        for (int i = 0; i < 6; i++) {
+            send[i] = 10 * run + i;
+        }
+        for (int i = 0; i < 16; i++) {
+            recv[i] = -1;
+        }
+        recv[12] = 100 + run; /* odd_type at byte 40: ints at bytes 48 and 56 */
+        recv[14] = 200 + run;
+        scratch[0] = 300 + run;
+        cs_exec_start(&e, &s, send, recv, scratch, &cs_exec_mpi_transport, &tr);
+        ck_assert_int_eq(cs_exec_run(&e), CS_OK);
+        ck_assert_int_eq(recv[0], 10 * run + 1);
+        ck_assert_int_eq(recv[1], 10 * run + 2);
+        ck_assert_int_eq(recv[2], 300 + run);
+        ck_assert_int_eq(recv[3], 100 + run);
+        ck_assert_int_eq(recv[4], 200 + run);
+        ck_assert_int_eq(recv[6], 10 * run); /* the second round: send 0 1 2 into parts */
+        ck_assert_int_eq(scratch[2], 10 * run + 1);
+        ck_assert_int_eq(scratch[3], 10 * run + 2);
+        ck_assert_int_eq(recv[5], -1);
+        ck_assert_int_eq(recv[7], -1);
+        ck_assert_int_eq(s.pcache->builds, run < 2 ? 2 : 4);
+        ck_assert(s.pcache->types[0].type != MPI_DATATYPE_NULL);
+        ck_assert_int_eq(s.pcache->types[0].stale, 0);
+    }
+    cs_sched_reset(&s, MPI_OP_NULL);
+    ck_assert_int_eq(s.pcache->ntypes, 0);
+    ck_assert(s.pcache->types[0].type == MPI_DATATYPE_NULL);
+    ck_assert(s.pcache->types[1].type == MPI_DATATYPE_NULL);
+    cs_sched_free(&s);
+}
+END_TEST
+
 TCase *core_tcase_sched(void) {
     TCase *tc = tcase_create("sched");
     tcase_add_test(tc, test_sched_scratch);
@@ -486,5 +723,8 @@ TCase *core_tcase_sched(void) {
     tcase_add_test(tc, test_sched_copy);
     tcase_add_test(tc, test_sched_reduce);
     tcase_add_test(tc, test_sched_reduce_ordered);
+    tcase_add_test(tc, test_sched_parts);
+    tcase_add_test(tc, test_sched_append_parts);
+    tcase_add_test(tc, test_sched_parts_exec);
     return tc;
 }
