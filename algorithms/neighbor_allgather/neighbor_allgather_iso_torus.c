@@ -45,7 +45,7 @@ const cs_param_spec_t cs_neighbor_iso_params[1] = {
 };
 
 int cs_neighbor_iso_variants(int nprocs, int ppn, cs_params_t *out, int cap, int *n) {
-    static const char *const forms[] = {"packed"};
+    static const char *const forms[] = {"packed", "zerocopy"};
     int rc = CS_OK;
     (void)nprocs;
     (void)ppn;
@@ -207,6 +207,37 @@ out:
     return rc;
 }
 
+/* The rounds of `sc`, zero-copy form: each message is one multi-part send and receive
+ * (core/sched.h cs_sched_sendv, cs_sched_recvv) over the blocks where they lie; a round of
+ * one part is a plain send and receive. `work` holds the largest round's parts. */
+static int append_zerocopy(cs_sched_t *s, const iso_blocks_t *b, const cs_iso_sched_t *sc,
+                           const int *to, const int *from, cs_part_t *work) {
+    int rc = CS_OK;
+    for (int k = 0; k < sc->nrounds; k++) {
+        int q0 = sc->part_start[k], q1 = sc->part_start[k + 1];
+        CS_CHECK(cs_sched_round(s));
+        for (int side = 1; side >= 0 && q1 > q0; side--) { /* receive first, then send */
+            const cs_iso_block_t *blks = side ? sc->recv : sc->send;
+            for (int q = q0; q < q1; q++) {
+                const cs_type_t *t;
+                int x;
+                block(b, blks[q], &work[q - q0].buf, &work[q - q0].count, &t, &x);
+                work[q - q0].type = t->type;
+            }
+            if (q1 - q0 == 1) {
+                CS_CHECK(
+                    side ? cs_sched_recv_raw(s, from[k], work[0].buf, work[0].count, work[0].type)
+                         : cs_sched_send_raw(s, to[k], work[0].buf, work[0].count, work[0].type));
+            } else {
+                CS_CHECK(side ? cs_sched_recvv(s, from[k], work, q1 - q0)
+                              : cs_sched_sendv(s, to[k], work, q1 - q0));
+            }
+        }
+    }
+out:
+    return rc;
+}
+
 /* The final local copies of sc (the zero offset's block, repeated offsets). */
 static int append_copies(cs_sched_t *s, const iso_blocks_t *b, const cs_iso_sched_t *sc) {
     int rc = CS_OK;
@@ -233,9 +264,10 @@ static int build_iso(cs_sched_t *s, const cs_call_t *c, const cs_params_t *param
     iso_blocks_t b = {c, iso, gather, NULL, NULL};
     int *to = NULL, *from = NULL;
     MPI_Aint most = 0;
+    int most_parts = 1, zerocopy = form != NULL && strcmp(form, "zerocopy") == 0;
+    cs_part_t *work = NULL;
     cs_ref_t pack = {0}, unpack = {0};
     CS_REQUIRE(iso != NULL && cs_coll_is_neighbor(c->coll), CS_ERR_NOT_APPLICABLE);
-    CS_REQUIRE(form == NULL || strcmp(form, "packed") == 0, CS_ERR_NOT_APPLICABLE);
     CS_CHECK(check_call(c, iso, gather));
     CS_CHECK(cs_iso_build(&iso->nbh, gather ? CS_ISO_ALLGATHER : CS_ISO_ALLTOALL, kind, &sc));
     to = malloc(sizeof(int) * (size_t)(sc.nrounds + 1));
@@ -253,10 +285,18 @@ static int build_iso(cs_sched_t *s, const cs_call_t *c, const cs_params_t *param
         from[k] = cs_iso_shift(&iso->nbh, c->rank, sc.offset + (size_t)k * sc.d, -1);
         MPI_Aint e = round_elems(&b, &sc, k);
         most = e > most ? e : most;
+        int parts = sc.part_start[k + 1] - sc.part_start[k];
+        most_parts = parts > most_parts ? parts : most_parts;
     }
-    CS_CHECK(cs_sched_scratch(s, most, &c->recv, &pack));
-    CS_CHECK(cs_sched_scratch(s, most, &c->recv, &unpack));
-    CS_CHECK(append_packed(s, &b, &sc, to, from, pack, unpack));
+    if (zerocopy) {
+        work = malloc(sizeof(cs_part_t) * (size_t)most_parts);
+        CS_REQUIRE(work != NULL, CS_ERR_NOMEM);
+        CS_CHECK(append_zerocopy(s, &b, &sc, to, from, work));
+    } else {
+        CS_CHECK(cs_sched_scratch(s, most, &c->recv, &pack));
+        CS_CHECK(cs_sched_scratch(s, most, &c->recv, &unpack));
+        CS_CHECK(append_packed(s, &b, &sc, to, from, pack, unpack));
+    }
     CS_CHECK(append_copies(s, &b, &sc));
 out:
     cs_iso_sched_free(&sc);
@@ -264,6 +304,7 @@ out:
     free(from);
     free(b.inter);
     free(b.inter_count);
+    free(work);
     return rc;
 }
 

@@ -481,8 +481,11 @@ static int check_scheds(const nrank_t *ranks, const cs_graph_t *g, int coloured,
         int writes = 0, start = 0;
         for (int k = 0; k < s->nops; k++) {
             const cs_op_t *op = &s->ops[k];
-            writes += (op->kind == CS_OP_RECV && op->buf.slot == CS_SLOT_RECV) ||
+            writes += (op->kind == CS_OP_RECV && op->nparts == 0 && op->buf.slot == CS_SLOT_RECV) ||
                       (op->kind == CS_OP_COPY && op->dst.slot == CS_SLOT_RECV);
+            for (int q = 0; op->kind == CS_OP_RECV && q < op->nparts; q++) { /* multi-part */
+                writes += s->parts[op->part + q].buf.slot == CS_SLOT_RECV;
+            }
         }
         if (writes_seen && writes != cs_graph_in_degree(g, r)) {
             snprintf(why, cap, "rank %d writes %d receive blocks, has %d in-edges", r, writes,
@@ -538,6 +541,11 @@ static int run_one(const cs_algo_t *a, const cs_params_t *params, const cs_state
             const cs_op_t *op = &ranks[r].sched.ops[k];
             fwd = (op->kind == CS_OP_SEND && op->buf.slot == CS_SLOT_RECV) ||
                   (op->kind == CS_OP_RECV && op->buf.slot == CS_SLOT_SCRATCH);
+            for (int q = 0; q < op->nparts && !fwd; q++) { /* multi-part: the same per part */
+                const cs_part_t *x = &ranks[r].sched.parts[op->part + q];
+                fwd = (op->kind == CS_OP_SEND && x->buf.slot == CS_SLOT_RECV) ||
+                      (op->kind == CS_OP_RECV && x->buf.slot == CS_SLOT_SCRATCH);
+            }
         }
         *forwarded += fwd;
     }
