@@ -24,7 +24,8 @@
  *
  * Irregular forms (listing 3): counts per neighbour; the v forms' displacements are in elements
  * of the type's extent (as MPI_Neighbor_alltoallv's, but MPI_Aint as in the paper), the w forms'
- * in bytes with a type per neighbour (as MPI_Neighbor_alltoallw's). Isomorphic means every
+ * in bytes with a type per neighbour (as MPI_Neighbor_alltoallw's; they run the iso schedules in
+ * their zero-copy form, one struct datatype per round). Isomorphic means every
  * process passes the same block sizes, and send block i has the size of receive block i. The
  * arrays are copied at init.
  *

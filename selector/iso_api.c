@@ -16,8 +16,11 @@
  * candidates, and last the MPI library's collective. A candidate with a schedule builder is
  * built into the request's own schedule; the processes agree (one MPI_Allreduce per candidate
  * tried) so that all run the same one. The irregular forms use the regular collective's rules
- * at their mean block size, as the paper uses the regular schedules for them. A start runs the
- * schedule on the bound buffers (cs_algo_exec: nothing allocated) or the native collective. */
+ * at their mean block size, as the paper uses the regular schedules for them; the w forms run
+ * an iso schedule zero-copy whatever form was chosen (a packed message has one type), and
+ * allgatherw, an alltoallw call whose send blocks are one block, gets the allgather schedules. A
+ * start runs the schedule on the bound buffers (cs_algo_exec: nothing allocated) or the native
+ * collective. */
 #include "collsel_iso.h"
 
 #include "builders.h"
@@ -221,12 +224,19 @@ static int iso_schedule_env(MPI_Comm comm, cs_coll_t coll, cs_variant_t *out) {
 
 /* Builds candidate v into r (its schedule, or nothing for a native one) when it can run r's
  * call; every process agrees. *ok: 1 when it runs everywhere. */
-static int try_variant(collsel_iso_request r, const cs_variant_t *v, int *ok) {
+static int try_variant(collsel_iso_request r, const cs_variant_t *cand, int *ok) {
     const cs_state_t *state = NULL;
     int st = CS_OK, fine;
+    cs_variant_t w = *cand;
+    const cs_variant_t *v = &w;
     *ok = 0;
     if (v->algo == NULL)
         return MPI_SUCCESS;
+    /* a w call runs the iso schedules zero-copy only (one message of several types) */
+    const char *form = cs_params_get(&w.params, "form");
+    if (r->call.coll == CS_COLL_NEIGHBOR_ALLTOALLW && form != NULL && strcmp(form, "packed") == 0 &&
+        cs_params_set(&w.params, "form", "zerocopy") != CS_OK)
+        return MPI_ERR_OTHER;
     if (cs_algo_is_native(v->algo)) {
         fine = v->algo->coll == r->call.coll;
     } else {

@@ -86,6 +86,10 @@ typedef struct iso_blocks {
     int gather;       /* allgather-type: one send block, every block of the send block's size */
     cs_ref_t *inter;  /* [inter_blocks] */
     int *inter_count; /* [inter_blocks]: elements of the receive type */
+    /* The type of send block i, receive block i (isomorphic order) and intermediate block i:
+     * the call's send and receive types, or for alltoallw each edge's (in wtypes). */
+    const cs_type_t **st, **rt, **it;
+    cs_type_t *wtypes;
 } iso_blocks_t;
 
 /* The edge of the receive buffer that holds isomorphic block i. */
@@ -101,40 +105,51 @@ static void block(const iso_blocks_t *b, cs_iso_block_t blk, cs_ref_t *ref, int 
     if (blk.buf == CS_ISO_BUF_INTER) {
         *ref = b->inter[blk.index];
         *count = *rcount = b->inter_count[blk.index];
-        *t = &b->c->recv;
+        *t = b->it[blk.index];
         return;
     }
     if (blk.buf == CS_ISO_BUF_SEND) {
         e = cs_edges_out(b->c, b->gather ? 0 : blk.index);
-        *t = &b->c->send;
+        *t = b->st[b->gather ? 0 : blk.index];
         *rcount = recv_edge(b, b->gather ? 0 : blk.index).count;
     } else {
         e = recv_edge(b, blk.index);
-        *t = &b->c->recv;
+        *t = b->rt[blk.index];
         *rcount = e.count;
     }
     *ref = e.buf;
     *count = e.count;
 }
 
-/* CS_OK when the call is one the iso schedules serve: an allgather- or alltoall-type
- * neighbourhood collective with one type per side, s edges each way, and each send block the
- * size in bytes of the receive block of the same isomorphic index (allgather: of every receive
- * block). */
-static int check_call(const cs_call_t *c, const cs_isocomm_t *iso, int gather) {
-    int s = iso->nbh.s;
-    if (c->nbrs == NULL || c->nbrs->outdegree != s || c->nbrs->indegree != s ||
-        c->nprocs != iso->nbh.p || c->coll == CS_COLL_NEIGHBOR_ALLTOALLW) {
-        return CS_ERR_NOT_APPLICABLE;
-    }
+/* Fills b's block types (alltoallw: each edge's, queried) and checks that the call is one the
+ * iso schedules serve: s edges each way, each send block the size in bytes of the receive block
+ * of the same isomorphic index (allgather: of every receive block); alltoallw only zero-copy
+ * (a packed message needs one type). CS_ERR_NOT_APPLICABLE otherwise; CS_ERR_NOMEM. */
+static int set_types(iso_blocks_t *b, int zerocopy) {
+    int rc = CS_OK, s = b->iso->nbh.s, w = b->c->coll == CS_COLL_NEIGHBOR_ALLTOALLW;
+    const cs_call_t *c = b->c;
+    CS_REQUIRE(c->nbrs != NULL && c->nbrs->outdegree == s && c->nbrs->indegree == s &&
+                   c->nprocs == b->iso->nbh.p && (!w || zerocopy),
+               CS_ERR_NOT_APPLICABLE);
+    b->st = malloc(sizeof(*b->st) * (size_t)(s + 1));
+    b->rt = malloc(sizeof(*b->rt) * (size_t)(s + 1));
+    b->wtypes = w ? malloc(sizeof(cs_type_t) * (size_t)(2 * s + 1)) : NULL;
+    CS_REQUIRE(b->st != NULL && b->rt != NULL && (!w || b->wtypes != NULL), CS_ERR_NOMEM);
     for (int i = 0; i < s; i++) {
-        cs_edge_t out = cs_edges_out(c, gather ? 0 : i);
-        cs_edge_t in = cs_edges_in(c, iso->recv_flip ? i ^ 1 : i);
-        if ((MPI_Aint)out.count * c->send.size != (MPI_Aint)in.count * c->recv.size) {
-            return CS_ERR_NOT_APPLICABLE;
+        cs_edge_t out = cs_edges_out(c, b->gather ? 0 : i), in = recv_edge(b, i);
+        b->st[i] = &c->send;
+        b->rt[i] = &c->recv;
+        if (w) {
+            CS_CHECK(cs_type_init(&b->wtypes[2 * i], out.type));
+            CS_CHECK(cs_type_init(&b->wtypes[2 * i + 1], in.type));
+            b->st[i] = &b->wtypes[2 * i];
+            b->rt[i] = &b->wtypes[2 * i + 1];
         }
+        CS_REQUIRE((MPI_Aint)out.count * b->st[i]->size == (MPI_Aint)in.count * b->rt[i]->size,
+                   CS_ERR_NOT_APPLICABLE);
     }
-    return CS_OK;
+out:
+    return rc;
 }
 
 /* Receive-type elements of the parts of round k of sc. */
@@ -253,32 +268,55 @@ out:
     return rc;
 }
 
+/* 1 for an alltoallw call whose send blocks are all one block (collsel_iso's allgatherw): the
+ * allgather schedules serve it. */
+static int same_send_blocks(const cs_call_t *c) {
+    if (c->coll != CS_COLL_NEIGHBOR_ALLTOALLW || c->nbrs == NULL || c->nbrs->outdegree < 1) {
+        return 0;
+    }
+    cs_edge_t e0 = cs_edges_out(c, 0);
+    for (int i = 1; i < c->nbrs->outdegree; i++) {
+        cs_edge_t e = cs_edges_out(c, i);
+        if (e.buf.slot != e0.buf.slot || e.buf.off != e0.buf.off || e.count != e0.count ||
+            e.type != e0.type) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The iso schedule of `kind` for call c on the state's neighbourhood. */
 static int build_iso(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params,
                      cs_iso_kind_t kind) {
     int rc = CS_OK;
     const cs_isocomm_t *iso = s->state != NULL ? s->state->priv : NULL;
     const char *form = params != NULL ? cs_params_get(params, "form") : NULL;
-    int gather = c->coll == CS_COLL_NEIGHBOR_ALLGATHER || c->coll == CS_COLL_NEIGHBOR_ALLGATHERV;
+    int gather = c->coll == CS_COLL_NEIGHBOR_ALLGATHER || c->coll == CS_COLL_NEIGHBOR_ALLGATHERV ||
+                 same_send_blocks(c);
     cs_iso_sched_t sc = {0};
-    iso_blocks_t b = {c, iso, gather, NULL, NULL};
+    iso_blocks_t b = {c, iso, gather, NULL, NULL, NULL, NULL, NULL, NULL};
     int *to = NULL, *from = NULL;
     MPI_Aint most = 0;
-    int most_parts = 1, zerocopy = form != NULL && strcmp(form, "zerocopy") == 0;
+    /* (straightforward's rounds are all of one part, sent uncopied either way) */
+    int most_parts = 1, zerocopy = (form != NULL && strcmp(form, "zerocopy") == 0) ||
+                                   kind == CS_ISO_STRAIGHTFORWARD;
     cs_part_t *work = NULL;
     cs_ref_t pack = {0}, unpack = {0};
     CS_REQUIRE(iso != NULL && cs_coll_is_neighbor(c->coll), CS_ERR_NOT_APPLICABLE);
-    CS_CHECK(check_call(c, iso, gather));
+    CS_CHECK(set_types(&b, zerocopy));
     CS_CHECK(cs_iso_build(&iso->nbh, gather ? CS_ISO_ALLGATHER : CS_ISO_ALLTOALL, kind, &sc));
     to = malloc(sizeof(int) * (size_t)(sc.nrounds + 1));
     from = malloc(sizeof(int) * (size_t)(sc.nrounds + 1));
     b.inter = malloc(sizeof(cs_ref_t) * (size_t)(sc.inter_blocks + 1));
     b.inter_count = malloc(sizeof(int) * (size_t)(sc.inter_blocks + 1));
-    CS_REQUIRE(to != NULL && from != NULL && b.inter != NULL && b.inter_count != NULL,
+    b.it = malloc(sizeof(*b.it) * (size_t)(sc.inter_blocks + 1));
+    CS_REQUIRE(to != NULL && from != NULL && b.inter != NULL && b.inter_count != NULL &&
+                   b.it != NULL,
                CS_ERR_NOMEM);
-    for (int i = 0; i < sc.inter_blocks; i++) {
+    for (int i = 0; i < sc.inter_blocks; i++) { /* block i's (allgather: the one block's) */
         b.inter_count[i] = recv_edge(&b, gather ? 0 : i).count;
-        CS_CHECK(cs_sched_scratch(s, b.inter_count[i], &c->recv, &b.inter[i]));
+        b.it[i] = b.rt[gather ? 0 : i];
+        CS_CHECK(cs_sched_scratch(s, b.inter_count[i], b.it[i], &b.inter[i]));
     }
     for (int k = 0; k < sc.nrounds; k++) {
         to[k] = cs_iso_shift(&iso->nbh, c->rank, sc.offset + (size_t)k * sc.d, 1);
@@ -304,6 +342,10 @@ out:
     free(from);
     free(b.inter);
     free(b.inter_count);
+    free(b.st);
+    free(b.rt);
+    free(b.it);
+    free(b.wtypes);
     free(work);
     return rc;
 }
