@@ -4,7 +4,8 @@
 #   lib/cmake/collsel/                      find_package(collsel): collsel::collsel and
 #                                           collsel::collsel_pmpi, MPI found by the package
 #   lib/pkgconfig/collsel.pc, collsel_pmpi.pc
-#   bin/collsel-bench, bin/collsel-report   (their install rules are in bench/ and report/)
+#   bin/collsel-bench, collsel-bench-iso,   (their install rules are in bench/ and report/)
+#   bin/collsel-report
 # Directories follow GNUInstallDirs (lib may be lib/<multiarch> for prefix /usr). Nothing
 # internal is installed: the algorithms, the database layer and SQLite, hwloc and pthreads are
 # private to libcollsel, so neither the package config nor collsel.pc mentions them.
