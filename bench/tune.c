@@ -266,6 +266,65 @@ out:
     return rc;
 }
 
+/* Fresh communicators whose setup of a variant is timed (median; docs/selector.md "Setup cost"). */
+#define SETUP_REPS 3
+
+/* Measures the one-time per-communicator setup of every candidate of the plan that has one
+ * (algo.h: setup), on `sub` (n processes, ppn per node), and stores it (rank 0): for each, on
+ * SETUP_REPS fresh duplicates of sub, the slowest rank's time of cs_comm_state (the setup
+ * alone: the duplicate's own context is made before the clock starts), the median kept. The
+ * neighbourhood collectives' setups need a topology and are not measured. A variant whose setup
+ * refuses (CS_ERR_NOT_APPLICABLE, the same on every rank) is skipped. Collective over sub. */
+static int measure_setups(const cs_bench_plan_t *plan, const cs_bench_run_t *r, int rank, int n,
+                          int ppn, MPI_Comm sub) {
+    int rc = CS_OK;
+    MPI_Comm dup = MPI_COMM_NULL;
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        if (cs_coll_is_neighbor((cs_coll_t)c)) {
+            continue;
+        }
+        for (int k = 0; k < plan->ncands[c]; k++) {
+            const cs_bench_cand_t *cand = &plan->cands[c][k];
+            double t[SETUP_REPS];
+            int ok = 1;
+            if (cand->v.algo->setup == NULL) {
+                continue;
+            }
+            for (int rep = 0; rep < SETUP_REPS && ok; rep++) {
+                cs_comm_t *ctx = NULL;
+                const cs_state_t *state = NULL;
+                CS_MPI_CHECK(PMPI_Comm_dup(sub, &dup));
+                CS_CHECK(cs_comm_get(dup, &ctx));
+                CS_MPI_CHECK(PMPI_Barrier(dup));
+                double t0 = PMPI_Wtime();
+                int st = cs_comm_state(ctx, cand->v.algo, &cand->v.params, &state);
+                t[rep] = PMPI_Wtime() - t0;
+                ok = st == CS_OK;
+                CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, dup));
+                CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &t[rep], 1, MPI_DOUBLE, MPI_MAX, dup));
+                CS_MPI_CHECK(PMPI_Comm_free(&dup));
+            }
+            if (!ok || rank != 0) {
+                continue;
+            }
+            for (int i = 1; i < SETUP_REPS; i++) { /* sort: median */
+                for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+                    double x = t[j];
+                    t[j] = t[j - 1];
+                    t[j - 1] = x;
+                }
+            }
+            CS_CHECK(cs_db_put_setup(r->db, r->run_id, (cs_coll_t)c, cand->v.algo->name,
+                                     cand->params, n, ppn, t[SETUP_REPS / 2] * 1e6));
+        }
+    }
+out:
+    if (dup != MPI_COMM_NULL) {
+        PMPI_Comm_free(&dup);
+    }
+    return rc;
+}
+
 static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
                       cs_bench_validation_t *val, int rank, MPI_Comm world, pace_t *pace,
                       cs_bench_progress_t *progress) {
@@ -290,6 +349,9 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
             CS_CHECK(cs_bench_plan_expand(plan, n, ppn, rank));
             CS_CHECK(cs_bench_bufs_alloc(&bufs, (size_t)(max_bytes / sizeof(int)), n));
             CS_CHECK(cs_bench_sync_init(&sync, sub));
+            if (!o->validate) {
+                CS_CHECK(measure_setups(plan, r, rank, n, ppn, sub));
+            }
         }
         for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
             cs_bench_cand_t *cands = plan->cands[c];
@@ -439,6 +501,9 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
             CS_CHECK(cs_bench_plan_expand(plan, n, ppn, rank));
             CS_CHECK(cs_bench_bufs_alloc(&bufs, (size_t)(max_bytes / sizeof(int)), n));
             CS_CHECK(cs_bench_sync_init(&sync, sub));
+            if (!o->validate) {
+                CS_CHECK(measure_setups(plan, r, rank, n, ppn, sub));
+            }
         }
         for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
             int ntodo = 0;

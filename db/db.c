@@ -35,7 +35,7 @@
                "loop_median_us, loop_q3_us, loop_max_us, loop_rankmax_median_us, loop_samples_us"
 #define RULE_COLS                                                                                  \
     "coll, comm_size, ppn, lo_bytes, hi_bytes, rank, algorithm, params, median_us, native_us, "    \
-    "p_value, run_id, pattern"
+    "p_value, run_id, pattern, setup_us"
 #define VALIDATION_COLS                                                                            \
     "coll, comm_size, ppn, bytes, native_us, selected_us, oracle_us, selected_algorithm, "         \
     "selected_params, oracle_algorithm, oracle_params, native_loop_us, selected_loop_us, "         \
@@ -87,6 +87,8 @@ enum stmt {
     ST_LOGGP_PUT,
     ST_LOGGP_NEAREST,
     ST_PATTERN_PUT,
+    ST_SETUP_PUT,
+    ST_SETUP_GET,
     ST_PATTERN_BY_MACHINE,
     NSTMTS
 };
@@ -153,7 +155,7 @@ static const char *const sql[NSTMTS] = {
     [ST_RULE_DELETE] = "DELETE FROM rule WHERE machine_id = ?1 AND coll = ?2 "
                        "AND comm_size = ?3 AND ppn = ?4 AND pattern = ?5",
     [ST_RULE_INSERT] = "INSERT INTO rule (machine_id, " RULE_COLS ") "
-                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     [ST_RULE_BY_MACHINE] = "SELECT " RULE_COLS " FROM rule WHERE machine_id = ?1 "
                            "ORDER BY coll, pattern, comm_size, ppn, lo_bytes, rank",
     [ST_VALIDATION_INSERT] = "INSERT INTO validation (run_id, " VALIDATION_COLS ") "
@@ -181,6 +183,13 @@ static const char *const sql[NSTMTS] = {
                        "ON CONFLICT (machine_id, name, p) DO UPDATE SET nedges = excluded.nedges, "
                        "max_out = excluded.max_out, max_in = excluded.max_in, "
                        "mean_out = excluded.mean_out, imbalance = excluded.imbalance",
+    [ST_SETUP_PUT] = "INSERT INTO setup_cost (run_id, coll, algorithm, params, comm_size, ppn, "
+                     "setup_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+                     "ON CONFLICT (run_id, algorithm, params, comm_size, ppn) "
+                     "DO UPDATE SET setup_us = excluded.setup_us",
+    [ST_SETUP_GET] = "SELECT s.setup_us FROM setup_cost s JOIN run r ON r.id = s.run_id "
+                     "WHERE r.machine_id = ?1 AND s.algorithm = ?2 AND s.params = ?3 "
+                     "AND s.comm_size = ?4 AND s.ppn = ?5 ORDER BY s.run_id DESC LIMIT 1",
     [ST_PATTERN_BY_MACHINE] = "SELECT name, p, nedges, max_out, max_in, mean_out, imbalance "
                               "FROM pattern WHERE machine_id = ?1 ORDER BY name, p",
 };
@@ -1340,6 +1349,7 @@ static int insert_rule(cs_db_t *db, const cs_rule_t *r) {
     CS_DB_CHECK(db, bind_real(s, 12, r->p_value));
     CS_DB_CHECK(db, bind_id(s, 13, r->run_id));
     CS_DB_CHECK(db, bind_text(s, 14, r->pattern));
+    CS_DB_CHECK(db, bind_real(s, 15, r->setup_us > 0 ? r->setup_us : NAN));
     CS_DB_CHECK(db, sqlite3_step(s));
 out:
     done(s);
@@ -1414,6 +1424,10 @@ static bool column_rule(sqlite3_stmt *s, int64_t machine_id, cs_rule_t *r) {
         (int)sizeof(r->pattern)) {
         cs_log(CS_LOG_DEBUG, "rule of pattern '%s' skipped: name too long", column_text(s, 12));
         return false;
+    }
+    r->setup_us = column_real(s, 13); /* NaN: none */
+    if (!(r->setup_us > 0)) {
+        r->setup_us = 0;
     }
     return true;
 }
@@ -1632,6 +1646,50 @@ int cs_db_foreach_pattern(cs_db_t *db, int64_t machine_id, cs_db_pattern_fn fn, 
             .imbalance = column_real(s, 6),
         };
         CS_CHECK(call_back(fn(&t, ctx), &stop));
+    }
+out:
+    done(s);
+    return rc;
+}
+
+int cs_db_put_setup(cs_db_t *db, int64_t run_id, cs_coll_t coll, const char *algorithm,
+                    const char *params, int comm_size, int ppn, double setup_us) {
+    int rc = CS_OK;
+    sqlite3_stmt *s = NULL;
+    CS_REQUIRE(db != NULL && run_id > 0 && (int)coll >= 0 && coll < CS_COLL_COUNT &&
+                   algorithm != NULL && params != NULL && comm_size >= 1 && ppn >= 1 &&
+                   isfinite(setup_us) && setup_us >= 0,
+               CS_ERR_ARG);
+    CS_CHECK(stmt(db, ST_SETUP_PUT, &s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, run_id));
+    CS_DB_CHECK(db, bind_text(s, 2, cs_coll_name(coll)));
+    CS_DB_CHECK(db, bind_text(s, 3, algorithm));
+    CS_DB_CHECK(db, bind_text(s, 4, params));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 5, comm_size));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 6, ppn));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 7, setup_us));
+    CS_DB_CHECK(db, sqlite3_step(s));
+out:
+    done(s);
+    return rc;
+}
+
+int cs_db_get_setup(cs_db_t *db, int64_t machine_id, const char *algorithm, const char *params,
+                    int comm_size, int ppn, double *setup_us) {
+    int rc = CS_OK;
+    int step = SQLITE_DONE;
+    sqlite3_stmt *s = NULL;
+    CS_REQUIRE(db != NULL && algorithm != NULL && params != NULL && setup_us != NULL, CS_ERR_ARG);
+    *setup_us = 0;
+    CS_CHECK(stmt(db, ST_SETUP_GET, &s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, machine_id));
+    CS_DB_CHECK(db, bind_text(s, 2, algorithm));
+    CS_DB_CHECK(db, bind_text(s, 3, params));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 4, comm_size));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 5, ppn));
+    CS_DB_CHECK(db, step = sqlite3_step(s));
+    if (step == SQLITE_ROW) {
+        *setup_us = sqlite3_column_double(s, 0);
     }
 out:
     done(s);

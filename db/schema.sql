@@ -1,4 +1,4 @@
--- collsel database schema. schema version: 7
+-- collsel database schema. schema version: 8
 --
 -- This file is the truth: a new database is created from it, and docs/database.md describes it.
 -- Databases made by an older collsel are brought here by db/migrations/NNNN_*.sql, applied in
@@ -167,7 +167,23 @@ CREATE TABLE rule (
     native_us  REAL,                           -- the native collective, same size
     p_value    REAL,                           -- rank-sum test against native; NULL for native
     run_id     INTEGER REFERENCES run (id) ON DELETE SET NULL,   -- the run that decided it
+    setup_us   REAL,                           -- the candidate's one-time setup per communicator
+                                               -- (table setup_cost); NULL: it has none
     UNIQUE (machine_id, coll, pattern, comm_size, ppn, lo_bytes, rank)
+);
+
+-- The one-time per-communicator setup of the variants that have one (sub-communicators,
+-- shared-memory windows), measured by collsel-bench on fresh communicators: the median over a
+-- few of them of the slowest rank's time (docs/selector.md "Setup cost").
+CREATE TABLE setup_cost (
+    run_id     INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+    coll       TEXT NOT NULL,
+    algorithm  TEXT NOT NULL CHECK (substr(algorithm, 1, length(coll) + 1) = coll || '/'),
+    params     TEXT NOT NULL DEFAULT '',
+    comm_size  INTEGER NOT NULL CHECK (comm_size >= 1),
+    ppn        INTEGER NOT NULL CHECK (ppn >= 1),
+    setup_us   REAL NOT NULL CHECK (setup_us >= 0),
+    UNIQUE (run_id, algorithm, params, comm_size, ppn)
 );
 
 -- collsel-bench --validate: native vs the selector's choice vs the best measured candidate,

@@ -5,6 +5,8 @@
 #include "select_int.h"
 
 #include <limits.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +40,19 @@ static void describe_comm(const cs_sel_comm_t *sc, int nprocs) {
         for (int i = 0; i < sc->niv[c] && used < sizeof(line); i++) {
             const cs_sel_interval_t *iv = &sc->iv[c][i];
             char name[256], hi[32] = "inf";
+            char setup[64] = "";
+            double need = cs_sel_setup_calls(iv, 0);
             cs_variant_name(&iv->cand[0], name, sizeof(name));
             if (iv->hi != CS_RULE_UNBOUNDED) {
                 snprintf(hi, sizeof(hi), "%llu", (unsigned long long)iv->hi);
             }
-            used += (size_t)snprintf(line + used, sizeof(line) - used, " [%llu, %s) %s",
-                                     (unsigned long long)iv->lo, hi, name);
+            if (need != 0) { /* cs_sel_setup_calls: when its setup is repaid */
+                snprintf(setup, sizeof(setup),
+                         need < 0 ? " (setup %.0f us, never)" : " (setup %.0f us, from call %.0f)",
+                         iv->setup_us[0], ceil(need));
+            }
+            used += (size_t)snprintf(line + used, sizeof(line) - used, " [%llu, %s) %s%s",
+                                     (unsigned long long)iv->lo, hi, name, setup);
         }
         if (sc->tuned_pattern[c][0] != '\0') {
             cs_log(CS_LOG_INFO,
@@ -159,7 +168,74 @@ out:
     return rc;
 }
 
-int cs_sel_enter(MPI_Comm comm, cs_comm_t **ctx_out, cs_sel_comm_t **sc_out) {
+/* Warm-up (select_int.h): the calls a communicator without a context has made, as an attribute
+ * whose value is the count itself (no allocation; not copied to duplicates, gone with the
+ * communicator). The keyval is made on first use under cs_sel_lock and freed at MPI_Finalize. */
+static int warm_keyval = MPI_KEYVAL_INVALID;
+
+static int warm_finalize(MPI_Comm comm, int key, void *value, void *extra) {
+    (void)comm;
+    (void)key;
+    (void)value;
+    (void)extra;
+    if (warm_keyval != MPI_KEYVAL_INVALID) {
+        PMPI_Comm_free_keyval(&warm_keyval);
+    }
+    return MPI_SUCCESS;
+}
+
+/* The warm-up keyval, made on first use; MPI_KEYVAL_INVALID when MPI refuses. */
+static int warm_key(void) {
+    pthread_mutex_lock(&cs_sel_lock);
+    if (warm_keyval == MPI_KEYVAL_INVALID) {
+        int hook = MPI_KEYVAL_INVALID;
+        if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &warm_keyval,
+                                    NULL) == MPI_SUCCESS &&
+            PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, warm_finalize, &hook, NULL) ==
+                MPI_SUCCESS) {
+            PMPI_Comm_set_attr(MPI_COMM_SELF, hook, NULL);
+        }
+        if (hook != MPI_KEYVAL_INVALID) {
+            PMPI_Comm_free_keyval(&hook);
+        }
+    }
+    pthread_mutex_unlock(&cs_sel_lock);
+    return warm_keyval;
+}
+
+/* 1 when this call on `comm`, which has no context, goes to the MPI library as one of the
+ * communicator's first COLLSEL_WARMUP - 1 calls (counted); 0 when it is the call that makes
+ * the context, or warm-up does not apply (MPI_COMM_WORLD, COLLSEL_FORCE set, COLLSEL_WARMUP
+ * 0 or 1). The same answer on every rank: it depends on the number of calls only. */
+static int warming_up(MPI_Comm comm) {
+    int key, found = 0;
+    void *value = NULL;
+    if (cs_sel_env.warmup <= 1 || comm == MPI_COMM_WORLD || is_any_forced() ||
+        cs_comm_find(comm) != NULL || (key = warm_key()) == MPI_KEYVAL_INVALID ||
+        PMPI_Comm_get_attr(comm, key, &value, &found) != MPI_SUCCESS) {
+        return 0;
+    }
+    intptr_t calls = (found ? (intptr_t)value : 0) + 1;
+    if (calls >= cs_sel_env.warmup) {
+        if (found) {
+            PMPI_Comm_delete_attr(comm, key);
+        }
+        return 0;
+    }
+    return PMPI_Comm_set_attr(comm, key, (void *)calls) == MPI_SUCCESS;
+}
+
+int cs_sel_warm_calls(MPI_Comm comm) {
+    void *value = NULL;
+    int found = 0;
+    if (warm_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
+        PMPI_Comm_get_attr(comm, warm_keyval, &value, &found) != MPI_SUCCESS || !found) {
+        return 0;
+    }
+    return (int)(intptr_t)value;
+}
+
+int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx_out, cs_sel_comm_t **sc_out) {
     int rc = CS_OK;
     cs_comm_t *ctx;
     if (!atomic_load_explicit(&cs_sel_hot.active, memory_order_relaxed)) {
@@ -171,6 +247,9 @@ int cs_sel_enter(MPI_Comm comm, cs_comm_t **ctx_out, cs_sel_comm_t **sc_out) {
     } else {
         cs_sel_env_once();
         if (!atomic_load(&cs_sel_hot.active) || comm == MPI_COMM_NULL) {
+            return CS_ERR_NOT_APPLICABLE;
+        }
+        if (call && warming_up(comm)) {
             return CS_ERR_NOT_APPLICABLE;
         }
         CS_CHECK(cs_comm_get(comm, &ctx));

@@ -125,7 +125,8 @@ void cs_sel_log_native(cs_coll_t coll, uint64_t bytes) {
            cs_coll_name(coll));
 }
 
-/* Runs variant `v` for `call`; a schedule that ran is remembered for calls with the same key. */
+/* Runs variant `v` for `call`; a schedule that ran is remembered for calls with the same key
+ * unless `key` is NULL. */
 static int run_variant(cs_comm_t *ctx, cs_sel_comm_t *sc, const cs_variant_t *v,
                        const cs_call_t *call, const cs_call_key_t *key, const void *raw_send,
                        const void *raw_recv) {
@@ -189,7 +190,15 @@ int cs_sel_dispatch(const cs_sel_at_t *at, const cs_call_t *call, const cs_call_
             return CS_ERR_NOT_APPLICABLE;
         }
     }
+    unsigned long calls = ++at->sc->calls[call->coll];
     for (int i = 0; forced->algo == NULL && iv != NULL && i < iv->ncand; i++) {
+        double need = cs_sel_setup_calls(iv, i);
+        if (need < 0 || (double)calls < need) {
+            /* its setup is not repaid yet (or never): the next candidate, and nothing is
+             * cached, so that later calls ask again */
+            key = NULL;
+            continue;
+        }
         rc = run_variant(at->ctx, at->sc, &iv->cand[i], call, key, raw_send, raw_recv);
         if (rc != CS_ERR_NOT_APPLICABLE) {
             return rc;
@@ -205,7 +214,7 @@ cs_sel_route_t cs_sel_start_slow(int repeat, MPI_Comm comm, const cs_call_key_t 
                                  int *rc) {
     if (!repeat) {
         const cs_sel_hit_t *h;
-        if (cs_sel_enter(comm, &at->ctx, &at->sc) != CS_OK || at->sc->native_only) {
+        if (cs_sel_enter(comm, 1, &at->ctx, &at->sc) != CS_OK || at->sc->native_only) {
             return CS_SEL_TO_PMPI;
         }
         h = find_hit(at->sc, key);
@@ -244,7 +253,7 @@ cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
     const cs_neighbors_t *nbrs = NULL;
     int native;
     *rc = CS_OK; /* never CS_SEL_RAN: nothing is cached */
-    if (cs_sel_enter(comm, &at->ctx, &at->sc) != CS_OK || at->sc->native_only) {
+    if (cs_sel_enter(comm, 1, &at->ctx, &at->sc) != CS_OK || at->sc->native_only) {
         return CS_SEL_TO_PMPI;
     }
     /* Native whatever the arguments: the rules say native at every size, nothing forces it. */

@@ -81,6 +81,20 @@ void cs_sel_env_parse(cs_sel_env_t *env, int report) {
             memcpy(env->force, force, sizeof(force));
         }
     }
+    env->warmup = CS_SEL_WARMUP_DEFAULT;
+    v = getenv("COLLSEL_WARMUP");
+    if (v != NULL && *v != '\0') {
+        char *end = NULL;
+        long n = strtol(v, &end, 10);
+        if (end != v && *end == '\0' && n >= 0 && n <= 1000000) {
+            env->warmup = n > 0 ? (int)n : 1;
+        } else {
+            complain(report,
+                     "COLLSEL_WARMUP: bad value '%s' (use a count from 0 to 1000000); "
+                     "ignored",
+                     v);
+        }
+    }
     v = getenv("COLLSEL_DB");
     if (v != NULL && *v != '\0') {
         snprintf(env->db, sizeof(env->db), "%s", v);

@@ -18,7 +18,7 @@ int cs_sel_choose(cs_coll_t coll, uint64_t bytes, MPI_Comm comm, cs_sel_choice_t
     memset(out, 0, sizeof(*out));
     out->variant.algo = cs_registry_native(coll);
     cs_params_defaults(NULL, 0, &out->variant.params);
-    entered = cs_sel_enter(comm, &ctx, &sc) == CS_OK;
+    entered = cs_sel_enter(comm, 0, &ctx, &sc) == CS_OK;
     if (!atomic_load(&cs_sel_hot.active)) {
         out->why = cs_sel_env.disable ? CS_SEL_DISABLED : CS_SEL_FINALIZED;
         return CS_OK;

@@ -92,6 +92,7 @@ static int build_intervals(const cs_rule_t *rules, int n, cs_coll_t coll, const 
             continue;
         }
         cur->median_us[cur->ncand] = r->median_us;
+        cur->setup_us[cur->ncand] = a->setup != NULL ? r->setup_us : 0;
         cur->cand[cur->ncand++].algo = a;
     }
 #undef SAME_GROUP

@@ -53,8 +53,25 @@ typedef struct cs_sel_interval {
     int ncand;
     cs_variant_t cand[CS_SEL_MAX_CANDS]; /* ranked; ends with native */
     double median_us[CS_SEL_MAX_CANDS];
+    double setup_us[CS_SEL_MAX_CANDS]; /* measured one-time setup per communicator; 0: none */
     double native_us;
 } cs_sel_interval_t;
+
+/* Setup cost is part of the choice (docs/selector.md "Setup cost"): candidate i of `iv`, whose
+ * variant has a one-time setup of iv->setup_us[i] per communicator and gains
+ * g = native_us - median_us[i] per call, runs only from the n-th call of its collective on a
+ * communicator with n g >= setup_us[i] (ski rental on the measured numbers); 0 = from the
+ * first call (no setup), -1 = never (no gain, or numbers unknown). */
+static inline double cs_sel_setup_calls(const cs_sel_interval_t *iv, int i) {
+    double gain = iv->native_us - iv->median_us[i];
+    if (!(iv->setup_us[i] > 0)) {
+        return 0;
+    }
+    if (!(gain > 0)) {
+        return -1;
+    }
+    return iv->setup_us[i] / gain;
+}
 
 /* The call cache: a call whose arguments (all but the buffers) equal an earlier one's runs the
  * schedule prepared for it without normalising or looking anything up again. Only calls on
@@ -90,6 +107,9 @@ typedef struct cs_sel_comm {
     int tuned_size[CS_COLL_COUNT], tuned_ppn[CS_COLL_COUNT]; /* 0: no rules */
     cs_sel_interval_t *iv[CS_COLL_COUNT];
     int niv[CS_COLL_COUNT];
+    /* Calls of each collective that reached cs_sel_dispatch on this communicator: what a
+     * candidate with a setup waits for (cs_sel_setup_calls). The same on every rank. */
+    unsigned long calls[CS_COLL_COUNT];
     /* Neighbourhood collectives: the communicator's pattern signature (has_sig 0 without a
      * topology), and per collective the tuned pattern its rules come from ("" none) and the
      * signature distance to it. */
@@ -129,11 +149,16 @@ typedef struct cs_sel_choice {
 /* Fallback policy of COLLSEL_FALLBACK. */
 enum { CS_FALLBACK_SILENT, CS_FALLBACK_WARN, CS_FALLBACK_ERROR };
 
+/* COLLSEL_WARMUP's default: the call at which a communicator gets its context (select_int.h,
+ * cs_sel_enter: warm-up). */
+#define CS_SEL_WARMUP_DEFAULT 8
+
 /* Parsed environment (env.c). */
 typedef struct cs_sel_env {
     int disable;
     int verbose;
     int fallback;
+    int warmup; /* COLLSEL_WARMUP: a communicator's calls before it gets a context (comm.c) */
     cs_variant_t force[CS_COLL_COUNT]; /* algo NULL: not forced */
     char db[4096];
 } cs_sel_env_t;

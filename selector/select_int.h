@@ -104,8 +104,22 @@ CS_SEL_INTERNAL void cs_sel_rules_forget(void);
 /* The context of `comm` with its selector state (set up collectively on first use, or again
  * after collsel_finalize), recorded in cs_sel_last. CS_OK with both set (calls still go native
  * when (*sc)->native_only); CS_ERR_NOT_APPLICABLE when collsel is disabled or finalized or
- * `comm` is MPI_COMM_NULL; the failure of the set-up otherwise. Every failure means native. */
-CS_SEL_INTERNAL int cs_sel_enter(MPI_Comm comm, cs_comm_t **ctx, cs_sel_comm_t **sc) CS_MUST_CHECK;
+ * `comm` is MPI_COMM_NULL, and for a call (`call` 1: a collective, not collsel_explain) that
+ * is one of the first COLLSEL_WARMUP - 1 on a communicator without a context (warm-up, below);
+ * the failure of the set-up otherwise. Every failure means native.
+ *
+ * Warm-up. A context costs a duplicate communicator and the selector's set-up (a few small
+ * collectives), which a communicator that makes only a handful of calls never earns back
+ * (split, three calls, free: the churn loop of docs/selector.md). So a communicator other than
+ * MPI_COMM_WORLD gets its context at its COLLSEL_WARMUP-th call through collsel (default
+ * CS_SEL_WARMUP_DEFAULT; 0 or 1: at the first); the calls before go to the MPI library, counted
+ * in an attribute of the communicator (no allocation). Every rank makes the same calls on a
+ * communicator, so every rank creates the context at the same call. Not while COLLSEL_FORCE
+ * names a collective (a forced algorithm runs from the first call). */
+CS_SEL_INTERNAL int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx,
+                                 cs_sel_comm_t **sc) CS_MUST_CHECK;
+/* The calls `comm` has made while warming up (0: none, or it has a context). Local. */
+CS_SEL_INTERNAL int cs_sel_warm_calls(MPI_Comm comm);
 
 /* --- dispatch.c ----------------------------------------------------------------------------- */
 

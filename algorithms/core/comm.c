@@ -147,6 +147,16 @@ out:
     return rc;
 }
 
+cs_comm_t *cs_comm_find(MPI_Comm user) {
+    void *value = NULL;
+    int found = 0;
+    if (keyval == MPI_KEYVAL_INVALID || user == MPI_COMM_NULL ||
+        PMPI_Comm_get_attr(user, keyval, &value, &found) != MPI_SUCCESS || !found) {
+        return NULL;
+    }
+    return value;
+}
+
 int cs_comm_reserve(cs_comm_t *ctx, size_t scratch_bytes, int nreqs) {
     int rc = CS_OK;
     if (scratch_bytes > ctx->scratch_cap) {

@@ -117,6 +117,9 @@ typedef struct cs_comm {
  * with nothing cached. */
 int cs_comm_get(MPI_Comm user, cs_comm_t **out) CS_MUST_CHECK;
 
+/* The context of `user` if it has one, else NULL: local, creates nothing. */
+cs_comm_t *cs_comm_find(MPI_Comm user);
+
 /* Makes sure the context has at least `scratch_bytes` of 16-byte aligned scratch memory and
  * `nreqs` requests. Keeps the old storage on CS_ERR_NOMEM. */
 int cs_comm_reserve(cs_comm_t *ctx, size_t scratch_bytes, int nreqs) CS_MUST_CHECK;

@@ -36,6 +36,7 @@ typedef struct cs_rule {
     uint64_t lo_bytes, hi_bytes; /* lo_bytes <= bytes < hi_bytes */
     double median_us, native_us; /* at the interval's first size; NaN = unknown */
     double p_value;              /* rank-sum test against native; NaN for native itself */
+    double setup_us; /* the candidate's one-time setup per communicator (measured); 0: none */
     char algorithm[CS_RULE_ALGORITHM];
     char params[CS_RULE_PARAMS];
     char pattern[CS_RULE_PATTERN]; /* the tuned neighbourhood pattern (docs/neighbor.md); "" */

@@ -40,6 +40,14 @@
 #                  values: one message each (from one rank), naming the value; results correct.
 #   unknown_rules  a database whose rules are all for a collective this collsel does not know:
 #                  native, and read once (COLLSEL_VERBOSE=1 prints one summary line, rank 0's).
+#   setup          warm-up and setup cost (docs/selector.md): allreduce rules ranking
+#                  allreduce/orth (setup 95 us, gain 10 us per call) before
+#                  recursive_doubling; cs_sel_warm at np 4 with COLLSEL_VERBOSE=3: with
+#                  COLLSEL_WARMUP=1, 12 calls on a fresh communicator run recursive_doubling 9
+#                  times, then orth (its setup repaid at the 10th call; VERBOSE=2 says so);
+#                  by default (warm-up
+#                  8) five communicators of 3 calls each log no call (all went to MPI without a
+#                  context) and one of 12 calls logs 5, all recursive_doubling; results right.
 #   reinit         collsel_finalize, then collsel_init(other database): every communicator,
 #                  MPI_COMM_WORLD (used before) included, follows the new database.
 #   threads        cs_sel_threads: 8 threads call collsel_init at once, then collectives on
@@ -82,9 +90,11 @@ THREADS=${6:?}
 MPI_TEST=${7:?}
 PMPI=${8:?}
 NEIGHBOR=${9:?}
+WARM=${10:?}
 
 # Only what a test sets reaches the ranks.
-unset COLLSEL_DB COLLSEL_DISABLE COLLSEL_FORCE COLLSEL_FALLBACK COLLSEL_VERBOSE COLLSEL_NODE_SIZE
+unset COLLSEL_DB COLLSEL_DISABLE COLLSEL_FORCE COLLSEL_FALLBACK COLLSEL_VERBOSE COLLSEL_NODE_SIZE \
+    COLLSEL_WARMUP
 export OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_btl=self,vader
 
@@ -564,6 +574,45 @@ group_vrules() {
     done
 }
 
+group_setup() {
+    local db=$WORK/setup.db log orth rd
+    cp "$FOUR" "$db"
+    sql "$db" "delete from rule where coll = 'allreduce';
+        insert into rule (machine_id, coll, comm_size, ppn, lo_bytes, hi_bytes, rank, algorithm,
+            params, median_us, native_us, setup_us)
+        select id, 'allreduce', 4, 4, 0, null, 1, 'allreduce/orth', 'dims=2x2,phase=native', 10,
+            20, 95 from machine
+        union all select id, 'allreduce', 4, 4, 0, null, 2, 'allreduce/recursive_doubling', '',
+            15, 20, null from machine
+        union all select id, 'allreduce', 4, 4, 0, null, 3, 'allreduce/native', '', 20, 20, null
+            from machine"
+    step "COLLSEL_WARMUP=1: orth from the 10th call (setup 95 us / gain 10 us), np 4"
+    run setup1 4 -x COLLSEL_DB="$db" -x COLLSEL_VERBOSE=3 -x COLLSEL_WARMUP=1 "$WARM" 12
+    expect_pass setup1
+    log=$WORK/setup1.ranks/1/rank.0/stderr
+    orth=$(grep -c -F " bytes: allreduce/orth(dims=2x2,phase=native)" "$log")
+    rd=$(grep -c -F " bytes: allreduce/recursive_doubling" "$log")
+    # (calls that run from the call cache are not logged: orth's first call is)
+    [ "$rd" = 9 ] && [ "$orth" -ge 1 ] ||
+        fail "setup: expected 9 recursive_doubling calls, then orth, got $rd and $orth: $(grep -F allreduce "$log" | head -n 14)"
+    grep -q -F "allreduce/orth(dims=2x2,phase=native) (setup 95 us, from call 10)" "$log" ||
+        fail "setup: COLLSEL_VERBOSE=2 does not say when orth's setup is repaid: $(grep -F 'tuned at' "$log" | grep allreduce)"
+    grep -F " bytes: allreduce/" "$log" | head -n 9 | grep -q orth &&
+        fail "setup: orth ran before its setup was repaid: $(grep -F allreduce "$log" | head -n 12)"
+    step "default warm-up: 5 communicators of 3 calls, then one of 12, np 4"
+    run setup2 4 -x COLLSEL_DB="$db" -x COLLSEL_VERBOSE=3 "$WARM" 3 5
+    expect_pass setup2
+    [ "$(cat "$WORK"/setup2.ranks/1/rank.*/stderr | grep -c -F ' bytes: allreduce/')" = 0 ] ||
+        fail "setup: short-lived communicators logged calls: $(grep -h -F allreduce "$WORK"/setup2.ranks/1/rank.*/stderr | head -n 3)"
+    run setup3 4 -x COLLSEL_DB="$db" -x COLLSEL_VERBOSE=3 "$WARM" 12
+    expect_pass setup3
+    log=$WORK/setup3.ranks/1/rank.0/stderr
+    rd=$(grep -c -F " bytes: allreduce/recursive_doubling" "$log")
+    [ "$(grep -c -F ' bytes: allreduce/' "$log")" = 5 ] && [ "$rd" = 5 ] ||
+        fail "setup: expected calls 8 to 12 logged, all recursive_doubling: $(grep -F allreduce "$log")"
+    echo "warm-up and setup amortisation as documented"
+}
+
 group_reinit() {
     step "collsel_finalize, then collsel_init with a database collsel cannot use"
     run reinit 3 -x COLLSEL_DB="$FOUR" "$DISPATCH" --reinit "$OTHER"
@@ -640,6 +689,7 @@ bad_env) group_bad_env ;;
 fallback) group_fallback ;;
 unknown_rules) group_unknown_rules ;;
 vrules) group_vrules ;;
+setup) group_setup ;;
 reinit) group_reinit ;;
 threads) group_threads ;;
 preload_np*) group_preload "${GROUP#preload_np}" ;;
