@@ -187,7 +187,8 @@ int cs_sel_dispatch(const cs_sel_at_t *at, const cs_call_t *call, const cs_call_
             /* An MPI error like any other: the communicator's error handler decides (the
              * default, MPI_ERRORS_ARE_FATAL, ends the job; MPI_ERRORS_RETURN returns it). */
             PMPI_Comm_call_errhandler(call->comm, MPI_ERR_OTHER);
-            return CS_ERR_NOT_APPLICABLE;
+            cs_status_mpi(MPI_ERR_OTHER);
+            return CS_ERR_MPI_RAISED; /* raised: the entry point returns the code */
         }
     }
     unsigned long calls = ++at->sc->calls[call->coll];
@@ -290,4 +291,23 @@ cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
         cs_sel_log_native((cs_coll_t)key->coll, bytes);
     }
     return CS_SEL_TO_PMPI;
+}
+
+int cs_sel_raise(int rc, MPI_Comm comm) {
+    int code = MPI_ERR_OTHER, cls = MPI_ERR_OTHER;
+    if (rc == CS_ERR_MPI || rc == CS_ERR_MPI_RAISED) {
+        code = cs_status_mpi_code();
+        if (code == MPI_SUCCESS || PMPI_Error_class(code, &cls) != MPI_SUCCESS ||
+            cls == MPI_ERR_IN_STATUS || cls == MPI_ERR_PENDING) {
+            code = MPI_ERR_OTHER;
+        }
+    } else if (rc == CS_ERR_NOMEM) {
+        code = MPI_ERR_NO_MEM;
+    } else if (rc == CS_ERR_ARG) {
+        code = MPI_ERR_ARG;
+    }
+    if (rc != CS_ERR_MPI_RAISED) {
+        PMPI_Comm_call_errhandler(comm, code);
+    }
+    return code;
 }

@@ -45,7 +45,7 @@
         switch (CACHED ? cs_sel_start(comm, &key, &at, raw_send, raw_recv, &rc)                    \
                        : cs_sel_start_uncached(comm, &key, &arrays, &at, &rc)) {                   \
         case CS_SEL_RAN:                                                                           \
-            return cs_sel_mpi_status(rc);                                                          \
+            return cs_sel_mpi_status(rc, comm);                                                    \
         case CS_SEL_TO_DISPATCH:                                                                   \
             if (neighbor && cs_comm_neighbors(at.ctx, &nbrs) != CS_OK) {                           \
                 break;                                                                             \
@@ -53,7 +53,7 @@
             FILL(&call, CS_UNPAREN ARGS);                                                          \
             if (cs_call_finish(&call, comm, at.ctx->rank, at.ctx->nprocs, nbrs) == CS_OK) {        \
                 return cs_sel_mpi_status(                                                          \
-                    cs_sel_dispatch(&at, &call, CACHED ? &key : NULL, raw_send, raw_recv));        \
+                    cs_sel_dispatch(&at, &call, CACHED ? &key : NULL, raw_send, raw_recv), comm);  \
             }                                                                                      \
             break;                                                                                 \
         case CS_SEL_TO_PMPI:                                                                       \

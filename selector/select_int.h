@@ -199,14 +199,20 @@ CS_SEL_INTERNAL void cs_sel_log_native(cs_coll_t coll, uint64_t bytes);
  * (for gatherv, scatterv and alltoallv: of the interval of the key agreed here first,
  * cs_comm_agree) that applies, else native; a schedule that ran is remembered for calls with the
  * same `key` (NULL: not cached). raw_send and raw_recv are the caller's buffers. CS_OK, or the
- * failure (COLLSEL_FALLBACK=error: CS_ERR_NOT_APPLICABLE after raising MPI_ERR_OTHER). */
+ * failure (COLLSEL_FALLBACK=error: CS_ERR_MPI_RAISED after raising MPI_ERR_OTHER). */
 CS_SEL_INTERNAL int cs_sel_dispatch(const cs_sel_at_t *at, const cs_call_t *call,
                                     const cs_call_key_t *key, const void *raw_send,
                                     const void *raw_recv) CS_MUST_CHECK;
 
-/* The MPI error code an entry point returns for status `rc`. */
-static inline int cs_sel_mpi_status(int rc) {
-    return rc == CS_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
+/* The MPI error code an entry point returns for status `rc` of a call on `comm`: a failure is
+ * raised through comm's error handler first, as MPI raises its own (MPI_ERRORS_ARE_FATAL, the
+ * default, ends the job; MPI_ERRORS_RETURN returns the code), unless the MPI library raised it
+ * already (CS_ERR_MPI_RAISED: a native collective on comm). The code: the failing MPI call's
+ * (cs_status_mpi_code; MPI_ERR_OTHER for MPI_ERR_IN_STATUS and MPI_ERR_PENDING, which speak of
+ * requests the caller never saw), MPI_ERR_NO_MEM, MPI_ERR_ARG, or MPI_ERR_OTHER. */
+CS_SEL_INTERNAL int cs_sel_raise(int rc, MPI_Comm comm);
+static inline int cs_sel_mpi_status(int rc, MPI_Comm comm) {
+    return rc == CS_OK ? MPI_SUCCESS : cs_sel_raise(rc, comm);
 }
 
 #endif

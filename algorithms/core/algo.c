@@ -152,6 +152,7 @@ int cs_algo_exec(cs_comm_t *ctx, const cs_sched_t *sched, const void *sendbuf, v
     tr.comm = ctx->comm;
     tr.tag = CS_TAG;
     tr.reqs = ctx->reqs;
+    tr.statuses = ctx->statuses;
     tr.comms = sched->state != NULL ? sched->state->comms : NULL;
     tr.ncomms = sched->state != NULL ? sched->state->ncomms : 0;
     tr.win = ctx->node != NULL ? ctx->node->win : MPI_WIN_NULL;

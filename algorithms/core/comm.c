@@ -68,6 +68,7 @@ static void context_free(cs_comm_t *ctx) {
     }
     free(ctx->scratch);
     free(ctx->reqs);
+    free(ctx->statuses);
     free(ctx->nbrs_mem);
     cs_graph_free(&ctx->graph); /* after the states, which borrow it */
     free(ctx);
@@ -135,6 +136,9 @@ int cs_comm_get(MPI_Comm user, cs_comm_t **out) {
     CS_REQUIRE(ctx != NULL, CS_ERR_NOMEM);
     ctx->comm = MPI_COMM_NULL;
     CS_MPI_CHECK(PMPI_Comm_dup(user, &ctx->comm));
+    /* Failures inside collsel come back as codes (and every communicator made from this one
+     * inherits that); the selector raises them through the caller's communicator's handler. */
+    CS_MPI_CHECK(PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN));
     CS_MPI_CHECK(PMPI_Comm_rank(ctx->comm, &ctx->rank));
     CS_MPI_CHECK(PMPI_Comm_size(ctx->comm, &ctx->nprocs));
     ctx->agreed = malloc(3 * (size_t)ctx->nprocs * sizeof(int));
@@ -171,6 +175,9 @@ int cs_comm_reserve(cs_comm_t *ctx, size_t scratch_bytes, int nreqs) {
         MPI_Request *r = realloc(ctx->reqs, (size_t)nreqs * sizeof(*r));
         CS_REQUIRE(r != NULL, CS_ERR_NOMEM);
         ctx->reqs = r;
+        MPI_Status *st = realloc(ctx->statuses, (size_t)nreqs * sizeof(*st));
+        CS_REQUIRE(st != NULL, CS_ERR_NOMEM);
+        ctx->statuses = st;
         ctx->reqs_cap = nreqs;
     }
 out:
@@ -326,6 +333,7 @@ int cs_comm_window(cs_comm_t *ctx, MPI_Aint bytes) {
     }
     CS_MPI_CHECK(PMPI_Win_allocate_shared(node->local_rank == 0 ? 2 * half : 0, 1, MPI_INFO_NULL,
                                           node->comm, &mine, &node->win));
+    CS_MPI_CHECK(PMPI_Win_set_errhandler(node->win, MPI_ERRORS_RETURN));
     CS_MPI_CHECK(PMPI_Win_shared_query(node->win, 0, &size, &disp, &base));
     CS_REQUIRE(size >= 2 * half, CS_ERR_INTERNAL);
     CS_MPI_CHECK(PMPI_Win_lock_all(MPI_MODE_NOCHECK, node->win));

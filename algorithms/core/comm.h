@@ -94,6 +94,7 @@ typedef struct cs_comm {
     void *scratch;
     size_t scratch_cap;
     MPI_Request *reqs;
+    MPI_Status *statuses; /* [reqs_cap]: the executor's, so a failed request's error is known */
     int reqs_cap;
     void *selector;                   /* the selector's state for this communicator */
     void (*selector_free)(void *sel); /* frees it with the context */

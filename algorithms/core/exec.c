@@ -12,7 +12,7 @@ static int mpi_start(void *ctx, const cs_op_t *op, void *buf, int index) {
     } else {
         err = PMPI_Irecv(buf, op->count, op->type, op->peer, t->tag, t->comm, &t->reqs[index]);
     }
-    return err == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
+    return err == MPI_SUCCESS ? CS_OK : cs_status_mpi(err);
 }
 
 /* A multi-part op: one message of (MPI_BOTTOM, 1, struct type over the parts' addresses), the
@@ -44,7 +44,7 @@ static int mpi_startv(void *ctx, const cs_op_t *op, const cs_part_t *parts, void
     } else {
         err = PMPI_Irecv(MPI_BOTTOM, 1, pt->type, op->peer, t->tag, t->comm, &t->reqs[index]);
     }
-    CS_REQUIRE(err == MPI_SUCCESS, CS_ERR_MPI);
+    CS_REQUIRE(err == MPI_SUCCESS, cs_status_mpi(err));
 out:
     if (type != MPI_DATATYPE_NULL) {
         PMPI_Type_free(&type);
@@ -52,14 +52,29 @@ out:
     return rc;
 }
 
+/* CS_ERR_MPI for a failed Waitall/Testall of n requests, recording the first failed request's
+ * own error when the statuses say it (MPI_ERR_IN_STATUS), else `err`. */
+static int round_error(const cs_mpi_transport_t *t, int n, int err) {
+    for (int i = 0; err == MPI_ERR_IN_STATUS && t->statuses != NULL && i < n; i++) {
+        int e = t->statuses[i].MPI_ERROR;
+        if (e != MPI_SUCCESS && e != MPI_ERR_PENDING) {
+            return cs_status_mpi(e);
+        }
+    }
+    return cs_status_mpi(err);
+}
+
 static int mpi_test(void *ctx, int n, int *done) {
     cs_mpi_transport_t *t = ctx;
-    return PMPI_Testall(n, t->reqs, done, MPI_STATUSES_IGNORE) == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
+    int err =
+        PMPI_Testall(n, t->reqs, done, t->statuses != NULL ? t->statuses : MPI_STATUSES_IGNORE);
+    return err == MPI_SUCCESS ? CS_OK : round_error(t, n, err);
 }
 
 static int mpi_wait(void *ctx, int n) {
     cs_mpi_transport_t *t = ctx;
-    return PMPI_Waitall(n, t->reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
+    int err = PMPI_Waitall(n, t->reqs, t->statuses != NULL ? t->statuses : MPI_STATUSES_IGNORE);
+    return err == MPI_SUCCESS ? CS_OK : round_error(t, n, err);
 }
 
 static int mpi_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *recv,
@@ -109,7 +124,7 @@ static int mpi_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *re
     default:
         return CS_ERR_ARG;
     }
-    return err == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
+    return err == MPI_SUCCESS ? CS_OK : cs_status_mpi(err);
 }
 
 static int mpi_sync(void *ctx) {
@@ -117,7 +132,8 @@ static int mpi_sync(void *ctx) {
     if (t->win == MPI_WIN_NULL) {
         return CS_ERR_INTERNAL; /* a SYNC without the window it was built for */
     }
-    return PMPI_Win_sync(t->win) == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
+    int err = PMPI_Win_sync(t->win);
+    return err == MPI_SUCCESS ? CS_OK : cs_status_mpi(err);
 }
 
 int cs_exec_ireduce_safe(const cs_type_t *t, int commutative, int root) {

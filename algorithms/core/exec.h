@@ -70,6 +70,9 @@ typedef struct cs_mpi_transport {
     const MPI_Comm *comms;
     int ncomms;
     MPI_Win win;
+    /* NULL, or as many statuses as reqs: then a failed round's error is the failing request's
+     * own (MPI_ERR_TRUNCATE ...), not MPI_ERR_IN_STATUS (core/status.h cs_status_mpi_code) */
+    MPI_Status *statuses;
 } cs_mpi_transport_t;
 
 extern const cs_transport_t cs_exec_mpi_transport;

@@ -35,6 +35,17 @@ const char *cs_status_name(int status) {
     return "CS_UNKNOWN";
 }
 
+static _Thread_local int last_mpi_code;
+
+int cs_status_mpi(int code) {
+    last_mpi_code = code;
+    return CS_ERR_MPI;
+}
+
+int cs_status_mpi_code(void) {
+    return last_mpi_code;
+}
+
 int cs_status_fail(const char *file, int line, const char *expr, int status) {
     cs_log(CS_LOG_DEBUG, "%s:%d: %s failed: %s (%s)", file, line, expr, cs_status_name(status),
            cs_status_str(status));

@@ -35,11 +35,20 @@ int cs_status_fail(const char *file, int line, const char *expr, int status);
         }                                                                                          \
     } while (0)
 
-/* Evaluate an MPI call; on failure, set `rc` to CS_ERR_MPI and goto out. */
+/* Records `code`, the error code an MPI call returned, as this thread's last (see
+ * cs_status_mpi_code) and returns CS_ERR_MPI. */
+int cs_status_mpi(int code);
+/* The error code of this thread's last MPI call that failed inside collsel (cs_status_mpi,
+ * CS_MPI_CHECK), so that a caller can pass it on; 0 (MPI_SUCCESS) when none did. */
+int cs_status_mpi_code(void);
+
+/* Evaluate an MPI call; on failure, record its code (cs_status_mpi), set `rc` to CS_ERR_MPI
+ * and goto out. */
 #define CS_MPI_CHECK(expr)                                                                         \
     do {                                                                                           \
-        if ((expr) != MPI_SUCCESS) {                                                               \
-            rc = cs_status_fail(__FILE__, __LINE__, #expr, CS_ERR_MPI);                            \
+        int cs_mpi_err_ = (expr);                                                                  \
+        if (cs_mpi_err_ != MPI_SUCCESS) {                                                          \
+            rc = cs_status_fail(__FILE__, __LINE__, #expr, cs_status_mpi(cs_mpi_err_));            \
             goto out;                                                                              \
         }                                                                                          \
     } while (0)

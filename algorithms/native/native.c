@@ -18,7 +18,9 @@ static const cs_coll_fns_t pmpi = {
 };
 
 static int run(const cs_call_t *c) {
-    return cs_call_invoke(c, &pmpi) == MPI_SUCCESS ? CS_OK : CS_ERR_MPI;
+    /* on the caller's communicator, whose error handler MPI has run already */
+    int err = cs_call_invoke(c, &pmpi);
+    return err == MPI_SUCCESS ? CS_OK : (cs_status_mpi(err), CS_ERR_MPI_RAISED);
 }
 
 #define CS_COLL(ID, coll_name, ...)                                                                \

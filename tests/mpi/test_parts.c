@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
     }
     nmulti = rank % 2 == 0 ? 2 : 0;
     reqs = malloc((size_t)s.max_comm * sizeof(*reqs));
-    tr = (cs_mpi_transport_t){comm, TAG, reqs, NULL, 0, MPI_WIN_NULL};
+    tr = (cs_mpi_transport_t){comm, TAG, reqs, NULL, 0, MPI_WIN_NULL, NULL};
     /* buffers A, A, B, B (progress), A after reset and rebuild; builds after each run */
     for (int run = 0; run < 5; run++) {
         static const int which[5] = {0, 0, 1, 1, 0};

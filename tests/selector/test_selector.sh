@@ -48,6 +48,10 @@
 #                  by default (warm-up
 #                  8) five communicators of 3 calls each log no call (all went to MPI without a
 #                  context) and one of 12 calls logs 5, all recursive_doubling; results right.
+#   errh           cs_sel_errh at np 3 with bcast/linear and bcast/binomial forced: an erroneous
+#                  bcast (the root sends 8 ints, the others expect 4) returns an error of class
+#                  MPI_ERR_TRUNCATE on the receiving ranks through the communicator's error
+#                  handler, called exactly once; nothing printed; the next bcast works.
 #   reinit         collsel_finalize, then collsel_init(other database): every communicator,
 #                  MPI_COMM_WORLD (used before) included, follows the new database.
 #   threads        cs_sel_threads: 8 threads call collsel_init at once, then collectives on
@@ -91,6 +95,7 @@ MPI_TEST=${7:?}
 PMPI=${8:?}
 NEIGHBOR=${9:?}
 WARM=${10:?}
+ERRH=${11:?}
 
 # Only what a test sets reaches the ranks.
 unset COLLSEL_DB COLLSEL_DISABLE COLLSEL_FORCE COLLSEL_FALLBACK COLLSEL_VERBOSE COLLSEL_NODE_SIZE \
@@ -613,6 +618,16 @@ group_setup() {
     echo "warm-up and setup amortisation as documented"
 }
 
+group_errh() {
+    local alg
+    for alg in bcast/linear bcast/binomial; do
+        step "an erroneous bcast under $alg: MPI_ERR_TRUNCATE through the error handler, np 3"
+        run errh 3 -x COLLSEL_FORCE="$alg" "$ERRH"
+        expect_pass errh
+        expect_silent errh
+    done
+}
+
 group_reinit() {
     step "collsel_finalize, then collsel_init with a database collsel cannot use"
     run reinit 3 -x COLLSEL_DB="$FOUR" "$DISPATCH" --reinit "$OTHER"
@@ -690,6 +705,7 @@ fallback) group_fallback ;;
 unknown_rules) group_unknown_rules ;;
 vrules) group_vrules ;;
 setup) group_setup ;;
+errh) group_errh ;;
 reinit) group_reinit ;;
 threads) group_threads ;;
 preload_np*) group_preload "${GROUP#preload_np}" ;;

@@ -662,7 +662,7 @@ START_TEST(test_sched_parts_exec) {
     cs_type_t ti = type_of(MPI_INT);
     int send[6], recv_a[16], recv_b[16], scratch[8] __attribute__((aligned(16)));
     MPI_Request reqs[2];
-    cs_mpi_transport_t tr = {MPI_COMM_SELF, 5, reqs, NULL, 0, MPI_WIN_NULL};
+    cs_mpi_transport_t tr = {MPI_COMM_SELF, 5, reqs, NULL, 0, MPI_WIN_NULL, NULL};
     cs_exec_t e;
     cs_sched_t s;
     const cs_part_t out[3] = {{cs_ref(CS_SLOT_SEND, 4), 2, MPI_INT},
