@@ -172,7 +172,10 @@ int cs_bench_refine_max(const uint64_t *sizes, int n) {
 int cs_bench_plan_npatterns(const cs_bench_plan_t *plan, int ci, cs_coll_t c) {
     int n = 0;
     for (int k = 0; k < cs_bench_npatterns; k++) {
-        n += ((plan->patterns_at[ci] >> k) & 1u) && cs_bench_pattern_tunes(&cs_bench_patterns[k], c);
+        if (((plan->patterns_at[ci] >> k) & 1u) &&
+            cs_bench_pattern_tunes(&cs_bench_patterns[k], c)) {
+            n++;
+        }
     }
     return n;
 }
@@ -270,7 +273,8 @@ static void list_patterns(const cs_bench_plan_t *plan) {
             printf("  %-16s %s: edges %d, out %d, in %d, mean %.2f, imbalance %.2f", pat->name,
                    pat->desc, sig.nedges, sig.max_out, sig.max_in, sig.mean_out, sig.imbalance);
             for (int c = 0, first = 1; pat->colls != 0 && c < CS_COLL_COUNT; c++) {
-                if (cs_coll_is_neighbor((cs_coll_t)c) && cs_bench_pattern_tunes(pat, (cs_coll_t)c)) {
+                if (cs_coll_is_neighbor((cs_coll_t)c) &&
+                    cs_bench_pattern_tunes(pat, (cs_coll_t)c)) {
                     printf("%s%s", first ? "; tuned for " : ", ", cs_coll_name((cs_coll_t)c));
                     first = 0;
                 }

@@ -238,7 +238,6 @@ static int run_neighbor(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, i
         cs_comm_t *ctx = NULL;
         const cs_neighbors_t *nbrs = NULL;
         cs_iso_nbh_t nbh = {0};
-        int iso;
         if (!(plan->patterns_at[ci] & (1u << k)) || !cs_bench_pattern_tunes(pat, c)) {
             continue;
         }
@@ -249,18 +248,23 @@ static int run_neighbor(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, i
             &nb, (size_t)plan->block_sizes[plan->nblock_sizes - 1],
             nbrs->indegree > nbrs->outdegree ? nbrs->indegree : nbrs->outdegree));
         if (rank == 0 && !o->validate) { /* the offsets of an isomorphic pattern too */
-            cs_db_pattern_t row = {r->machine_id, pat->name,  sig.p,        sig.nedges,
-                                   sig.max_out,   sig.max_in, sig.mean_out, sig.imbalance,
-                                   0,             0,          NULL};
-            iso = cs_bench_pattern_iso(pat, n, &nbh);
-            if (iso == CS_OK) {
-                row.iso_d = nbh.d;
-                row.iso_s = nbh.s;
-                row.iso_offsets = nbh.offsets;
+            int iso = cs_bench_pattern_iso(pat, n, &nbh);
+            cs_db_pattern_t row = {.machine_id = r->machine_id,
+                                   .name = pat->name,
+                                   .p = sig.p,
+                                   .nedges = sig.nedges,
+                                   .max_out = sig.max_out,
+                                   .max_in = sig.max_in,
+                                   .mean_out = sig.mean_out,
+                                   .imbalance = sig.imbalance,
+                                   .iso_d = iso == CS_OK ? nbh.d : 0,
+                                   .iso_s = iso == CS_OK ? nbh.s : 0,
+                                   .iso_offsets = iso == CS_OK ? nbh.offsets : NULL};
+            if (iso == CS_OK || iso == CS_ERR_NOT_APPLICABLE) {
+                iso = cs_db_put_pattern(r->db, &row);
             }
-            rc = iso == CS_OK || iso == CS_ERR_NOT_APPLICABLE ? cs_db_put_pattern(r->db, &row) : iso;
             cs_iso_nbh_free(&nbh);
-            CS_CHECK(rc);
+            CS_CHECK(iso);
         }
         for (int si = 0; si < plan->nblock_sizes; si++) {
             CS_CHECK(run_point(o, cands, ncand, c, pat->name, plan->block_sizes[si], r, val, rank,

@@ -276,9 +276,9 @@ static int on_pattern(const cs_db_pattern_t *t, void *ctx) {
     pat = &cs_bench_patterns[cs_bench_pattern_find(pats[k])];
     s->sig_seen[k]++;
     if (cs_bench_pattern_iso(pat, t->p, &nbh) == CS_OK) { /* the same offsets, in order */
-        s->offsets_ok[k] = t->iso_d == nbh.d && t->iso_s == nbh.s &&
-                           memcmp(t->iso_offsets, nbh.offsets,
-                                  (size_t)nbh.s * (size_t)nbh.d * sizeof(int)) == 0;
+        s->offsets_ok[k] =
+            t->iso_d == nbh.d && t->iso_s == nbh.s &&
+            memcmp(t->iso_offsets, nbh.offsets, (size_t)nbh.s * (size_t)nbh.d * sizeof(int)) == 0;
     } else {
         s->offsets_ok[k] = t->iso_d == 0 && t->iso_s == 0 && t->iso_offsets == NULL;
     }
@@ -367,8 +367,8 @@ static void check_database(const char *path, int nprocs) {
                   s.intervals[1][k] == 1,
               "neighbor_alltoallv on %s: %d intervals, want 1", pats[k], s.intervals[1][k]);
         for (int b = 0; b < 2; b++) {
-            check(s.wrong[k][b] == any, "the wrong algorithm on %s at %llu B: %d failures",
-                  pats[k], (unsigned long long)blocks[b], s.wrong[k][b]);
+            check(s.wrong[k][b] == any, "the wrong algorithm on %s at %llu B: %d failures", pats[k],
+                  (unsigned long long)blocks[b], s.wrong[k][b]);
         }
         check(s.sig_seen[k] == any && (!any || (s.sig_ok[k] && s.offsets_ok[k])),
               "table pattern: %s at %d processes stored %d times, signature right %d, offsets "
@@ -385,7 +385,8 @@ static void check_explain(const char *name, int rank) {
     cs_graph_sig_t sig;
     char line[1024] = "", want[128];
     int k = cs_bench_pattern_find(name);
-    if (k < 0 || cs_bench_pattern_comm(&cs_bench_patterns[k], MPI_COMM_WORLD, &topo, &sig) != CS_OK) {
+    if (k < 0 ||
+        cs_bench_pattern_comm(&cs_bench_patterns[k], MPI_COMM_WORLD, &topo, &sig) != CS_OK) {
         check(0, "rank %d: cannot make the %s communicator", rank, name);
         return;
     }

@@ -42,8 +42,9 @@ static void check_iso(const cs_bench_pattern_t *pat, MPI_Comm topo, int rank, in
         for (long k = 0; same && k < (long)want.s * want.d; k++) {
             same = ic.nbh.offsets[k] == want.offsets[k];
         }
-        CHECK(same, "%s: the communicator's neighbourhood (d %d, s %d) is not the pattern's (d %d, "
-                    "s %d)",
+        CHECK(same,
+              "%s: the communicator's neighbourhood (d %d, s %d) is not the pattern's (d %d, "
+              "s %d)",
               pat->name, ic.nbh.d, ic.nbh.s, want.d, want.s);
     }
     cs_isocomm_free(&ic);

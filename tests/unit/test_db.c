@@ -1373,8 +1373,8 @@ static int collect_pattern(const cs_db_pattern_t *t, void *ctx) {
              t->nedges, t->max_out, t->max_in, t->mean_out, t->imbalance);
     for (int k = 0; k < t->iso_s * t->iso_d; k++) { /* an isomorphic one's offsets, by vector */
         used = strlen(c->text);
-        snprintf(c->text + used, sizeof(c->text) - used, "%s%d",
-                 k % t->iso_d != 0 ? " " : k == 0 ? "|" : "/", t->iso_offsets[k]);
+        const char *sep = k == 0 ? "|" : k % t->iso_d == 0 ? "/" : " ";
+        snprintf(c->text + used, sizeof(c->text) - used, "%s%d", sep, t->iso_offsets[k]);
     }
     used = strlen(c->text);
     snprintf(c->text + used, sizeof(c->text) - used, ";");

@@ -403,7 +403,8 @@ START_TEST(test_prune_neighbors_isomorphic) {
     cs_rule_t r[4];
     int n = 0;
     cs_sel_pattern_t pats[3] = {pattern("iso_moore2d_r1", 16, 8, 8, 8.0),
-                                pattern("moore2d", 16, 8, 8, 8.0), pattern("cart2d", 16, 4, 4, 4.0)};
+                                pattern("moore2d", 16, 8, 8, 8.0),
+                                pattern("cart2d", 16, 4, 4, 4.0)};
     cs_sel_comm_t sc;
     cs_graph_sig_t sig = pats[1].sig;
     pats[0].isomorphic = 1;
