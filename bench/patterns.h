@@ -10,16 +10,31 @@
  *   hotspot           every rank sends to rank 0 and to its two ring neighbours (a receiving
  *                     hot spot);
  *   scatter_hotspot   its transpose: rank 0 sends to every rank (the paper's figure 4), every
- *                     rank to its ring neighbours.
+ *                     rank to its ring neighbours;
+ *   iso_moore2d_r1/r2, iso_moore3d_r1/r2
+ *                     isomorphic Moore neighbourhoods of radius 1 and 2 (every offset in
+ *                     [-r, r]^d but 0: 8, 24, 26, 124 neighbours, topo/iso.h cs_iso_nbh_moore),
+ *                     made with collsel_iso_neighborhood_create (issue 13);
+ *   iso_octant3d_r3   the message-combining paper's asymmetric neighbourhood (sections 2 and
+ *                     6, figure 2(f)): the positive octant of radius 3, every offset in
+ *                     {0..3}^3 but 0 (63 neighbours), in the same lexicographic order.
  *
  * The graph of a pattern comes from algorithms/topo/graph.h; the communicator is made from it
- * with MPI_Cart_create (cart*) or MPI_Dist_graph_create_adjacent (the others, unweighted),
- * without reordering, so rank r of the pattern is rank r of the parent communicator. */
+ * with MPI_Cart_create (cart*), MPI_Dist_graph_create_adjacent (moore*, random*, hotspot*,
+ * unweighted) or collsel_iso_neighborhood_create on the periodic MPI_Cart_create of the grid
+ * (iso_*: targets R + C^i, sources R - C^i), without reordering, so rank r of the pattern is
+ * rank r of the parent communicator. The cart* and iso_* communicators are isomorphic
+ * (core/isocomm.h: cs_isocomm_get succeeds on them); their neighbourhood is
+ * cs_bench_pattern_iso's. The iso_* patterns are tuned for the two collectives the
+ * message-combining schedules exist for (neighbor_alltoall and neighbor_allgather) only, to
+ * keep the run short. */
 #ifndef CS_BENCH_PATTERNS_H
 #define CS_BENCH_PATTERNS_H
 
+#include "core/call.h"
 #include "core/status.h"
 #include "topo/graph.h"
+#include "topo/iso.h"
 
 #include <mpi.h>
 
@@ -30,6 +45,8 @@ typedef struct cs_bench_pattern {
     int cartesian;  /* 1: MPI_Cart_create */
     double density; /* random*: the edge probability; else 0 */
     int kind;       /* internal: which generator */
+    int radius;     /* iso_*: the offsets' largest magnitude; else 0 */
+    unsigned colls; /* the neighbourhood collectives tuned on it (bits 1u << cs_coll_t); 0: all */
 } cs_bench_pattern_t;
 
 extern const cs_bench_pattern_t cs_bench_patterns[];
@@ -48,6 +65,16 @@ int cs_bench_pattern_graph(const cs_bench_pattern_t *pat, int p, cs_graph_t *g) 
  * random graph that drew no edge, moves nothing over the network). 0 also when the graph
  * cannot be built. Local (MPI_Dims_create only). */
 int cs_bench_pattern_valid(const cs_bench_pattern_t *pat, int p);
+
+/* 1 when neighbourhood collective c is tuned on pattern `pat` (cs_bench_pattern_t.colls). */
+int cs_bench_pattern_tunes(const cs_bench_pattern_t *pat, cs_coll_t c);
+
+/* The isomorphic neighbourhood of pattern `pat` on p processes into *nbh (owned by the caller:
+ * cs_iso_nbh_free): for cart* the periodic Cartesian one (per dimension -e_j then +e_j, as
+ * core/isocomm.h reads it from the communicator), for iso_* their offsets, on the torus
+ * MPI_Dims_create(p, ndims). CS_ERR_NOT_APPLICABLE (nbh empty) for the patterns whose
+ * communicator is not isomorphic; CS_ERR_ARG, CS_ERR_NOMEM, CS_ERR_MPI. Local. */
+int cs_bench_pattern_iso(const cs_bench_pattern_t *pat, int p, cs_iso_nbh_t *nbh) CS_MUST_CHECK;
 
 /* The communicator of pattern `pat` over `comm` (collective): *topo (the caller frees it) has
  * the pattern's topology, and *sig its graph's signature (cs_graph_sig). CS_ERR_MPI when MPI

@@ -169,10 +169,13 @@ int cs_bench_refine_max(const uint64_t *sizes, int n) {
     return total;
 }
 
-int cs_bench_plan_npatterns(const cs_bench_plan_t *plan, int ci) {
+int cs_bench_plan_npatterns(const cs_bench_plan_t *plan, int ci, cs_coll_t c) {
     int n = 0;
     for (int k = 0; k < cs_bench_npatterns; k++) {
-        n += (plan->patterns_at[ci] >> k) & 1u;
+        if (((plan->patterns_at[ci] >> k) & 1u) &&
+            cs_bench_pattern_tunes(&cs_bench_patterns[k], c)) {
+            n++;
+        }
     }
     return n;
 }
@@ -191,7 +194,9 @@ int cs_bench_plan_set_sizes(cs_bench_plan_t *plan, const cs_bench_opts_t *o,
     plan->ndata_keys = 0;
     for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
         for (int c = 0; c < CS_COLL_COUNT; c++) {
-            int keys = cs_coll_is_neighbor((cs_coll_t)c) ? cs_bench_plan_npatterns(plan, ci) : 1;
+            int keys = cs_coll_is_neighbor((cs_coll_t)c)
+                           ? cs_bench_plan_npatterns(plan, ci, (cs_coll_t)c)
+                           : 1;
             if (plan->nalgos[c] == 0) {
                 continue;
             }
@@ -265,8 +270,16 @@ static void list_patterns(const cs_bench_plan_t *plan) {
                 continue;
             }
             cs_graph_sig(&g, &sig);
-            printf("  %-16s %s: edges %d, out %d, in %d, mean %.2f, imbalance %.2f\n", pat->name,
+            printf("  %-16s %s: edges %d, out %d, in %d, mean %.2f, imbalance %.2f", pat->name,
                    pat->desc, sig.nedges, sig.max_out, sig.max_in, sig.mean_out, sig.imbalance);
+            for (int c = 0, first = 1; pat->colls != 0 && c < CS_COLL_COUNT; c++) {
+                if (cs_coll_is_neighbor((cs_coll_t)c) &&
+                    cs_bench_pattern_tunes(pat, (cs_coll_t)c)) {
+                    printf("%s%s", first ? "; tuned for " : ", ", cs_coll_name((cs_coll_t)c));
+                    first = 0;
+                }
+            }
+            printf("\n");
             cs_graph_free(&g);
         }
     }
@@ -288,7 +301,7 @@ int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ppn,
                 printf("%s\n", plan->cands[c][i].name);
             }
             int nbr = cs_coll_is_neighbor((cs_coll_t)c);
-            int keys = nbr ? cs_bench_plan_npatterns(plan, ci) : 1;
+            int keys = nbr ? cs_bench_plan_npatterns(plan, ci, (cs_coll_t)c) : 1;
             ncolls += plan->ncands[c] > 0;
             nmeasure += plan->ncands[c] * keys * cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
             nrefine += plan->ncands[c] > 0 && cs_coll_has_data((cs_coll_t)c) && !nbr

@@ -71,8 +71,9 @@ static inline int cs_bench_plan_key_nsizes(const cs_bench_plan_t *plan, cs_coll_
     return cs_coll_is_neighbor(c) ? plan->nblock_sizes : cs_coll_has_data(c) ? plan->nsizes : 1;
 }
 
-/* Patterns planned on the communicator size of index ci (plan->patterns_at[ci]). */
-int cs_bench_plan_npatterns(const cs_bench_plan_t *plan, int ci);
+/* Patterns planned on the communicator size of index ci (plan->patterns_at[ci]) on which
+ * neighbourhood collective c is tuned (cs_bench_pattern_tunes). */
+int cs_bench_plan_npatterns(const cs_bench_plan_t *plan, int ci, cs_coll_t c);
 
 /* The sizes one key measures before refinement, ascending and unique, into out[0..cap-1]
  * (*nout): grid[0..ngrid-1] (ascending) and, for each threshold t (any order) with

@@ -237,7 +237,8 @@ static int run_neighbor(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, i
         cs_graph_sig_t sig;
         cs_comm_t *ctx = NULL;
         const cs_neighbors_t *nbrs = NULL;
-        if (!(plan->patterns_at[ci] & (1u << k))) {
+        cs_iso_nbh_t nbh = {0};
+        if (!(plan->patterns_at[ci] & (1u << k)) || !cs_bench_pattern_tunes(pat, c)) {
             continue;
         }
         CS_CHECK(cs_bench_pattern_comm(pat, sub, &topo, &sig));
@@ -246,10 +247,24 @@ static int run_neighbor(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, i
         CS_CHECK(cs_bench_bufs_alloc_neighbor(
             &nb, (size_t)plan->block_sizes[plan->nblock_sizes - 1],
             nbrs->indegree > nbrs->outdegree ? nbrs->indegree : nbrs->outdegree));
-        if (rank == 0 && !o->validate) {
-            cs_db_pattern_t row = {r->machine_id, pat->name,  sig.p,        sig.nedges,
-                                   sig.max_out,   sig.max_in, sig.mean_out, sig.imbalance};
-            CS_CHECK(cs_db_put_pattern(r->db, &row));
+        if (rank == 0 && !o->validate) { /* the offsets of an isomorphic pattern too */
+            int iso = cs_bench_pattern_iso(pat, n, &nbh);
+            cs_db_pattern_t row = {.machine_id = r->machine_id,
+                                   .name = pat->name,
+                                   .p = sig.p,
+                                   .nedges = sig.nedges,
+                                   .max_out = sig.max_out,
+                                   .max_in = sig.max_in,
+                                   .mean_out = sig.mean_out,
+                                   .imbalance = sig.imbalance,
+                                   .iso_d = iso == CS_OK ? nbh.d : 0,
+                                   .iso_s = iso == CS_OK ? nbh.s : 0,
+                                   .iso_offsets = iso == CS_OK ? nbh.offsets : NULL};
+            if (iso == CS_OK || iso == CS_ERR_NOT_APPLICABLE) {
+                iso = cs_db_put_pattern(r->db, &row);
+            }
+            cs_iso_nbh_free(&nbh);
+            CS_CHECK(iso);
         }
         for (int si = 0; si < plan->nblock_sizes; si++) {
             CS_CHECK(run_point(o, cands, ncand, c, pat->name, plan->block_sizes[si], r, val, rank,

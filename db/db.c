@@ -179,10 +179,11 @@ static const char *const sql[NSTMTS] = {
     [ST_LOGGP_NEAREST] = "SELECT ppn, coalesce(run_id, 0), l_us, o_us, g_us, g_per_byte_us "
                          "FROM loggp WHERE machine_id = ?1 ORDER BY abs(ppn - ?2), ppn LIMIT 1",
     [ST_PATTERN_PUT] = "INSERT INTO pattern (machine_id, name, p, nedges, max_out, max_in, "
-                       "mean_out, imbalance) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+                       "mean_out, imbalance, offsets) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
                        "ON CONFLICT (machine_id, name, p) DO UPDATE SET nedges = excluded.nedges, "
                        "max_out = excluded.max_out, max_in = excluded.max_in, "
-                       "mean_out = excluded.mean_out, imbalance = excluded.imbalance",
+                       "mean_out = excluded.mean_out, imbalance = excluded.imbalance, "
+                       "offsets = excluded.offsets",
     [ST_SETUP_PUT] = "INSERT INTO setup_cost (run_id, coll, algorithm, params, comm_size, ppn, "
                      "setup_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
                      "ON CONFLICT (run_id, algorithm, params, comm_size, ppn) "
@@ -190,8 +191,8 @@ static const char *const sql[NSTMTS] = {
     [ST_SETUP_GET] = "SELECT s.setup_us FROM setup_cost s JOIN run r ON r.id = s.run_id "
                      "WHERE r.machine_id = ?1 AND s.algorithm = ?2 AND s.params = ?3 "
                      "AND s.comm_size = ?4 AND s.ppn = ?5 ORDER BY s.run_id DESC LIMIT 1",
-    [ST_PATTERN_BY_MACHINE] = "SELECT name, p, nedges, max_out, max_in, mean_out, imbalance "
-                              "FROM pattern WHERE machine_id = ?1 ORDER BY name, p",
+    [ST_PATTERN_BY_MACHINE] = "SELECT name, p, nedges, max_out, max_in, mean_out, imbalance, "
+                              "offsets FROM pattern WHERE machine_id = ?1 ORDER BY name, p",
 };
 
 static const struct {
@@ -1600,13 +1601,70 @@ static bool pattern_valid(const cs_db_pattern_t *t) {
     return t->machine_id > 0 && t->name != NULL && t->name[0] != '\0' &&
            strlen(t->name) < CS_RULE_PATTERN && t->p >= 1 && t->nedges >= 0 && t->max_out >= 0 &&
            t->max_in >= 0 && isfinite(t->mean_out) && t->mean_out >= 0 && isfinite(t->imbalance) &&
-           t->imbalance >= 0;
+           t->imbalance >= 0 && t->iso_d >= 0 &&
+           (t->iso_d == 0 || (t->iso_s >= 1 && t->iso_offsets != NULL));
+}
+
+/* Column offsets of t (schema.sql: '-1,0;1,0'), malloc'ed into *text; NULL when t is not
+ * isomorphic. */
+static int format_offsets(const cs_db_pattern_t *t, char **text) {
+    size_t len = 0, cap;
+    *text = NULL;
+    if (t->iso_d == 0) {
+        return CS_OK;
+    }
+    cap = (size_t)t->iso_s * (size_t)t->iso_d * 12 + 1;
+    *text = malloc(cap);
+    if (*text == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    for (long k = 0; k < (long)t->iso_s * t->iso_d; k++) {
+        const char *sep = k == 0 ? "" : k % t->iso_d == 0 ? ";" : ",";
+        len += (size_t)snprintf(*text + len, cap - len, "%s%d", sep, t->iso_offsets[k]);
+    }
+    return CS_OK;
+}
+
+/* Parses column offsets `text` into t (iso_d, iso_s and *buf, malloc'ed, as iso_offsets).
+ * NULL or unreadable text: t stays not isomorphic. CS_ERR_NOMEM. */
+static int parse_offsets(const char *text, cs_db_pattern_t *t, int **buf) {
+    int d = 1, n = 1, at = 0, vectors = 1;
+    *buf = NULL;
+    if (text == NULL || text[0] == '\0') {
+        return CS_OK;
+    }
+    for (const char *c = text; *c != '\0'; c++) { /* n numbers, d of them before the first ';' */
+        vectors += *c == ';';
+        d += *c == ',' && vectors == 1;
+        n += *c == ',' || *c == ';';
+    }
+    if (n % d != 0 || (*buf = malloc((size_t)n * sizeof(int))) == NULL) {
+        return n % d != 0 ? CS_OK : CS_ERR_NOMEM;
+    }
+    for (const char *c = text; at < n; at++) {
+        char *end;
+        long v = strtol(c, &end, 10);
+        char want = at == n - 1 ? '\0' : (at + 1) % d == 0 ? ';' : ',';
+        if (end == c || *end != want || v < INT_MIN || v > INT_MAX) {
+            free(*buf);
+            *buf = NULL;
+            return CS_OK;
+        }
+        (*buf)[at] = (int)v;
+        c = end + (*end != '\0');
+    }
+    t->iso_d = d;
+    t->iso_s = n / d;
+    t->iso_offsets = *buf;
+    return CS_OK;
 }
 
 int cs_db_put_pattern(cs_db_t *db, const cs_db_pattern_t *t) {
     int rc = CS_OK;
     sqlite3_stmt *s = NULL;
+    char *offsets = NULL;
     CS_REQUIRE(db != NULL && t != NULL && pattern_valid(t), CS_ERR_ARG);
+    CS_CHECK(format_offsets(t, &offsets));
     CS_CHECK(stmt(db, ST_PATTERN_PUT, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, t->machine_id));
     CS_DB_CHECK(db, bind_text(s, 2, t->name));
@@ -1616,9 +1674,11 @@ int cs_db_put_pattern(cs_db_t *db, const cs_db_pattern_t *t) {
     CS_DB_CHECK(db, sqlite3_bind_int(s, 6, t->max_in));
     CS_DB_CHECK(db, sqlite3_bind_double(s, 7, t->mean_out));
     CS_DB_CHECK(db, sqlite3_bind_double(s, 8, t->imbalance));
+    CS_DB_CHECK(db, offsets != NULL ? bind_text(s, 9, offsets) : sqlite3_bind_null(s, 9));
     CS_DB_CHECK(db, sqlite3_step(s));
 out:
     done(s);
+    free(offsets);
     return rc;
 }
 
@@ -1627,6 +1687,7 @@ int cs_db_foreach_pattern(cs_db_t *db, int64_t machine_id, cs_db_pattern_fn fn, 
     int step = SQLITE_DONE;
     bool stop = false;
     sqlite3_stmt *s = NULL;
+    int *offsets = NULL;
     CS_REQUIRE(db != NULL && fn != NULL, CS_ERR_ARG);
     CS_CHECK(stmt(db, ST_PATTERN_BY_MACHINE, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, machine_id));
@@ -1645,9 +1706,13 @@ int cs_db_foreach_pattern(cs_db_t *db, int64_t machine_id, cs_db_pattern_fn fn, 
             .mean_out = column_real(s, 5),
             .imbalance = column_real(s, 6),
         };
+        CS_CHECK(parse_offsets((const char *)sqlite3_column_text(s, 7), &t, &offsets));
         CS_CHECK(call_back(fn(&t, ctx), &stop));
+        free(offsets);
+        offsets = NULL;
     }
 out:
+    free(offsets);
     done(s);
     return rc;
 }

@@ -363,16 +363,23 @@ typedef struct cs_db_pattern {
     const char *name; /* non-empty, shorter than CS_RULE_PATTERN; read: lives until the next row */
     int p, nedges, max_out, max_in;
     double mean_out, imbalance;
+    /* An isomorphic pattern's neighbourhood (column offsets): iso_s offsets of iso_d
+     * coordinates, neighbour i's at iso_offsets[i * iso_d]; iso_d = 0 (iso_s 0, iso_offsets
+     * NULL): not isomorphic. Read: lives until the next row. */
+    int iso_d, iso_s;
+    const int *iso_offsets;
 } cs_db_pattern_t;
 
 typedef int (*cs_db_pattern_fn)(const cs_db_pattern_t *t, void *ctx);
 
-/* Stores pattern `t` of its machine, replacing the signature of the same (name, p).
- * CS_ERR_ARG for an empty or overlong name, a negative or non-finite number, p < 1. */
+/* Stores pattern `t` of its machine, replacing the signature and offsets of the same (name,
+ * p). CS_ERR_ARG for an empty or overlong name, a negative or non-finite number, p < 1, an
+ * isomorphic neighbourhood with iso_s < 1 or iso_offsets NULL; CS_ERR_NOMEM. */
 int cs_db_put_pattern(cs_db_t *db, const cs_db_pattern_t *t) CS_MUST_CHECK;
 
 /* Calls fn for every pattern of machine `machine_id`, ordered by name and p (the callback
- * convention of the other cs_db_foreach_*). */
+ * convention of the other cs_db_foreach_*). A row whose offsets cannot be read is handed over
+ * as not isomorphic. CS_ERR_NOMEM. */
 int cs_db_foreach_pattern(cs_db_t *db, int64_t machine_id, cs_db_pattern_fn fn,
                           void *ctx) CS_MUST_CHECK;
 

@@ -1,4 +1,4 @@
--- collsel database schema. schema version: 8
+-- collsel database schema. schema version: 9
 --
 -- This file is the truth: a new database is created from it, and docs/database.md describes it.
 -- Databases made by an older collsel are brought here by db/migrations/NNNN_*.sql, applied in
@@ -243,5 +243,8 @@ CREATE TABLE pattern (
     max_in     INTEGER NOT NULL CHECK (max_in >= 0),    -- largest in-degree
     mean_out   REAL NOT NULL CHECK (mean_out >= 0),     -- nedges / p
     imbalance  REAL NOT NULL CHECK (imbalance >= 0),    -- max_in / mean_out (1 without edges)
+    offsets    TEXT,      -- isomorphic patterns only (collsel_iso.h): the relative offsets C^i
+                          -- of the neighbours in order, vectors separated by ';', coordinates
+                          -- by ',' ('-1,0;1,0;0,-1;0,1'); NULL: not isomorphic
     UNIQUE (machine_id, name, p)
 );

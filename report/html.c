@@ -239,6 +239,53 @@ static void valid_table(FILE *f, const cs_report_key_t *k) {
     fputs("</table>\n", f);
 }
 
+/* true when a family measured on key k is a message-combining schedule whose rounds and volume
+ * are known (cs_report_iso_cost: the key's pattern is isomorphic). */
+static bool has_iso_schedule(const cs_report_key_t *k) {
+    int rounds;
+    long volume;
+    for (size_t i = 0; i < k->nfamilies; i++) {
+        if (cs_report_iso_cost(k, k->families[i].algorithm, &rounds, &volume) == CS_OK) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The message-combining table of key k: for every algorithm family measured, its rounds D and
+ * volume V where it is an iso schedule (cs_report_iso_cost), then its median time (fastest
+ * variant) at each measured size. */
+static void iso_table(FILE *f, const cs_report_key_t *k) {
+    char text[32];
+    int rounds;
+    long volume;
+    fputs("<table class=\"iso\"><tr><th>algorithm</th><th>rounds D</th><th>volume V "
+          "(blocks)</th>",
+          f);
+    for (size_t j = 0; j < k->nsizes; j++) {
+        fprintf(f, "<th>%s</th>", cs_text_bytes(k->sizes[j], text, sizeof(text)));
+    }
+    fputs("</tr>\n", f);
+    for (size_t i = 0; i < k->nfamilies; i++) {
+        const cs_report_family_t *fam = &k->families[i];
+        bool iso = cs_report_iso_cost(k, fam->algorithm, &rounds, &volume) == CS_OK;
+        fputs("<tr><td>", f);
+        cs_text_html(f, fam->name);
+        if (iso) {
+            fprintf(f, "</td><td class=\"num\">%d</td><td class=\"num\">%ld", rounds, volume);
+        } else {
+            fputs("</td><td class=\"num\">–</td><td class=\"num\">–", f);
+        }
+        for (size_t j = 0; j < k->nsizes; j++) {
+            const cs_report_meas_t *best = cs_report_best_at(fam, k->sizes[j]);
+            fputs("</td><td class=\"num\">", f);
+            us(f, best != NULL ? best->median_us : NAN);
+        }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
 static int double_order(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -387,6 +434,22 @@ static void coll_section(FILE *f, const cs_report_machine_t *m, const cs_report_
                      k->run->id);
             figure(f, &k->loop_latency_plot, o, alt, caption);
         }
+    }
+    for (size_t i = 0; i < c->nkeys; i++) {
+        const cs_report_key_t *k = &c->keys[i];
+        if (k->nmeas == 0 || !has_iso_schedule(k)) {
+            continue;
+        }
+        fputs("<h4>Message combining ", f);
+        pattern_words(f, k);
+        fprintf(f, "%d processes (%d per node)</h4>\n", k->comm_size, k->ppn);
+        fprintf(f,
+                "<p class=\"note\">The pattern is isomorphic (%d neighbours in %d dimensions): "
+                "rounds D and volume V (blocks each process sends, intermediate hops "
+                "included) of each message-combining schedule next to the measured median "
+                "times in µs (fastest variant, run %" PRId64 ") at each block size.</p>\n",
+                k->iso_s, k->iso_d, k->run->id);
+        iso_table(f, k);
     }
     if (c->speedup_plot.name[0] != '\0') {
         fputs("<h4>Speedup of the tuned choice over native</h4>\n", f);

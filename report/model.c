@@ -9,6 +9,7 @@
 #include "core/call.h"
 #include "registry.h"
 #include "text.h"
+#include "topo/iso.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -530,6 +531,32 @@ out:
     return rc;
 }
 
+/* Hands the offsets of an isomorphic pattern to the keys of that pattern and size. */
+static int add_pattern(const cs_db_pattern_t *t, void *ctx) {
+    load_t *l = ctx;
+    cs_report_machine_t *m = l->m;
+    if (t->iso_d == 0) {
+        return CS_OK;
+    }
+    for (size_t c = 0; c < m->ncolls; c++) {
+        for (size_t i = 0; i < m->colls[c].nkeys; i++) {
+            cs_report_key_t *k = &m->colls[c].keys[i];
+            size_t n = (size_t)t->iso_s * (size_t)t->iso_d;
+            if (k->comm_size != t->p || strcmp(k->pattern, t->name) != 0 || k->iso_d != 0) {
+                continue;
+            }
+            k->iso_offsets = malloc(n * sizeof(int));
+            if (k->iso_offsets == NULL) {
+                return CS_ERR_NOMEM;
+            }
+            memcpy(k->iso_offsets, t->iso_offsets, n * sizeof(int));
+            k->iso_d = t->iso_d;
+            k->iso_s = t->iso_s;
+        }
+    }
+    return CS_OK;
+}
+
 /* Reads everything of machine `m`. */
 static int load_machine(cs_db_t *db, load_t *l, cs_report_machine_t *m) {
     int rc = CS_OK;
@@ -583,6 +610,7 @@ static int load_machine(cs_db_t *db, load_t *l, cs_report_machine_t *m) {
         qsort(m->valid, m->nvalid, sizeof(*m->valid), valid_order);
     }
     CS_CHECK(build_keys(m));
+    CS_CHECK(cs_db_foreach_pattern(db, m->id, add_pattern, l));
 out:
     free(order);
     return rc;
@@ -650,6 +678,7 @@ void cs_report_free(cs_report_t *r) {
                 }
                 free(key->families);
                 free(key->sizes);
+                free(key->iso_offsets);
             }
             free(m->colls[c].keys);
         }
@@ -728,4 +757,50 @@ const cs_report_meas_t *cs_report_tuned_at(const cs_report_key_t *key, uint64_t 
     }
     const cs_report_meas_t *m = cs_report_find(key, w->algorithm, w->params, bytes);
     return m != NULL ? m : cs_report_best_at(cs_report_family(key, w->algorithm), bytes);
+}
+
+int cs_report_iso_cost(const cs_report_key_t *key, const char *algorithm, int *rounds,
+                       long *volume) {
+    static const struct {
+        const char *name;
+        cs_iso_kind_t kind;
+    } kinds[] = {{"iso_straightforward", CS_ISO_STRAIGHTFORWARD},
+                 {"iso_torus", CS_ISO_TORUS},
+                 {"iso_direct", CS_ISO_DIRECT}};
+    int rc = CS_OK, *ones = NULL, kind = -1;
+    cs_iso_nbh_t n = {0};
+    cs_iso_sched_t s = {0};
+    cs_iso_coll_t coll;
+    const char *slash = strchr(algorithm, '/');
+    if (key->iso_d == 0 || slash == NULL) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    if (strncmp(algorithm, "neighbor_alltoall/", (size_t)(slash - algorithm) + 1) == 0) {
+        coll = CS_ISO_ALLTOALL;
+    } else if (strncmp(algorithm, "neighbor_allgather/", (size_t)(slash - algorithm) + 1) == 0) {
+        coll = CS_ISO_ALLGATHER;
+    } else {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        kind = strcmp(slash + 1, kinds[i].name) == 0 ? (int)kinds[i].kind : kind;
+    }
+    if (kind < 0) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    /* The schedule depends on the offsets only (topo/iso.h): any torus will do. */
+    ones = malloc((size_t)key->iso_d * sizeof(int));
+    CS_REQUIRE(ones != NULL, CS_ERR_NOMEM);
+    for (int j = 0; j < key->iso_d; j++) {
+        ones[j] = 1;
+    }
+    CS_CHECK(cs_iso_nbh_init(&n, key->iso_d, ones, key->iso_s, key->iso_offsets));
+    CS_CHECK(cs_iso_build(&n, coll, (cs_iso_kind_t)kind, &s));
+    *rounds = cs_iso_rounds(&s);
+    *volume = cs_iso_volume(&s);
+out:
+    cs_iso_sched_free(&s);
+    cs_iso_nbh_free(&n);
+    free(ones);
+    return rc;
 }

@@ -12,7 +12,11 @@
  *     reduced to its fastest variant (params) at every measured size;
  *   - the machine's current rules for the key (the rule table, cs_rule_t), by lo_bytes and
  *     rank;
- *   - the validation rows of the newest collsel-bench --validate run that validated the key.
+ *   - the validation rows of the newest collsel-bench --validate run that validated the key;
+ *   - for a neighbourhood pattern whose communicator was isomorphic (table pattern, column
+ *     offsets: the cart* and iso_* patterns), its relative offsets, from which
+ *     cs_report_iso_cost computes the rounds D and volume V of each message-combining schedule
+ *     (algorithms/topo/iso.h).
  *
  * Everything lives until cs_report_free(); strings are copies owned by the report. */
 #ifndef CS_REPORT_MODEL_H
@@ -98,6 +102,10 @@ typedef struct cs_report_key {
     const cs_report_run_t *vrun;    /* the validation rows' run; NULL when none */
     const cs_report_valid_t *valid; /* by bytes */
     size_t nvalid;
+    /* The pattern's isomorphic neighbourhood at comm_size processes: iso_s offsets of iso_d
+     * coordinates (iso_offsets[i * iso_d + j]); iso_d 0 when it is not isomorphic or unknown. */
+    int iso_d, iso_s;
+    int *iso_offsets;
     cs_report_plot_t latency_plot, validation_plot;           /* set by the plot writer */
     cs_report_plot_t loop_latency_plot, loop_validation_plot; /* the same under the loop metric */
 } cs_report_key_t;
@@ -172,5 +180,14 @@ const cs_report_meas_t *cs_report_native_at(const cs_report_key_t *key, uint64_t
 /* What the rules chose at `bytes` as measured in the key's run: the winner's own variant when
  * it was measured there, else its family's fastest variant; NULL when neither was. */
 const cs_report_meas_t *cs_report_tuned_at(const cs_report_key_t *key, uint64_t bytes);
+
+/* The message-combining schedule of `algorithm` ("neighbor_alltoall/iso_torus": iso_*
+ * schedules of neighbor_alltoall and neighbor_allgather) on the key's isomorphic
+ * neighbourhood: its rounds *rounds (D) and volume *volume (V, blocks sent per process;
+ * topo/iso.h). CS_ERR_NOT_APPLICABLE when the key has no isomorphic neighbourhood or the
+ * algorithm is no iso schedule; CS_ERR_NOMEM, CS_ERR_ARG (a neighbourhood the schedule
+ * builder refuses). */
+int cs_report_iso_cost(const cs_report_key_t *key, const char *algorithm, int *rounds,
+                       long *volume) CS_MUST_CHECK;
 
 #endif

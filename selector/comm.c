@@ -1,5 +1,6 @@
 /* Per-communicator set-up: the rules shared and pruned for the communicator, cached in its
  * context (select.h), and cs_sel_enter, which finds them for a call. */
+#include "core/isocomm.h"
 #include "core/log.h"
 #include "core/machine.h"
 #include "select_int.h"
@@ -121,6 +122,15 @@ out:
     return rc;
 }
 
+/* 1 when comm has an isomorphic neighbourhood (core/isocomm.h: attached, or periodic
+ * Cartesian); local, the same on every rank. */
+static int isomorphic(MPI_Comm comm) {
+    cs_isocomm_t ic;
+    int iso = cs_isocomm_get(comm, &ic) == CS_OK;
+    cs_isocomm_free(&ic);
+    return iso;
+}
+
 /* Collective over ctx->comm: shares the rules and prunes them for this communicator. Every
  * rank ends with the same verdict (native only when any rank failed). */
 static int setup(cs_comm_t *ctx, MPI_Comm user) {
@@ -147,6 +157,7 @@ static int setup(cs_comm_t *ctx, MPI_Comm user) {
         int usable = 0;
         sc->has_sig = has_sig;
         sc->sig = sig;
+        sc->isomorphic = has_sig && isomorphic(ctx->comm);
         ok = cs_sel_rules_prune(ctx->nprocs, ppn, has_sig ? &sig : NULL, sc, &usable) == CS_OK;
         /* Without usable rules only COLLSEL_FORCE can make a call go anywhere but native. */
         sc->native_only = !usable && !is_any_forced();

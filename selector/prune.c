@@ -163,8 +163,10 @@ int cs_sel_prune_neighbors(const cs_rule_t *rules, int n, const cs_sel_pattern_t
                 continue;
             }
             dsig = cs_graph_sig_distance(sig, &pat->sig);
-            /* the signature decides; processes per node only between equal signatures */
-            d = dsig * 1000.0 + fabs(log((double)r->ppn / (double)(ppn > 0 ? ppn : 1)));
+            /* the signature decides; between equal signatures the isomorphic flag, then the
+             * processes per node (a log ratio, far below 1000) */
+            d = dsig * 1e6 + (pat->isomorphic != sc->isomorphic ? 1000.0 : 0.0) +
+                fabs(log((double)r->ppn / (double)(ppn > 0 ? ppn : 1)));
             if (best < 0 || d < best_d) {
                 best = i;
                 best_d = d;

@@ -70,6 +70,7 @@ static int add_pattern(const cs_db_pattern_t *t, void *ctx) {
     p->sig.max_in = t->max_in;
     p->sig.mean_out = t->mean_out;
     p->sig.imbalance = t->imbalance;
+    p->isomorphic = t->iso_d > 0;
     return CS_OK;
 }
 

@@ -20,7 +20,10 @@
  * (cs_sel_pattern_t). A communicator with a topology gets its own signature once, at set-up
  * (collectively: two reductions of its ranks' degrees), and for each neighbourhood collective
  * the rules of the tuned (pattern, communicator size, ppn) nearest to it by
- * cs_graph_sig_distance (ppn only between equal distances). The v and w forms' rules have one
+ * cs_graph_sig_distance; between equal distances the pattern that is isomorphic (core/isocomm.h)
+ * exactly when the communicator is (a Moore stencil made by collsel_iso_neighborhood_create and
+ * one made as a plain distributed graph have one signature, but only the first can run the
+ * iso_* schedules), then the nearest ppn. The v and w forms' rules have one
  * interval (bench/rules.h cs_bench_rules_one) and are looked up at key 0, so every rank
  * chooses alike whatever its own bytes per edge. No topology, or no pattern rules: native.
  *
@@ -92,10 +95,12 @@ typedef struct cs_sel_hit {
     ptrdiff_t send_off, recv_off;
 } cs_sel_hit_t;
 
-/* A tuned neighbourhood pattern (table pattern): its name and signature on sig.p processes. */
+/* A tuned neighbourhood pattern (table pattern): its name and signature on sig.p processes,
+ * and whether its communicator was isomorphic (core/isocomm.h; column offsets set). */
 typedef struct cs_sel_pattern {
     char name[CS_RULE_PATTERN];
     cs_graph_sig_t sig;
+    int isomorphic;
 } cs_sel_pattern_t;
 
 typedef struct cs_sel_comm {
@@ -111,10 +116,11 @@ typedef struct cs_sel_comm {
      * candidate with a setup waits for (cs_sel_setup_calls). The same on every rank. */
     unsigned long calls[CS_COLL_COUNT];
     /* Neighbourhood collectives: the communicator's pattern signature (has_sig 0 without a
-     * topology), and per collective the tuned pattern its rules come from ("" none) and the
-     * signature distance to it. */
+     * topology), whether it is isomorphic (cs_isocomm_get succeeds on it), and per collective
+     * the tuned pattern its rules come from ("" none) and the signature distance to it. */
     int has_sig;
     cs_graph_sig_t sig;
+    int isomorphic;
     char tuned_pattern[CS_COLL_COUNT][CS_RULE_PATTERN];
     double pattern_distance[CS_COLL_COUNT];
 } cs_sel_comm_t;
@@ -184,8 +190,9 @@ int cs_sel_prune(const cs_rule_t *rules, int n, int nprocs, int ppn,
  * (NULL: no topology, no rules for them), `ppn` per node, into `sc`: per collective the
  * intervals of the tuned (pattern, communicator size, ppn) whose stored signature
  * (pats[0..npats-1]) is nearest (cs_graph_sig_distance; rules of a pattern without a stored
- * signature are not considered). The other collectives' rules are left as they are. CS_OK or
- * CS_ERR_NOMEM. */
+ * signature are not considered); between equal signatures a pattern whose isomorphic flag
+ * equals sc->isomorphic (set by the caller) comes first, then the nearest ppn. The other
+ * collectives' rules are left as they are. CS_OK or CS_ERR_NOMEM. */
 int cs_sel_prune_neighbors(const cs_rule_t *rules, int n, const cs_sel_pattern_t *pats, int npats,
                            const cs_graph_sig_t *sig, int ppn, cs_sel_comm_t *sc) CS_MUST_CHECK;
 

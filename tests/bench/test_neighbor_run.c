@@ -1,10 +1,13 @@
 /* The tuning run of the neighbourhood collectives (docs/neighbor.md), under mpirun: collsel-bench
- * on a tiny plan (neighbor_alltoall and neighbor_alltoallv on cart2d, hotspot and random30 at
- * 1 and 100 bytes per block) with a deliberately wrong test-only neighbor_alltoall algorithm
+ * on a tiny plan (neighbor_alltoall and neighbor_alltoallv on cart2d, hotspot, random30,
+ * moore2d and iso_moore2d_r1 at 1 and 100 bytes per block; iso_moore2d_r1 is tuned for
+ * neighbor_alltoall only) with a deliberately wrong test-only neighbor_alltoall algorithm
  * that sends nothing. Rank 0 then reads the database and checks:
  *   - every pattern valid at this size (cs_bench_pattern_valid) has a measurement of native and
- *     linear at each block size, stored with the pattern's name, and its signature in table
- *     pattern equals cs_graph_sig of its graph; no other pattern appears;
+ *     linear at each block size of each collective tuned on it, stored with the pattern's name,
+ *     and its signature in table pattern equals cs_graph_sig of its graph, with the offsets of
+ *     cs_bench_pattern_iso for the isomorphic ones (cart2d, iso_moore2d_r1) and none for the
+ *     others; no other pattern appears;
  *   - the wrong algorithm failed verification at every point of a valid pattern, never timed;
  *   - every (collective, pattern) has rules carrying the pattern, native last; the v form has
  *     exactly one interval, [0, unbounded);
@@ -18,13 +21,19 @@
  *   - then (np >= 2) collsel-bench --validate with the same options (run 2) stores a validation row
  * per (collective, valid pattern, block size), with the pattern's name and the selector's choice
  * for that pattern's communicator (one of the tuned candidates). At np 1 no pattern is valid:
- * nothing neighbourhood is measured and the run still succeeds. Prints "N passed, F failed"; exit
- * status 1 when a check failed. */
+ * nothing neighbourhood is measured and the run still succeeds;
+ *   - (np >= 2, after --validate) collsel_explain of neighbor_alltoall on the iso_moore2d_r1
+ *     communicator, made by collsel_iso_neighborhood_create, names the rules of iso_moore2d_r1,
+ *     and on the moore2d communicator (a plain distributed graph of the same signature) those
+ *     of moore2d.
+ * Prints "N passed, F failed"; exit status 1 when a check failed. */
 #include "core/loggp.h"
 #include "db.h"
 #include "derive.h"
 #include "patterns.h"
 #include "tune.h"
+
+#include "collsel.h"
 
 #include <mpi.h>
 #include <stdarg.h>
@@ -65,8 +74,9 @@ static const cs_algo_t wrong_nothing = {
 };
 static const cs_algo_t *const extra[] = {&wrong_nothing};
 
-static const char *const pats[] = {"cart2d", "hotspot", "random30"};
-#define NPATS 3
+static const char *const pats[] = {"cart2d", "hotspot", "random30", "moore2d", "iso_moore2d_r1"};
+#define NPATS 5
+#define PATS  "cart2d,hotspot,random30,moore2d,iso_moore2d_r1"
 static const char *const colls[] = {"neighbor_alltoall", "neighbor_alltoallv"};
 static const uint64_t blocks[] = {1, 100};
 
@@ -75,9 +85,9 @@ typedef struct seen {
     int wrong[NPATS][2];      /* failures of the wrong one */
     int timed_wrong, other_pattern, bad_block;
     int rules[2][NPATS], intervals[2][NPATS], native_last[2][NPATS];
-    int sig_ok[NPATS], sig_seen[NPATS];
+    int sig_ok[NPATS], sig_seen[NPATS], offsets_ok[NPATS];
     int valid[2][NPATS][2], valid_bad;
-    char rule_algs[2][NPATS][8][64]; /* the algorithms the rules name, per (coll, pattern) */
+    char rule_algs[2][NPATS][16][64]; /* the algorithms the rules name, per (coll, pattern) */
     int nrule_algs[2][NPATS];
     struct { /* the rules' rows, as stored */
         int c, k;
@@ -154,7 +164,7 @@ static int on_rule(const cs_rule_t *r, void *ctx) {
     }
     s->rules[c][k]++;
     s->intervals[c][k] += r->rank == 1;
-    if (s->nrule_algs[c][k] < 8) {
+    if (s->nrule_algs[c][k] < 16) {
         snprintf(s->rule_algs[c][k][s->nrule_algs[c][k]++], sizeof(s->rule_algs[c][k][0]), "%s",
                  r->algorithm);
     }
@@ -258,12 +268,22 @@ static int on_pattern(const cs_db_pattern_t *t, void *ctx) {
     int k = pattern_index(t->name);
     cs_graph_t g = {0};
     cs_graph_sig_t sig;
+    cs_iso_nbh_t nbh = {0};
+    const cs_bench_pattern_t *pat;
     if (k < 0 || t->p != s->nprocs) {
         return CS_OK;
     }
+    pat = &cs_bench_patterns[cs_bench_pattern_find(pats[k])];
     s->sig_seen[k]++;
-    if (cs_bench_pattern_graph(&cs_bench_patterns[cs_bench_pattern_find(pats[k])], t->p, &g) ==
-        CS_OK) {
+    if (cs_bench_pattern_iso(pat, t->p, &nbh) == CS_OK) { /* the same offsets, in order */
+        s->offsets_ok[k] =
+            t->iso_d == nbh.d && t->iso_s == nbh.s &&
+            memcmp(t->iso_offsets, nbh.offsets, (size_t)nbh.s * (size_t)nbh.d * sizeof(int)) == 0;
+    } else {
+        s->offsets_ok[k] = t->iso_d == 0 && t->iso_s == 0 && t->iso_offsets == NULL;
+    }
+    cs_iso_nbh_free(&nbh);
+    if (cs_bench_pattern_graph(pat, t->p, &g) == CS_OK) {
         cs_graph_sig(&g, &sig);
         s->sig_ok[k] = sig.nedges == t->nedges && sig.max_out == t->max_out &&
                        sig.max_in == t->max_in && sig.mean_out == t->mean_out &&
@@ -326,8 +346,11 @@ static void check_database(const char *path, int nprocs) {
     check(s.timed_wrong == 0, "the wrong algorithm was timed %d times", s.timed_wrong);
     for (int k = 0; k < NPATS; k++) {
         const cs_bench_pattern_t *pat = &cs_bench_patterns[cs_bench_pattern_find(pats[k])];
-        int valid = cs_bench_pattern_valid(pat, nprocs);
+        int any = cs_bench_pattern_valid(pat, nprocs);
         for (int c = 0; c < 2; c++) {
+            cs_coll_t coll;
+            int valid = any && cs_coll_from_name(colls[c], &coll) == CS_OK &&
+                        cs_bench_pattern_tunes(pat, coll);
             for (int b = 0; b < 2; b++) {
                 check(s.valid[c][k][b] == valid, "%s on %s at %llu B: %d validation rows", colls[c],
                       pats[k], (unsigned long long)blocks[b], s.valid[c][k][b]);
@@ -340,17 +363,38 @@ static void check_database(const char *path, int nprocs) {
                   "%s on %s: %d rules, native last %d", colls[c], pats[k], s.rules[c][k],
                   s.native_last[c][k]);
         }
-        check(!valid || s.intervals[1][k] == 1, "neighbor_alltoallv on %s: %d intervals, want 1",
-              pats[k], s.intervals[1][k]);
+        check(!any || !cs_bench_pattern_tunes(pat, CS_COLL_NEIGHBOR_ALLTOALLV) ||
+                  s.intervals[1][k] == 1,
+              "neighbor_alltoallv on %s: %d intervals, want 1", pats[k], s.intervals[1][k]);
         for (int b = 0; b < 2; b++) {
-            check(s.wrong[k][b] == valid, "the wrong algorithm on %s at %llu B: %d failures",
-                  pats[k], (unsigned long long)blocks[b], s.wrong[k][b]);
+            check(s.wrong[k][b] == any, "the wrong algorithm on %s at %llu B: %d failures", pats[k],
+                  (unsigned long long)blocks[b], s.wrong[k][b]);
         }
-        check(s.sig_seen[k] == valid && (!valid || s.sig_ok[k]),
-              "table pattern: %s at %d processes stored %d times, signature right %d", pats[k],
-              nprocs, s.sig_seen[k], s.sig_ok[k]);
+        check(s.sig_seen[k] == any && (!any || (s.sig_ok[k] && s.offsets_ok[k])),
+              "table pattern: %s at %d processes stored %d times, signature right %d, offsets "
+              "right %d",
+              pats[k], nprocs, s.sig_seen[k], s.sig_ok[k], s.offsets_ok[k]);
     }
     cs_db_close(db);
+}
+
+/* collsel_explain of neighbor_alltoall on the communicator of pattern `name` (collective) names
+ * the rules of that pattern (after --validate the selector has the database). */
+static void check_explain(const char *name, int rank) {
+    MPI_Comm topo = MPI_COMM_NULL;
+    cs_graph_sig_t sig;
+    char line[1024] = "", want[128];
+    int k = cs_bench_pattern_find(name);
+    if (k < 0 ||
+        cs_bench_pattern_comm(&cs_bench_patterns[k], MPI_COMM_WORLD, &topo, &sig) != CS_OK) {
+        check(0, "rank %d: cannot make the %s communicator", rank, name);
+        return;
+    }
+    check(collsel_explain("neighbor_alltoall", 1, topo, line, sizeof(line)) == MPI_SUCCESS,
+          "rank %d: collsel_explain on %s", rank, name);
+    snprintf(want, sizeof(want), "pattern %s (", name);
+    check(rank != 0 || strstr(line, want) != NULL, "collsel_explain on %s: %s", name, line);
+    MPI_Comm_free(&topo);
 }
 
 int main(int argc, char **argv) {
@@ -381,7 +425,7 @@ int main(int argc, char **argv) {
                               "--colls",
                               "neighbor_alltoall,neighbor_alltoallv",
                               "--patterns",
-                              "cart2d,hotspot,random30",
+                              PATS,
                               "--block-sizes",
                               "1,100",
                               "--reps-max",
@@ -404,7 +448,7 @@ int main(int argc, char **argv) {
                                      "--colls",
                                      "neighbor_alltoall,neighbor_alltoallv",
                                      "--patterns",
-                                     "cart2d,hotspot,random30",
+                                     PATS,
                                      "--block-sizes",
                                      "1,100",
                                      "--reps-max",
@@ -415,6 +459,10 @@ int main(int argc, char **argv) {
             int validate_argc = (int)(sizeof(validate_argv) / sizeof(validate_argv[0])) - 1;
             status = cs_bench_main(validate_argc, validate_argv, NULL, 0, MPI_COMM_WORLD);
         }
+    }
+    if (status == 0 && nprocs >= 2) {
+        check_explain("iso_moore2d_r1", rank);
+        check_explain("moore2d", rank);
     }
     {
         /* after --validate the selector has loaded the stored values (the same ones) */

@@ -3,12 +3,16 @@
  * library's own MPI_Neighbor_alltoall delivers every block where the graph's edges say (the
  * slot pairing the neighbourhood schedules rely on: graph.h, MPI-4.1 section 8.6). Each rank
  * sends value 1000 src + src_slot + 1 in its out-slot src_slot; in-slot j of rank r must then
- * hold that value of the edge the graph pairs with (r, j), and a slot without an edge stays 0. */
+ * hold that value of the edge the graph pairs with (r, j), and a slot without an edge stays 0.
+ * The isomorphic patterns (cart*, iso_*): the communicator carries the pattern's neighbourhood
+ * (cs_isocomm_get on it equals cs_bench_pattern_iso), and no other pattern's is isomorphic. */
+#include "core/isocomm.h"
 #include "patterns.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int failed = 0;
 
@@ -21,6 +25,51 @@ static int failed = 0;
             failed++;                                                                              \
         }                                                                                          \
     } while (0)
+
+/* The isomorphic neighbourhood of the pattern's communicator `topo` against the pattern's. */
+static void check_iso(const cs_bench_pattern_t *pat, MPI_Comm topo, int rank, int p) {
+    cs_isocomm_t ic;
+    cs_iso_nbh_t want;
+    int got_rc = cs_isocomm_get(topo, &ic), want_rc = cs_bench_pattern_iso(pat, p, &want);
+    int iso = pat->cartesian || strncmp(pat->name, "iso_", 4) == 0;
+    CHECK(got_rc == (iso ? CS_OK : CS_ERR_NOT_APPLICABLE) && want_rc == got_rc,
+          "%s: cs_isocomm_get %d, cs_bench_pattern_iso %d", pat->name, got_rc, want_rc);
+    if (got_rc == CS_OK && want_rc == CS_OK) {
+        int same = ic.nbh.d == want.d && ic.nbh.s == want.s && ic.nbh.p == p;
+        for (int j = 0; same && j < want.d; j++) {
+            same = ic.nbh.dims[j] == want.dims[j];
+        }
+        for (long k = 0; same && k < (long)want.s * want.d; k++) {
+            same = ic.nbh.offsets[k] == want.offsets[k];
+        }
+        CHECK(same,
+              "%s: the communicator's neighbourhood (d %d, s %d) is not the pattern's (d %d, "
+              "s %d)",
+              pat->name, ic.nbh.d, ic.nbh.s, want.d, want.s);
+    }
+    cs_isocomm_free(&ic);
+    cs_iso_nbh_free(&want);
+}
+
+/* The paper's positive octant of radius 3: 63 different offsets in {0..3}^3, none zero. */
+static void check_octant(int rank, int p) {
+    cs_iso_nbh_t n;
+    int k = cs_bench_pattern_find("iso_octant3d_r3"), seen[64] = {0}, ok;
+    CHECK(k >= 0, "iso_octant3d_r3 not found");
+    if (k < 0 || cs_bench_pattern_iso(&cs_bench_patterns[k], p, &n) != CS_OK) {
+        return;
+    }
+    ok = n.d == 3 && n.s == 63;
+    for (int i = 0; ok && i < n.s; i++) {
+        const int *c = &n.offsets[i * 3];
+        int code = 16 * c[0] + 4 * c[1] + c[2];
+        ok = c[0] >= 0 && c[0] <= 3 && c[1] >= 0 && c[1] <= 3 && c[2] >= 0 && c[2] <= 3 &&
+             code != 0 && !seen[code];
+        seen[code] = 1;
+    }
+    CHECK(ok, "iso_octant3d_r3: d %d, s %d, not the positive octant of radius 3", n.d, n.s);
+    cs_iso_nbh_free(&n);
+}
 
 static void check_pattern(const cs_bench_pattern_t *pat, int rank, int p) {
     MPI_Comm topo = MPI_COMM_NULL;
@@ -89,6 +138,7 @@ static void check_pattern(const cs_bench_pattern_t *pat, int rank, int p) {
     MPI_Allreduce(MPI_IN_PLACE, &edges, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     CHECK(sig.p == p && sig.nedges == edges && g.nedges == edges,
           "%s: signature p %d edges %d, counted %d", pat->name, sig.p, sig.nedges, edges);
+    check_iso(pat, topo, rank, p);
     free(dst);
     free(src);
     free(mdst);
@@ -104,8 +154,11 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    CHECK(cs_bench_pattern_find("moore3d") == 3 && cs_bench_pattern_find("nope") == -1,
+    CHECK(cs_bench_pattern_find("moore3d") == 3 && cs_bench_pattern_find("nope") == -1 &&
+              cs_bench_pattern_find("iso_moore2d_r1") == 9 &&
+              cs_bench_pattern_find("iso_octant3d_r3") == 13,
           "cs_bench_pattern_find");
+    check_octant(rank, p);
     for (int i = 0; i < cs_bench_npatterns; i++) {
         check_pattern(&cs_bench_patterns[i], rank, p);
     }

@@ -283,6 +283,31 @@ static void full(void) {
                                           k == 0 ? 2 : 1),
               "pattern rules");
     }
+    /* iso_moore2d_r1 (isomorphic): native, linear and two message-combining schedules, no
+     * rules; its offsets stored, as cart2d's (cart2d had no iso schedule measured: no
+     * message-combining table), hotspot without. The report's table must then give
+     * iso_straightforward D = V = 8 and iso_torus D = 4, V = 12 (4 edges of length 1, 4
+     * corners of length 2; topo/iso.h), next to the times. */
+    pattern_now = "iso_moore2d_r1";
+    for (int i = 0; i < NSIZES; i++) {
+        uint64_t b = size_at(i);
+        measure(r5, "neighbor_alltoall", "neighbor_alltoall/native", "", 4, b, model(16, 1, b));
+        measure(r5, "neighbor_alltoall", "neighbor_alltoall/linear", "", 4, b, model(15, 1, b));
+        measure(r5, "neighbor_alltoall", "neighbor_alltoall/iso_straightforward", "", 4, b,
+                model(14, 1, b));
+        measure(r5, "neighbor_alltoall", "neighbor_alltoall/iso_torus", "form=packed", 4, b,
+                model(8, 0.7, b));
+        measure(r5, "neighbor_alltoall", "neighbor_alltoall/iso_torus", "form=zerocopy", 4, b,
+                model(9, 0.8, b));
+    }
+    static const int cart[] = {-1, 0, 1, 0, 0, -1, 0, 1};
+    static const int moore[] = {-1, -1, -1, 0, -1, 1, 0, -1, 0, 1, 1, -1, 1, 0, 1, 1};
+    cs_db_pattern_t pr[3] = {{m, "cart2d", 4, 16, 4, 4, 4.0, 1.0, 2, 4, cart},
+                             {m, "hotspot", 4, 11, 3, 5, 2.75, 1.82, 0, 0, NULL},
+                             {m, "iso_moore2d_r1", 4, 32, 8, 8, 8.0, 1.0, 2, 8, moore}};
+    for (int k = 0; k < 3; k++) {
+        check(cs_db_put_pattern(db, &pr[k]), "pattern");
+    }
     pattern_now = NULL;
     check(cs_db_finish_run(db, r5, CS_DB_RUN_DONE), "finish");
 }

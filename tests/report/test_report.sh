@@ -59,6 +59,7 @@ plots=(
     allreduce_loop_validation_np4_ppn4:960x600
     neighbor_alltoall_latency_cart2d_np4_ppn4:960x600
     neighbor_alltoall_latency_hotspot_np4_ppn4:960x600
+    neighbor_alltoall_latency_iso_moore2d_r1_np4_ppn4:960x600
     neighbor_alltoall_speedup:960x600 neighbor_alltoall_winners:960x350
 )
 # gather's run (run 1) stands for a run made before the loop metric: NULL loop columns, so it
@@ -89,6 +90,20 @@ grep -q '"hotspot, 4 procs' "$tmp/t-report/neighbor_alltoall_winners.gp" ||
     fail "winner map has no row for pattern hotspot"
 grep -q "Rules on pattern hotspot, 4 processes" "$tmp/t-report/index.html" ||
     fail "index.html does not list the rules of pattern hotspot"
+# The isomorphic pattern's rounds D and volume V next to its times (topo/iso.h: straightforward
+# D = V = s = 8; torus D = 4, V = 12), only where an iso schedule was measured.
+grep -q "Message combining on pattern iso_moore2d_r1, 4 processes" "$tmp/t-report/index.html" ||
+    fail "index.html has no message-combining table for iso_moore2d_r1"
+grep -q '<td>iso_straightforward</td><td class="num">8</td><td class="num">8</td>' \
+    "$tmp/t-report/index.html" || fail "iso_straightforward on iso_moore2d_r1: not D 8, V 8"
+grep -q '<td>iso_torus</td><td class="num">4</td><td class="num">12</td><td class="num">8' \
+    "$tmp/t-report/index.html" || fail "iso_torus on iso_moore2d_r1: not D 4, V 12 and its time"
+grep -q '<td>native</td><td class="num">–</td><td class="num">–</td><td class="num">16' \
+    "$tmp/t-report/index.html" || fail "native on iso_moore2d_r1: not without D and V"
+if grep -q "Message combining on pattern cart2d\|Message combining on pattern hotspot" \
+    "$tmp/t-report/index.html"; then
+    fail "a message-combining table for a pattern without an iso schedule measured"
+fi
 grep -q "oversubscribed" "$tmp/t-report/allreduce_latency_np4_ppn4.gp" ||
     fail "the plot of an oversubscribed run does not say so"
 grep -q "element 3 is 7, not 9" "$tmp/t-report/index.html" || fail "failure not listed"

@@ -153,7 +153,8 @@ static int write_patterns(cs_db_t *db, int64_t machine_id, int64_t run_id, int s
         cs_graph_sig(&g, &sig);
         cs_graph_free(&g);
         cs_db_pattern_t row = {machine_id,  names[k],   sig.p,        sig.nedges,
-                               sig.max_out, sig.max_in, sig.mean_out, sig.imbalance};
+                               sig.max_out, sig.max_in, sig.mean_out, sig.imbalance,
+                               0,           0,          NULL};
         CS_CHECK(cs_db_put_pattern(db, &row));
         for (int i = 0; i < 2; i++) {
             cs_rule_t rules[2];

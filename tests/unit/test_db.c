@@ -1369,8 +1369,15 @@ static int collect_pattern(const cs_db_pattern_t *t, void *ctx) {
     patterns_t *c = ctx;
     size_t used = strlen(c->text);
     c->n++;
-    snprintf(c->text + used, sizeof(c->text) - used, "%s/%d:%d,%d,%d,%g,%g;", t->name, t->p,
+    snprintf(c->text + used, sizeof(c->text) - used, "%s/%d:%d,%d,%d,%g,%g", t->name, t->p,
              t->nedges, t->max_out, t->max_in, t->mean_out, t->imbalance);
+    for (int k = 0; k < t->iso_s * t->iso_d; k++) { /* an isomorphic one's offsets, by vector */
+        used = strlen(c->text);
+        const char *sep = k == 0 ? "|" : k % t->iso_d == 0 ? "/" : " ";
+        snprintf(c->text + used, sizeof(c->text) - used, "%s%d", sep, t->iso_offsets[k]);
+    }
+    used = strlen(c->text);
+    snprintf(c->text + used, sizeof(c->text) - used, ";");
     return CS_OK;
 }
 
@@ -1379,8 +1386,8 @@ START_TEST(pattern_round_trip) {
      * bad signatures refused. */
     cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
     int64_t m = add_machine(db);
-    cs_db_pattern_t a = {m, "moore2d", 16, 128, 8, 8, 8.0, 1.0};
-    cs_db_pattern_t b = {m, "hotspot", 8, 22, 3, 9, 2.75, 3.25};
+    cs_db_pattern_t a = {m, "moore2d", 16, 128, 8, 8, 8.0, 1.0, 0, 0, NULL};
+    cs_db_pattern_t b = {m, "hotspot", 8, 22, 3, 9, 2.75, 3.25, 0, 0, NULL};
     patterns_t got = {0};
     ck_assert_int_eq(cs_db_put_pattern(db, &a), CS_OK);
     ck_assert_int_eq(cs_db_put_pattern(db, &b), CS_OK);
@@ -1405,6 +1412,40 @@ START_TEST(pattern_round_trip) {
     bad = a;
     bad.p = 0;
     ck_assert_int_eq(cs_db_put_pattern(db, &bad), CS_ERR_ARG);
+    bad = a;
+    bad.iso_d = 2; /* isomorphic without offsets */
+    ck_assert_int_eq(cs_db_put_pattern(db, &bad), CS_ERR_ARG);
+    cs_db_close(db);
+}
+END_TEST
+
+START_TEST(pattern_offsets_round_trip) {
+    /* An isomorphic pattern's offsets read back as stored, in order, negative ones too; a
+     * pattern stored again without them is no longer isomorphic; unreadable text in the
+     * column reads as not isomorphic. */
+    const char *path = file("offsets.db");
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    int64_t m = add_machine(db);
+    const int cart[] = {-1, 0, 1, 0, 0, -1, 0, 1};
+    const int octant[] = {0, 0, 3, 3, 2, 1, 12, -70000, 0};
+    cs_db_pattern_t a = {m, "cart2d", 4, 16, 4, 4, 4.0, 1.0, 2, 4, cart};
+    cs_db_pattern_t b = {m, "iso_octant3d_r3", 8, 24, 3, 3, 3.0, 1.0, 3, 3, octant};
+    patterns_t got = {0};
+    ck_assert_int_eq(cs_db_put_pattern(db, &a), CS_OK);
+    ck_assert_int_eq(cs_db_put_pattern(db, &b), CS_OK);
+    ck_assert_int_eq(cs_db_foreach_pattern(db, m, collect_pattern, &got), CS_OK);
+    ck_assert_str_eq(got.text, "cart2d/4:16,4,4,4,1|-1 0/1 0/0 -1/0 1;"
+                               "iso_octant3d_r3/8:24,3,3,3,1|0 0 3/3 2 1/12 -70000 0;");
+    a.iso_d = 0;
+    a.iso_s = 0;
+    a.iso_offsets = NULL;
+    ck_assert_int_eq(cs_db_put_pattern(db, &a), CS_OK);
+    cs_db_close(db);
+    raw_exec(path, "UPDATE pattern SET offsets = '1,2;3' WHERE name = 'iso_octant3d_r3'");
+    db = open_db(path, CS_DB_READ_WRITE);
+    memset(&got, 0, sizeof(got));
+    ck_assert_int_eq(cs_db_foreach_pattern(db, m, collect_pattern, &got), CS_OK);
+    ck_assert_str_eq(got.text, "cart2d/4:16,4,4,4,1;iso_octant3d_r3/8:24,3,3,3,1;");
     cs_db_close(db);
 }
 END_TEST
@@ -1773,6 +1814,7 @@ static Suite *db_suite(void) {
     tcase_add_test(files, loggp_round_trip);
     tcase_add_test(files, migration_6_keeps_version_5_rows);
     tcase_add_test(files, pattern_round_trip);
+    tcase_add_test(files, pattern_offsets_round_trip);
     tcase_add_test(files, pattern_rules_and_points);
     tcase_add_test(files, reopen_keeps_rows);
     tcase_add_test(files, run_times_and_resumes);

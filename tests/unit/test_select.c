@@ -395,6 +395,48 @@ START_TEST(test_prune_neighbors) {
 }
 END_TEST
 
+/* A Moore stencil made by collsel_iso_neighborhood_create and one made as a plain distributed
+ * graph have one signature: the isomorphic communicator gets the isomorphic pattern's rules
+ * (iso_moore2d_r1), the plain one moore2d's, whichever comes first in the table; a nearer
+ * signature still beats the isomorphic flag. */
+START_TEST(test_prune_neighbors_isomorphic) {
+    cs_rule_t r[4];
+    int n = 0;
+    cs_sel_pattern_t pats[3] = {pattern("iso_moore2d_r1", 16, 8, 8, 8.0),
+                                pattern("moore2d", 16, 8, 8, 8.0),
+                                pattern("cart2d", 16, 4, 4, 4.0)};
+    cs_sel_comm_t sc;
+    cs_graph_sig_t sig = pats[1].sig;
+    pats[0].isomorphic = 1;
+    pats[2].isomorphic = 1;
+    r[n++] = pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "iso_moore2d_r1", 16, 1,
+                          "neighbor_alltoall/iso_torus");
+    r[n++] = pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "moore2d", 16, 1, "neighbor_alltoall/linear");
+    r[n++] = pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "cart2d", 16, 1, "neighbor_alltoall/native");
+    for (int order = 0; order < 2; order++) { /* either pattern first in the table */
+        cs_rule_t t = r[0];
+        r[0] = r[1];
+        r[1] = t;
+        memset(&sc, 0, sizeof(sc));
+        sc.isomorphic = 1;
+        ck_assert_int_eq(cs_sel_prune_neighbors(r, n, pats, 3, &sig, 8, &sc), CS_OK);
+        ck_assert_str_eq(sc.tuned_pattern[CS_COLL_NEIGHBOR_ALLTOALL], "iso_moore2d_r1");
+        ck_assert_str_eq(sc.iv[CS_COLL_NEIGHBOR_ALLTOALL][0].cand[0].algo->name,
+                         "neighbor_alltoall/iso_torus");
+        sc.isomorphic = 0;
+        ck_assert_int_eq(cs_sel_prune_neighbors(r, n, pats, 3, &sig, 8, &sc), CS_OK);
+        ck_assert_str_eq(sc.tuned_pattern[CS_COLL_NEIGHBOR_ALLTOALL], "moore2d");
+        cs_sel_comm_clear(&sc);
+    }
+    /* a plain 4-neighbour graph: cart2d's signature, though cart2d is isomorphic */
+    sig = pats[2].sig;
+    memset(&sc, 0, sizeof(sc));
+    ck_assert_int_eq(cs_sel_prune_neighbors(r, n, pats, 3, &sig, 8, &sc), CS_OK);
+    ck_assert_str_eq(sc.tuned_pattern[CS_COLL_NEIGHBOR_ALLTOALL], "cart2d");
+    cs_sel_comm_clear(&sc);
+}
+END_TEST
+
 START_TEST(test_prune_exact_and_nearest) {
     cs_rule_t r[16];
     int n = sized_rules(r);
@@ -780,6 +822,7 @@ static Suite *select_suite(void) {
     tcase_add_test(prune, test_prune_orphans);
     tcase_add_test(prune, test_prune_many_candidates);
     tcase_add_test(prune, test_prune_neighbors);
+    tcase_add_test(prune, test_prune_neighbors_isomorphic);
     tcase_add_test(lookup, test_lookup_boundaries);
     tcase_add_test(lookup, test_lookup_gaps_and_many);
     suite_add_tcase(s, force);
