@@ -184,31 +184,12 @@ out:
  * communicator). The keyval is made on first use under cs_sel_lock and freed at MPI_Finalize. */
 static int warm_keyval = MPI_KEYVAL_INVALID;
 
-static int warm_finalize(MPI_Comm comm, int key, void *value, void *extra) {
-    (void)comm;
-    (void)key;
-    (void)value;
-    (void)extra;
-    if (warm_keyval != MPI_KEYVAL_INVALID) {
-        PMPI_Comm_free_keyval(&warm_keyval);
-    }
-    return MPI_SUCCESS;
-}
-
 /* The warm-up keyval, made on first use; MPI_KEYVAL_INVALID when MPI refuses. */
 static int warm_key(void) {
     pthread_mutex_lock(&cs_sel_lock);
-    if (warm_keyval == MPI_KEYVAL_INVALID) {
-        int hook = MPI_KEYVAL_INVALID;
-        if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &warm_keyval,
-                                    NULL) == MPI_SUCCESS &&
-            PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, warm_finalize, &hook, NULL) ==
-                MPI_SUCCESS) {
-            PMPI_Comm_set_attr(MPI_COMM_SELF, hook, NULL);
-        }
-        if (hook != MPI_KEYVAL_INVALID) {
-            PMPI_Comm_free_keyval(&hook);
-        }
+    if (warm_keyval == MPI_KEYVAL_INVALID &&
+        cs_keyval_create(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &warm_keyval) != CS_OK) {
+        warm_keyval = MPI_KEYVAL_INVALID;
     }
     pthread_mutex_unlock(&cs_sel_lock);
     return warm_keyval;

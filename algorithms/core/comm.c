@@ -151,6 +151,36 @@ out:
     return rc;
 }
 
+/* The hook's delete callback: frees the keyval `extra` points at. */
+static int free_keyval_fn(MPI_Comm comm, int key, void *value, void *extra) {
+    int *keyval_of = extra;
+    (void)comm;
+    (void)key;
+    (void)value;
+    if (*keyval_of != MPI_KEYVAL_INVALID) {
+        PMPI_Comm_free_keyval(keyval_of);
+    }
+    return MPI_SUCCESS;
+}
+
+int cs_keyval_create(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+                     int *out) {
+    int rc = CS_OK;
+    int hook = MPI_KEYVAL_INVALID;
+    *out = MPI_KEYVAL_INVALID;
+    CS_MPI_CHECK(PMPI_Comm_create_keyval(copy, del, out, NULL));
+    CS_MPI_CHECK(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_keyval_fn, &hook, out));
+    CS_MPI_CHECK(PMPI_Comm_set_attr(MPI_COMM_SELF, hook, NULL));
+out:
+    if (hook != MPI_KEYVAL_INVALID) {
+        PMPI_Comm_free_keyval(&hook); /* the attribute keeps it until MPI_Finalize */
+    }
+    if (rc != CS_OK && *out != MPI_KEYVAL_INVALID) {
+        PMPI_Comm_free_keyval(out);
+    }
+    return rc;
+}
+
 cs_comm_t *cs_comm_find(MPI_Comm user) {
     void *value = NULL;
     int found = 0;

@@ -118,6 +118,15 @@ typedef struct cs_comm {
  * with nothing cached. */
 int cs_comm_get(MPI_Comm user, cs_comm_t **out) CS_MUST_CHECK;
 
+/* Creates a communicator attribute keyval with callbacks `copy` and `del` into *keyval and
+ * arranges for MPI_Finalize to free it again (*keyval is then MPI_KEYVAL_INVALID): a hook
+ * attribute on MPI_COMM_SELF, whose attributes MPI_Finalize deletes first, while MPI still
+ * works. Attributes on communicators the application never frees stay, like those
+ * communicators. CS_ERR_MPI, with *keyval MPI_KEYVAL_INVALID. Not thread safe: callers create
+ * their keyval once, under their own lock or before threads call them. */
+int cs_keyval_create(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+                     int *keyval) CS_MUST_CHECK;
+
 /* The context of `user` if it has one, else NULL: local, creates nothing. */
 cs_comm_t *cs_comm_find(MPI_Comm user);
 

@@ -1,6 +1,8 @@
 /* Isomorphic neighbourhoods attached to communicators (see isocomm.h). */
 #include "isocomm.h"
 
+#include "comm.h"
+
 #include <stdlib.h>
 
 /* The attribute: a neighbourhood shared by a communicator and its duplicates. */
@@ -37,33 +39,6 @@ static int delete_fn(MPI_Comm comm, int key, void *value, void *extra) {
     return MPI_SUCCESS;
 }
 
-/* Frees the keyval at the start of MPI_Finalize (MPI_COMM_SELF's attributes go first).
- * Neighbourhoods of communicators the application never freed stay, like those. */
-static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra) {
-    (void)comm;
-    (void)key;
-    (void)value;
-    (void)extra;
-    if (keyval != MPI_KEYVAL_INVALID) {
-        PMPI_Comm_free_keyval(&keyval);
-    }
-    return MPI_SUCCESS;
-}
-
-/* Creates the keyval and hooks finalize_fn to MPI_COMM_SELF (as comm.c does). */
-static int create_keyval(void) {
-    int rc = CS_OK;
-    int hook = MPI_KEYVAL_INVALID;
-    CS_MPI_CHECK(PMPI_Comm_create_keyval(copy_fn, delete_fn, &keyval, NULL));
-    CS_MPI_CHECK(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_fn, &hook, NULL));
-    CS_MPI_CHECK(PMPI_Comm_set_attr(MPI_COMM_SELF, hook, NULL));
-out:
-    if (hook != MPI_KEYVAL_INVALID) {
-        PMPI_Comm_free_keyval(&hook);
-    }
-    return rc;
-}
-
 int cs_isocomm_attach(MPI_Comm comm, cs_iso_nbh_t *nbh) {
     int rc = CS_OK;
     shared_nbh_t *sh = calloc(1, sizeof(*sh));
@@ -72,7 +47,7 @@ int cs_isocomm_attach(MPI_Comm comm, cs_iso_nbh_t *nbh) {
     *nbh = (cs_iso_nbh_t){0};
     sh->refs = 1;
     if (keyval == MPI_KEYVAL_INVALID) {
-        CS_CHECK(create_keyval());
+        CS_CHECK(cs_keyval_create(copy_fn, delete_fn, &keyval));
     }
     CS_MPI_CHECK(PMPI_Comm_set_attr(comm, keyval, sh));
     sh = NULL;
