@@ -18,8 +18,8 @@
  *     reference's, and the schedule's rounds D and volume V (cs_iso_build).
  * Set-up times as the paper's set-up table (median of SETUP_CALLS calls, each after a barrier,
  * maximum over processes): MPI_Dist_graph_create_adjacent of the equivalent graph,
- * collsel_iso_neighborhood_create, and each candidate's init (and init plus the first start:
- * the zero-copy form builds its datatypes at the first start, where the paper's init does).
+ * collsel_iso_neighborhood_create, and each candidate's init (which builds the zero-copy
+ * form's datatypes, as the paper's init does) and init plus the first start.
  *
  * Output on rank 0 (lines starting with '#' are comments):
  *   setup <function> <median_ms>

@@ -250,6 +250,8 @@ static int try_variant(collsel_iso_request r, const cs_variant_t *cand, int *ok)
             st = cs_algo_build_state(v->algo, &v->params, &r->call, state, &r->sched);
         if (fine && st == CS_OK)
             st = cs_comm_reserve(r->ctx, (size_t)r->sched.scratch_bytes, r->sched.max_comm);
+        if (fine && st == CS_OK) /* zero-copy: the struct datatypes now, as in the paper */
+            st = cs_algo_prebuild(r->ctx, &r->sched, r->call.sendbuf, r->call.recvbuf);
         fine = fine && st == CS_OK;
     }
     int rc = PMPI_Allreduce(MPI_IN_PLACE, &fine, 1, MPI_INT, MPI_MIN, r->ctx->comm);

@@ -163,6 +163,13 @@ int cs_algo_exec(cs_comm_t *ctx, const cs_sched_t *sched, const void *sendbuf, v
     return cs_exec_run(&e);
 }
 
+int cs_algo_prebuild(cs_comm_t *ctx, const cs_sched_t *sched, const void *sendbuf, void *recvbuf) {
+    return sched->pcache == NULL
+               ? CS_OK
+               : cs_exec_mpi_prebuild(sched, sendbuf, recvbuf, ctx->scratch,
+                                      ctx->node != NULL ? ctx->node->win_base : NULL);
+}
+
 /* Runs variant (a, params): checks applicability first (before a context is created for
  * nothing), then the native call or the cached schedule on the private communicator. */
 static int run(const cs_algo_t *a, const cs_params_t *params, const cs_call_t *call) {

@@ -131,5 +131,10 @@ int cs_algo_prepare(const cs_algo_t *a, const cs_params_t *params, const cs_call
                     struct cs_comm *ctx, struct cs_comm_sched **entry) CS_MUST_CHECK;
 int cs_algo_exec(struct cs_comm *ctx, const cs_sched_t *sched, const void *sendbuf,
                  void *recvbuf) CS_MUST_CHECK;
+/* Builds what cs_algo_exec() would build at its first run of `sched` on these buffers (the
+ * struct datatypes of multi-part messages, exec.h cs_exec_mpi_prebuild), so that it runs
+ * without creating any while the buffers and the context's scratch stay where they are. */
+int cs_algo_prebuild(struct cs_comm *ctx, const cs_sched_t *sched, const void *sendbuf,
+                     void *recvbuf) CS_MUST_CHECK;
 
 #endif

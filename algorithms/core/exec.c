@@ -15,14 +15,13 @@ static int mpi_start(void *ctx, const cs_op_t *op, void *buf, int index) {
     return err == MPI_SUCCESS ? CS_OK : cs_status_mpi(err);
 }
 
-/* A multi-part op: one message of (MPI_BOTTOM, 1, struct type over the parts' addresses), the
- * type built when the executor says the cached one is stale (exec.h's cost rule). */
-static int mpi_startv(void *ctx, const cs_op_t *op, const cs_part_t *parts, void *const *addrs,
-                      cs_part_cache_t *pc, int index) {
-    cs_mpi_transport_t *t = ctx;
+/* Builds multi-part op `op`'s struct type over the parts' addresses into its cache entry when
+ * the executor said the cached one is stale (exec.h's cost rule); nothing otherwise. */
+static int build_parts_type(const cs_op_t *op, const cs_part_t *parts, void *const *addrs,
+                            cs_part_cache_t *pc) {
     cs_part_type_t *pt = &pc->types[op->ptype];
     MPI_Datatype type = MPI_DATATYPE_NULL;
-    int rc = CS_OK, err;
+    int rc = CS_OK;
     if (pt->stale || pt->type == MPI_DATATYPE_NULL) {
         if (pt->type != MPI_DATATYPE_NULL) {
             CS_MPI_CHECK(PMPI_Type_free(&pt->type));
@@ -39,6 +38,20 @@ static int mpi_startv(void *ctx, const cs_op_t *op, const cs_part_t *parts, void
         pt->stale = 0;
         pc->builds++;
     }
+out:
+    if (type != MPI_DATATYPE_NULL) {
+        PMPI_Type_free(&type);
+    }
+    return rc;
+}
+
+/* A multi-part op: one message of (MPI_BOTTOM, 1, struct type over the parts' addresses). */
+static int mpi_startv(void *ctx, const cs_op_t *op, const cs_part_t *parts, void *const *addrs,
+                      cs_part_cache_t *pc, int index) {
+    cs_mpi_transport_t *t = ctx;
+    cs_part_type_t *pt = &pc->types[op->ptype];
+    int rc = CS_OK, err;
+    CS_CHECK(build_parts_type(op, parts, addrs, pc));
     if (op->kind == CS_OP_SEND) {
         err = PMPI_Isend(MPI_BOTTOM, 1, pt->type, op->peer, t->tag, t->comm, &t->reqs[index]);
     } else {
@@ -46,9 +59,6 @@ static int mpi_startv(void *ctx, const cs_op_t *op, const cs_part_t *parts, void
     }
     CS_REQUIRE(err == MPI_SUCCESS, cs_status_mpi(err));
 out:
-    if (type != MPI_DATATYPE_NULL) {
-        PMPI_Type_free(&type);
-    }
     return rc;
 }
 
@@ -190,14 +200,13 @@ static int start_coll(cs_exec_t *e, const cs_op_t *op) {
 /* Starts multi-part op `op`: marks its cached datatype stale when a base of the slots its parts
  * lie in changed, resolves the parts' addresses into the cache's work array, hands it over.
  * Out of line, so that the loop over plain ops in start_round() stays as it was. */
-__attribute__((noinline)) static int start_parts(cs_exec_t *e, const cs_op_t *op) {
+/* Marks op's cached datatype stale when a base of the slots its parts lie in changed since it
+ * was built, and resolves the parts' addresses into the cache's work array. */
+static void resolve_parts(const cs_exec_t *e, const cs_op_t *op) {
     const cs_sched_t *s = e->sched;
     cs_part_cache_t *pc = s->pcache;
     cs_part_type_t *pt = &pc->types[op->ptype];
     const cs_part_t *parts = s->parts + op->part;
-    if (e->tr->startv == NULL) {
-        return CS_ERR_NOT_APPLICABLE;
-    }
     for (int k = 0; k < CS_SLOT_COUNT; k++) {
         if ((pt->slots >> k & 1u) && pt->base[k] != e->base[k]) {
             pt->base[k] = e->base[k];
@@ -207,7 +216,32 @@ __attribute__((noinline)) static int start_parts(cs_exec_t *e, const cs_op_t *op
     for (int i = 0; i < op->nparts; i++) {
         pc->addrs[i] = addr(e, parts[i].buf);
     }
-    return e->tr->startv(e->tr_ctx, op, parts, pc->addrs, pc, e->ncomm);
+}
+
+__attribute__((noinline)) static int start_parts(cs_exec_t *e, const cs_op_t *op) {
+    const cs_sched_t *s = e->sched;
+    if (e->tr->startv == NULL) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    resolve_parts(e, op);
+    return e->tr->startv(e->tr_ctx, op, s->parts + op->part, s->pcache->addrs, s->pcache, e->ncomm);
+}
+
+int cs_exec_mpi_prebuild(const cs_sched_t *s, const void *sendbuf, void *recvbuf, void *scratch,
+                         void *window) {
+    int rc = CS_OK;
+    cs_exec_t e;
+    cs_exec_start(&e, s, sendbuf, recvbuf, scratch, &cs_exec_mpi_transport, NULL);
+    cs_exec_set_window(&e, window);
+    for (int i = 0; i < s->nops; i++) {
+        const cs_op_t *op = &s->ops[i];
+        if ((op->kind == CS_OP_SEND || op->kind == CS_OP_RECV) && op->nparts > 0) {
+            resolve_parts(&e, op);
+            CS_CHECK(build_parts_type(op, s->parts + op->part, s->pcache->addrs, s->pcache));
+        }
+    }
+out:
+    return rc;
 }
 
 int cs_exec_local(const cs_op_t *op, MPI_Op mpi_op, const void *src, void *dst) {

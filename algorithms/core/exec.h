@@ -103,6 +103,11 @@ static inline void cs_exec_set_window(cs_exec_t *e, void *window) {
     e->base[CS_SLOT_WINDOW] = window;
 }
 int cs_exec_progress(cs_exec_t *e) CS_MUST_CHECK;
+/* Builds the struct datatypes of every multi-part operation of `s` for these slot bases now, as
+ * the MPI transport would at their first execution (a persistent request's init: its starts
+ * then create no datatype while the bases stay). CS_ERR_MPI. */
+int cs_exec_mpi_prebuild(const cs_sched_t *s, const void *sendbuf, void *recvbuf, void *scratch,
+                         void *window) CS_MUST_CHECK;
 int cs_exec_run(cs_exec_t *e) CS_MUST_CHECK;
 
 /* Runs one COPY or REDUCE operation on resolved addresses. */
