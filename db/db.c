@@ -1397,33 +1397,44 @@ out:
     return rc;
 }
 
+/* Column i as an int, or `bad` when it holds a value no int holds (the schema's checks keep
+ * such values out, but anyone may write the file). */
+static int column_int_or(sqlite3_stmt *s, int i, int bad) {
+    sqlite3_int64 v = sqlite3_column_int64(s, i);
+    return v >= INT_MIN && v <= INT_MAX ? (int)v : bad;
+}
+
 /* Reads the rule row of `s` into *r; false (logged) when a cs_rule_t cannot hold it. */
 static bool column_rule(sqlite3_stmt *s, int64_t machine_id, cs_rule_t *r) {
     const char *coll = column_text(s, 0);
+    const char *algorithm = column_text(s, 6), *params = column_text(s, 7);
+    const char *pattern = column_text(s, 12);
     memset(r, 0, sizeof(*r));
     if (cs_coll_from_name(coll, &r->coll) != CS_OK) {
-        cs_log(CS_LOG_DEBUG, "rule of unknown collective '%s' skipped", coll);
+        cs_log(CS_LOG_DEBUG, "rule of unknown collective '%s' skipped", coll ? coll : "NULL");
         return false;
     }
-    if (cs_rule_set_variant(r, column_text(s, 6), column_text(s, 7)) != CS_OK) {
-        cs_log(CS_LOG_DEBUG, "rule '%s(%s)' skipped: names too long", column_text(s, 6),
-               column_text(s, 7));
+    if (cs_rule_set_variant(r, algorithm, params) != CS_OK) {
+        cs_log(CS_LOG_DEBUG, "rule '%s(%s)' skipped: names too long or NULL",
+               algorithm ? algorithm : "NULL", params ? params : "NULL");
         return false;
     }
     r->machine_id = machine_id;
-    r->comm_size = sqlite3_column_int(s, 1);
-    r->ppn = sqlite3_column_int(s, 2);
+    /* out of range: 0, which the selector's check skips (selector/select.h) */
+    r->comm_size = column_int_or(s, 1, 0);
+    r->ppn = column_int_or(s, 2, 0);
     r->lo_bytes = (uint64_t)sqlite3_column_int64(s, 3);
     r->hi_bytes = sqlite3_column_type(s, 4) == SQLITE_NULL ? CS_RULE_UNBOUNDED
                                                            : (uint64_t)sqlite3_column_int64(s, 4);
-    r->rank = sqlite3_column_int(s, 5);
+    r->rank = column_int_or(s, 5, 0);
     r->median_us = column_real(s, 8);
     r->native_us = column_real(s, 9);
     r->p_value = column_real(s, 10);
     r->run_id = sqlite3_column_int64(s, 11);
-    if (snprintf(r->pattern, sizeof(r->pattern), "%s", column_text(s, 12)) >=
-        (int)sizeof(r->pattern)) {
-        cs_log(CS_LOG_DEBUG, "rule of pattern '%s' skipped: name too long", column_text(s, 12));
+    if (pattern == NULL ||
+        snprintf(r->pattern, sizeof(r->pattern), "%s", pattern) >= (int)sizeof(r->pattern)) {
+        cs_log(CS_LOG_DEBUG, "rule of pattern '%s' skipped: name too long or NULL",
+               pattern ? pattern : "NULL");
         return false;
     }
     r->setup_us = column_real(s, 13); /* NaN: none */

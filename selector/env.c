@@ -97,6 +97,12 @@ void cs_sel_env_parse(cs_sel_env_t *env, int report) {
     }
     v = getenv("COLLSEL_DB");
     if (v != NULL && *v != '\0') {
-        snprintf(env->db, sizeof(env->db), "%s", v);
+        /* a path cut short would name another file */
+        if (strlen(v) >= sizeof(env->db)) {
+            complain(report, "COLLSEL_DB: path '%.40s...' longer than %zu bytes; ignored", v,
+                     sizeof(env->db) - 1);
+        } else {
+            snprintf(env->db, sizeof(env->db), "%s", v);
+        }
     }
 }

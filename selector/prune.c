@@ -1,8 +1,10 @@
 /* Per-communicator rules and the per-call lookup (see select.h). */
 #include "select.h"
 
+#include "core/log.h"
 #include "registry.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,4 +199,201 @@ out:
         cs_sel_comm_clear(sc);
     }
     return rc;
+}
+
+/* --- checking the rules read from a database (cs_sel_rules_check) ------------------------- */
+
+_Static_assert((uint64_t)CS_SEL_MAX_RULES * sizeof(cs_rule_t) <= (uint64_t)INT32_MAX,
+               "one broadcast of the rule table must fit an int count");
+
+static int cmp_text(const char *a, const char *b, size_t len) {
+    return strncmp(a, b, len);
+}
+
+/* The database's order (coll, pattern, comm_size, ppn, lo_bytes, rank), then the texts, so that
+ * rows that agree on the key still sort one way. */
+static int rule_order(const void *pa, const void *pb) {
+    const cs_rule_t *a = pa, *b = pb;
+    int c;
+    if (a->coll != b->coll) {
+        return (int)a->coll < (int)b->coll ? -1 : 1;
+    }
+    if ((c = cmp_text(a->pattern, b->pattern, sizeof(a->pattern))) != 0) {
+        return c;
+    }
+    if (a->comm_size != b->comm_size) {
+        return a->comm_size < b->comm_size ? -1 : 1;
+    }
+    if (a->ppn != b->ppn) {
+        return a->ppn < b->ppn ? -1 : 1;
+    }
+    if (a->lo_bytes != b->lo_bytes) {
+        return a->lo_bytes < b->lo_bytes ? -1 : 1;
+    }
+    if (a->rank != b->rank) {
+        return a->rank < b->rank ? -1 : 1;
+    }
+    if ((c = cmp_text(a->algorithm, b->algorithm, sizeof(a->algorithm))) != 0) {
+        return c;
+    }
+    return cmp_text(a->params, b->params, sizeof(a->params));
+}
+
+static int same_group(const cs_rule_t *a, const cs_rule_t *b) {
+    return a->coll == b->coll && a->comm_size == b->comm_size && a->ppn == b->ppn &&
+           cmp_text(a->pattern, b->pattern, sizeof(a->pattern)) == 0;
+}
+
+static int terminated(const char *text, size_t len) {
+    return memchr(text, '\0', len) != NULL;
+}
+
+/* What makes row `r` no rule at all (NULL: nothing). */
+static const char *row_fault(const cs_rule_t *r) {
+    if ((unsigned)r->coll >= CS_COLL_COUNT) {
+        return "unknown collective";
+    }
+    if (r->comm_size < 1 || r->ppn < 1) {
+        return "communicator size or processes per node below 1";
+    }
+    if (r->rank < 1) {
+        return "rank below 1";
+    }
+    if (r->lo_bytes > (uint64_t)INT64_MAX ||
+        (r->hi_bytes > (uint64_t)INT64_MAX && r->hi_bytes != CS_RULE_UNBOUNDED)) {
+        return "negative size";
+    }
+    if (r->hi_bytes <= r->lo_bytes) {
+        return "empty interval (hi_bytes <= lo_bytes)";
+    }
+    if (!terminated(r->pattern, sizeof(r->pattern))) {
+        return "unterminated pattern";
+    }
+    if (r->pattern[0] != '\0' && !cs_coll_is_neighbor(r->coll)) {
+        return "a pattern on a collective that is not a neighbourhood collective";
+    }
+    return NULL;
+}
+
+static int time_ok(double us) {
+    return isnan(us) || (isfinite(us) && us >= 0);
+}
+
+/* What makes row `r` (a sound row) no candidate (NULL: nothing); err holds the parameters'. */
+static const char *cand_fault(const cs_rule_t *r, char *err, size_t errlen) {
+    const cs_algo_t *a;
+    cs_params_t params;
+    if (!terminated(r->algorithm, sizeof(r->algorithm)) ||
+        !terminated(r->params, sizeof(r->params))) {
+        return "unterminated algorithm or parameters";
+    }
+    a = cs_registry_find(r->algorithm);
+    if (a == NULL) {
+        return "unknown algorithm";
+    }
+    if (a->coll != r->coll) {
+        return "an algorithm of another collective";
+    }
+    if (cs_params_parse(a->params, a->nparams, r->params, &params, err, errlen) != CS_OK) {
+        return err;
+    }
+    if (!time_ok(r->median_us) || !time_ok(r->native_us)) {
+        return "median_us or native_us negative or infinite";
+    }
+    return NULL;
+}
+
+/* Counts a skipped row: logged (debug), and described in why when it is the first. */
+static void skip(const cs_rule_t *r, const char *fault, int *nbad, char *why, size_t len) {
+    char text[512], hi[32];
+    const char *coll = cs_coll_name(r->coll);
+    if (r->hi_bytes == CS_RULE_UNBOUNDED) {
+        snprintf(hi, sizeof(hi), "inf");
+    } else {
+        snprintf(hi, sizeof(hi), "%" PRId64, (int64_t)r->hi_bytes);
+    }
+    snprintf(text, sizeof(text),
+             "rule %s%s%.*s %d procs %d per node [%" PRId64 ", %s) rank %d '%.*s(%.*s)': %s",
+             coll != NULL ? coll : "?", r->pattern[0] != '\0' ? " pattern " : "",
+             (int)sizeof(r->pattern) - 1, r->pattern, r->comm_size, r->ppn, (int64_t)r->lo_bytes,
+             hi, r->rank, (int)sizeof(r->algorithm) - 1, r->algorithm, (int)sizeof(r->params) - 1,
+             r->params, fault);
+    cs_log(CS_LOG_DEBUG, "%s: skipped", text);
+    if (*nbad == 0 && why != NULL && len > 0) {
+        snprintf(why, len, "%s", text);
+    }
+    (*nbad)++;
+}
+
+int cs_sel_rules_check(cs_rule_t *rules, int n, int max, int *nbad, char *why, size_t len) {
+    int sound = 0, kept = 0, bad = 0;
+    int have_prev = 0;
+    cs_rule_t prev; /* the last interval's rank-1 row */
+    if (why != NULL && len > 0) {
+        why[0] = '\0';
+    }
+    memset(&prev, 0, sizeof(prev));
+    if (rules == NULL || n < 0) {
+        n = 0;
+    }
+    /* rows that are no rule at all go first, so that they spoil no interval */
+    for (int i = 0; i < n; i++) {
+        const char *fault = row_fault(&rules[i]);
+        if (fault != NULL) {
+            skip(&rules[i], fault, &bad, why, len);
+        } else if (sound++ != i) {
+            rules[sound - 1] = rules[i];
+        }
+    }
+    if (sound > 0) {
+        qsort(rules, (size_t)sound, sizeof(*rules), rule_order);
+    }
+    for (int i = 0; i < sound;) {
+        /* rows i..j-1: one interval, lowest rank first; kept <= i, so rows are copied down
+         * only over rows already read */
+        cs_rule_t win = rules[i];
+        const char *fault = NULL;
+        int j = i + 1, rank = 0, last_rank = 0;
+        while (j < sound && same_group(&rules[j], &win) && rules[j].lo_bytes == win.lo_bytes) {
+            j++;
+        }
+        if (win.rank != 1) {
+            fault = "its interval has no rank-1 row";
+        } else if (have_prev && same_group(&prev, &win) && win.lo_bytes < prev.hi_bytes) {
+            fault = "its interval overlaps the one before";
+        } else {
+            prev = win;
+            have_prev = 1;
+        }
+        for (int k = i; k < j; k++) {
+            char err[256];
+            const char *f = fault;
+            if (f == NULL && rules[k].rank == last_rank) {
+                f = "a rank its interval already has";
+            }
+            if (f == NULL && rules[k].hi_bytes != win.hi_bytes) {
+                f = "hi_bytes other than its interval's";
+            }
+            last_rank = rules[k].rank;
+            if (f == NULL) {
+                f = cand_fault(&rules[k], err, sizeof(err));
+            }
+            if (f == NULL && kept >= max) {
+                f = "more rules than the table holds";
+            }
+            if (f != NULL) {
+                skip(&rules[k], f, &bad, why, len);
+                continue;
+            }
+            if (kept != k) {
+                rules[kept] = rules[k];
+            }
+            rules[kept++].rank = ++rank;
+        }
+        i = j;
+    }
+    if (nbad != NULL) {
+        *nbad = bad;
+    }
+    return kept;
 }

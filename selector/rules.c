@@ -25,12 +25,17 @@ static char table_why[16384]; /* how many rules from where, or why there are non
 typedef struct loader {
     cs_rule_t *v;
     int n, cap;
+    int over; /* rows past CS_SEL_MAX_RULES, not kept */
 } loader_t;
 
 /* Appends a rule as the database hands it (db/ has skipped collectives this collsel does not
- * know and names that do not fit a cs_rule_t). */
+ * know and names that do not fit a cs_rule_t); counts the rows past CS_SEL_MAX_RULES. */
 static int add_rule(const cs_rule_t *r, void *ctx) {
     loader_t *l = ctx;
+    if (l->n >= CS_SEL_MAX_RULES) {
+        l->over++;
+        return CS_OK;
+    }
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 64;
         cs_rule_t *v = realloc(l->v, (size_t)cap * sizeof(*v));
@@ -74,17 +79,44 @@ static int add_pattern(const cs_db_pattern_t *t, void *ctx) {
     return CS_OK;
 }
 
+int cs_sel_rules_read(cs_db_t *db, int64_t machine_id, cs_rule_t **rules, int *n, int *nbad,
+                      char *why, size_t len) {
+    int rc;
+    loader_t l = {NULL, 0, 0, 0};
+    *rules = NULL;
+    *n = 0;
+    *nbad = 0;
+    if (why != NULL && len > 0) {
+        why[0] = '\0';
+    }
+    rc = cs_db_foreach_rule(db, machine_id, add_rule, &l);
+    if (rc != CS_OK) {
+        free(l.v);
+        return rc;
+    }
+    l.n = cs_sel_rules_check(l.v, l.n, CS_SEL_MAX_RULES, nbad, why, len);
+    if (l.over > 0 && *nbad == 0 && why != NULL && len > 0) {
+        snprintf(why, len, "more than %d rules", CS_SEL_MAX_RULES);
+    }
+    *nbad += l.over;
+    *rules = l.v;
+    *n = l.n;
+    return CS_OK;
+}
+
 /* Opens the database and reads this machine's rules into table, its patterns into pats and
  * its LogGP parameters at the ppn nearest `ppn` (lock held). Sets table_state and table_why;
  * prints the one warning when a database was named but cannot be used. */
 static void load_table(int ppn) {
     const char *path = cs_sel_db_path();
     char why[4608] = "";
+    char bad_why[1024] = "";
+    int nbad = 0;
     cs_db_t *db = NULL;
     cs_machine_t m;
     cs_db_machine_t want;
     int64_t machine_id = 0;
-    loader_t l = {NULL, 0, 0};
+    loader_t l = {NULL, 0, 0, 0};
     pat_loader_t pl = {NULL, 0, 0};
     cs_db_loggp_t dl;
     bool found = false;
@@ -112,7 +144,7 @@ static void load_table(int ppn) {
         goto warn;
     }
     if (rc == CS_OK) {
-        rc = cs_db_foreach_rule(db, machine_id, add_rule, &l);
+        rc = cs_sel_rules_read(db, machine_id, &l.v, &l.n, &nbad, bad_why, sizeof(bad_why));
     }
     if (rc == CS_OK) {
         rc = cs_db_foreach_pattern(db, machine_id, add_pattern, &pl);
@@ -138,7 +170,14 @@ static void load_table(int ppn) {
         loggp.G = dl.g_per_byte_us;
     }
     table_state = TABLE_OK;
-    snprintf(table_why, sizeof(table_why), "%d rules from %s", ntable, path);
+    /* Bad rows (anyone may write the file): skipped, and said in this one line. */
+    if (nbad > 0) {
+        snprintf(table_why, sizeof(table_why),
+                 "%d rules from %s (%d bad rules skipped; the first: %s)", ntable, path, nbad,
+                 bad_why);
+    } else {
+        snprintf(table_why, sizeof(table_why), "%d rules from %s", ntable, path);
+    }
     cs_log(CS_LOG_WARN, "%s (machine %s)", table_why, m.topology);
     return;
 warn:

@@ -23,6 +23,7 @@
 #ifndef CS_SELECT_INT_H
 #define CS_SELECT_INT_H
 
+#include "db.h"
 #include "select.h"
 
 #include <pthread.h>
@@ -80,6 +81,13 @@ extern _Thread_local CS_SEL_INTERNAL __attribute__((tls_model("initial-exec"), a
 cs_sel_memo_t cs_sel_memo[CS_COLL_COUNT];
 
 /* --- rules.c -------------------------------------------------------------------------------- */
+
+/* Reads the rules of machine `machine_id` from `db` (at most CS_SEL_MAX_RULES rows) and keeps
+ * the well-formed ones (cs_sel_rules_check) in *rules (malloc'ed, the caller frees it; NULL
+ * when none), *n of them; *nbad rows were skipped, the first described in why[0..len-1]
+ * (may be NULL). CS_OK, or the failure of the database (nothing kept) or CS_ERR_NOMEM. */
+CS_SEL_INTERNAL int cs_sel_rules_read(cs_db_t *db, int64_t machine_id, cs_rule_t **rules, int *n,
+                                      int *nbad, char *why, size_t len) CS_MUST_CHECK;
 
 /* Makes sure every rank of `comm` (`rank` in it, `ppn` per node) has the rule table, loading
  * it on rank 0 if any rank has none (collective). The table carries the tuned patterns'

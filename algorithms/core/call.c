@@ -23,7 +23,7 @@ const char *cs_coll_name(cs_coll_t coll) {
 }
 
 int cs_coll_from_name(const char *name, cs_coll_t *out) {
-    for (int i = 0; i < CS_COLL_COUNT; i++) {
+    for (int i = 0; name != NULL && i < CS_COLL_COUNT; i++) {
         if (strcmp(colls[i].name, name) == 0) {
             *out = (cs_coll_t)i;
             return CS_OK;

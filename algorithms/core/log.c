@@ -18,17 +18,30 @@ int cs_log_world_root(void) {
     return rank == 0;
 }
 
+int cs_log_parse_level(const char *text, int *out) {
+    char *end = NULL;
+    long v;
+    if (text == NULL || *text == '\0') {
+        return 0;
+    }
+    v = strtol(text, &end, 10);
+    if (*end != '\0' || v < 0 || v > 3) {
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
 int cs_log_level(void) {
     if (level < 0) {
         const char *env = getenv("COLLSEL_VERBOSE");
+        int v = 0;
         level = 0;
         if (env != NULL && *env != '\0') {
-            char *end = NULL;
-            long v = strtol(env, &end, 10);
-            if (*end != '\0' || v < 0 || v > 3) {
+            if (!cs_log_parse_level(env, &v)) {
                 cs_log_complain("COLLSEL_VERBOSE: bad value '%s' (use 0..3); ignored", env);
             } else {
-                level = (int)v;
+                level = v;
             }
         }
     }

@@ -6,6 +6,10 @@
 
 enum cs_log_level { CS_LOG_WARN = 1, CS_LOG_INFO = 2, CS_LOG_DEBUG = 3 };
 
+/* Parses a COLLSEL_VERBOSE value ("0".."3") into *out: 1, or 0 (*out untouched) for any
+ * other text. */
+int cs_log_parse_level(const char *text, int *out);
+
 /* Current level; reads COLLSEL_VERBOSE on first use. A bad value is reported once and ignored. */
 int cs_log_level(void);
 

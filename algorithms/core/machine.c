@@ -3,6 +3,7 @@
 
 #include "log.h"
 
+#include <errno.h>
 #include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,15 +93,28 @@ void cs_machine_fingerprint(cs_machine_t *m) {
     snprintf(m->mpi_library, sizeof(m->mpi_library), "%s", version);
 }
 
+int cs_machine_parse_node_size(const char *text, long *k) {
+    char *end = NULL;
+    long v;
+    if (text == NULL || *text == '\0') {
+        return 0;
+    }
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (*end != '\0' || v < 1 || errno == ERANGE) {
+        return 0;
+    }
+    *k = v;
+    return 1;
+}
+
 /* COLLSEL_NODE_SIZE: *k and 1 when it is set to a valid value, 0 otherwise (a bad value is
  * complained about once). */
 static int env_node_size(long *k) {
     static int complained;
     const char *env = getenv("COLLSEL_NODE_SIZE");
     if (env != NULL && *env != '\0') {
-        char *end = NULL;
-        *k = strtol(env, &end, 10);
-        if (*end == '\0' && *k >= 1) {
+        if (cs_machine_parse_node_size(env, k)) {
             return 1;
         }
         if (!complained) {

@@ -23,6 +23,10 @@ typedef struct cs_machine {
  * cannot be found reads "unknown"). */
 void cs_machine_fingerprint(cs_machine_t *m);
 
+/* Parses a COLLSEL_NODE_SIZE value (a process count >= 1 that fits a long) into *k: 1, or 0
+ * (*k untouched) for any other text. */
+int cs_machine_parse_node_size(const char *text, long *k);
+
 /* Sets *ppn to the processes per node of `comm` (the largest node), collectively:
  * COLLSEL_NODE_SIZE=k emulates nodes of k consecutive ranks; otherwise MPI_Comm_split_type
  * shared memory. */
