@@ -297,8 +297,9 @@ static const char *cand_fault(const cs_rule_t *r, char *err, size_t errlen) {
     if (cs_params_parse(a->params, a->nparams, r->params, &params, err, errlen) != CS_OK) {
         return err;
     }
-    if (!time_ok(r->median_us) || !time_ok(r->native_us)) {
-        return "median_us or native_us negative or infinite";
+    if (!time_ok(r->median_us) || !time_ok(r->native_us) ||
+        !(isfinite(r->setup_us) && r->setup_us >= 0)) {
+        return "median_us, native_us or setup_us negative or infinite";
     }
     return NULL;
 }

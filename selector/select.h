@@ -222,18 +222,19 @@ extern const cs_coll_fns_t cs_sel_fns;
  *   - the row itself: a collective collsel does not know, comm_size or ppn < 1, rank < 1,
  *     lo_bytes or hi_bytes negative in the database (above INT64_MAX, hi_bytes unbounded aside),
  *     hi_bytes <= lo_bytes, a pattern on a collective that is not a neighbourhood collective;
- *   - its interval (the other rows of one (coll, pattern, comm_size, ppn, lo_bytes)): no rank-1
- *     row among them, whose [lo_bytes, hi_bytes) is the interval's, or an interval that
- *     overlaps the one before it;
+ *   - its interval (the rows left of one (coll, pattern, comm_size, ppn, lo_bytes); the rank-1
+ *     row's [lo_bytes, hi_bytes) is the interval): none of rank 1, or the interval overlaps
+ *     the one before it;
  *   - as a candidate (the interval stays, with its other candidates): an algorithm that is not
  *     registered or belongs to another collective, parameters it does not take, a rank that
  *     an earlier row of the interval has, hi_bytes other than the interval's, median_us or
- *     native_us negative or infinite (NaN, unknown, is fine), an unterminated text;
+ *     native_us negative or infinite (NaN, unknown, is fine), setup_us negative or
+ *     infinite (0: none), an unterminated text;
  *   - the rows past `max` kept ones.
  * The candidates kept in an interval are ranked again from 1, in their order. *nbad (may be
  * NULL) is the number of rows skipped; why[0..len-1] (may be NULL) describes the first of them
- * ("" when none): the caller prints one warning for them all (each is logged at debug
- * verbosity). Allocates nothing. */
+ * ("" when none), for the one line the caller prints about them all (each is logged at
+ * debug verbosity). Allocates nothing. */
 int cs_sel_rules_check(cs_rule_t *rules, int n, int max, int *nbad, char *why, size_t len);
 
 /* Frees what cs_sel_prune allocated. */

@@ -75,7 +75,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
                       "rule (machine_id INTEGER, coll TEXT, pattern TEXT DEFAULT '''', "
                       "comm_size INTEGER, ppn INTEGER, lo_bytes INTEGER, hi_bytes INTEGER, rank "
                       "INTEGER, algorithm TEXT, params TEXT DEFAULT '''', median_us REAL, "
-                      "native_us REAL, p_value REAL, run_id INTEGER, UNIQUE (machine_id, coll, "
+                      "native_us REAL, p_value REAL, run_id INTEGER, setup_us REAL, UNIQUE "
+                      "(machine_id, coll, "
                       "pattern, comm_size, ppn, lo_bytes, rank))' WHERE type = 'table' AND name = "
                       "'rule'; PRAGMA writable_schema = OFF",
                       NULL, NULL, NULL) == SQLITE_OK,
@@ -88,8 +89,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     need(sqlite3_prepare_v2(raw,
                             "INSERT OR IGNORE INTO rule (machine_id, coll, pattern, comm_size, "
                             "ppn, lo_bytes, hi_bytes, rank, algorithm, params, median_us, "
-                            "native_us, p_value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                            "?11, ?12, ?13)",
+                            "native_us, p_value, setup_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+                            "?9, ?10, ?11, ?12, ?13, ?14)",
                             -1, &ins, NULL) == SQLITE_OK,
          sqlite3_errmsg(raw));
     need(cs_db_open(path, CS_DB_READ_ONLY, &db, why, sizeof(why)) == CS_OK, why);
@@ -195,6 +196,7 @@ static void decode_row(fz_t *f, cs_rule_t *r, row_text_t *t) {
     r->median_us = time_value(f);
     r->native_us = time_value(f);
     r->p_value = time_value(f);
+    r->setup_us = time_value(f);
     snprintf(r->algorithm, sizeof(r->algorithm), "%.*s", (int)sizeof(r->algorithm) - 1,
              t->algorithm);
     snprintf(r->params, sizeof(r->params), "%.*s", (int)sizeof(r->params) - 1, t->params);
@@ -247,6 +249,7 @@ static void store(const cs_rule_t *r, const row_text_t *t) {
     bind_time(11, r->median_us);
     bind_time(12, r->native_us);
     bind_time(13, r->p_value);
+    bind_time(14, r->setup_us);
     /* NULLs: coll, pattern, comm_size, lo_bytes, rank, algorithm, params */
     for (int i = 0; i < 7; i++) {
         static const int col[] = {2, 3, 4, 6, 8, 9, 10};

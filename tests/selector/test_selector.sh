@@ -59,6 +59,10 @@
 #   preload_npN    cs_mpi_test (full) preloaded with libcollsel_pmpi and a database for this
 #                  machine at N processes: every case passes, and COLLSEL_VERBOSE=2 lists the
 #                  tuned (non-native) algorithms for MPI_COMM_WORLD.
+#   bad_rules      rows no rule may be added to the rules (unknown algorithm, negative and
+#                  overlapping intervals, an infinite time, absurd parameters, no processes):
+#                  cs_sel_dispatch at 4 processes still finds every good rule, and
+#                  COLLSEL_VERBOSE=1 prints one summary line, rank 0's, counting the bad rows.
 #   vrules         rules for gatherv, scatterv and alltoallv (in place of the test rules' own)
 #                  whose algorithm changes with the size, so that the selector agrees on every
 #                  call's key before it chooses: cs_mpi_test --quick --only <coll>/ preloaded
@@ -551,6 +555,28 @@ group_unknown_rules() {
     [ -s "$WORK/unknown.ranks/1/rank.0/stderr" ] || fail "unknown: the summary is not rank 0's"
 }
 
+group_bad_rules() {
+    local db=$WORK/badrules.db
+    cp "$FOUR" "$db"
+    # rows no rule may be, the schema's CHECKs bypassed as a broken or hostile writer could:
+    # an unknown algorithm, a negative and an overlapping interval, an infinite time, absurd
+    # parameters, no processes
+    sql "$db" "PRAGMA ignore_check_constraints = ON; insert or ignore into rule (machine_id,
+        coll, comm_size, ppn, lo_bytes, hi_bytes, rank, algorithm, params, median_us, native_us)
+        select id, 'allreduce', 4, 4, 0, null, 90, 'allreduce/from_the_future', '', 1, 2 from machine
+        union all select id, 'bcast', 4, 4, -64, 0, 1, 'bcast/binomial', '', 1, 2 from machine
+        union all select id, 'bcast', 4, 4, 3, 5, 1, 'bcast/binomial', '', 1, 2 from machine
+        union all select id, 'reduce', 4, 4, 0, null, 91, 'reduce/linear', '', 1e999, 2 from machine
+        union all select id, 'gather', 4, 4, 0, null, 92, 'gather/orth', 'dims=2x2,bogus=1', 1, 2
+            from machine
+        union all select id, 'scatter', 0, 4, 0, null, 1, 'scatter/linear', '', 1, 2 from machine"
+    step "bad rows among the rules at np 4: the good rules apply, one summary line"
+    run badrules 4 -x COLLSEL_DB="$db" -x COLLSEL_VERBOSE=1 "$DISPATCH" --tuned-sizes 4
+    expect_pass badrules
+    expect_one_line badrules "$db" "bad rules skipped"
+    [ -s "$WORK/badrules.ranks/1/rank.0/stderr" ] || fail "badrules: the summary is not rank 0's"
+}
+
 group_vrules() {
     local db=$WORK/vrules.db spec coll small large lines
     cp "$FOUR" "$db"
@@ -703,6 +729,7 @@ env) group_env ;;
 bad_env) group_bad_env ;;
 fallback) group_fallback ;;
 unknown_rules) group_unknown_rules ;;
+bad_rules) group_bad_rules ;;
 vrules) group_vrules ;;
 setup) group_setup ;;
 errh) group_errh ;;

@@ -213,7 +213,8 @@ static sqlite3 *crafted_db(int64_t *machine_id) {
                    "rule (machine_id INTEGER, coll TEXT, pattern TEXT DEFAULT '''', comm_size "
                    "INTEGER, ppn INTEGER, lo_bytes INTEGER, hi_bytes INTEGER, rank INTEGER, "
                    "algorithm TEXT, params TEXT DEFAULT '''', median_us REAL, native_us REAL, "
-                   "p_value REAL, run_id INTEGER, UNIQUE (machine_id, coll, pattern, comm_size, "
+                   "p_value REAL, run_id INTEGER, setup_us REAL, UNIQUE (machine_id, coll, "
+                   "pattern, comm_size, "
                    "ppn, lo_bytes, rank))' WHERE type = 'table' AND name = 'rule'; "
                    "PRAGMA writable_schema = OFF");
     sqlite3_close(conn);
