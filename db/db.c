@@ -1710,13 +1710,20 @@ int cs_db_foreach_pattern(cs_db_t *db, int64_t machine_id, cs_db_pattern_fn fn, 
         cs_db_pattern_t t = {
             .machine_id = machine_id,
             .name = column_text(s, 0),
-            .p = sqlite3_column_int(s, 1),
-            .nedges = sqlite3_column_int(s, 2),
-            .max_out = sqlite3_column_int(s, 3),
-            .max_in = sqlite3_column_int(s, 4),
+            .p = column_int_or(s, 1, -1),
+            .nedges = column_int_or(s, 2, -1),
+            .max_out = column_int_or(s, 3, -1),
+            .max_in = column_int_or(s, 4, -1),
             .mean_out = column_real(s, 5),
             .imbalance = column_real(s, 6),
         };
+        /* what cs_db_put_pattern would not store (a hostile or broken writer's) is skipped;
+         * the offsets are read after (t has none yet) */
+        if (!pattern_valid(&t)) {
+            cs_log(CS_LOG_DEBUG, "pattern '%s' skipped: a value out of range or NULL",
+                   t.name != NULL ? t.name : "NULL");
+            continue;
+        }
         CS_CHECK(parse_offsets((const char *)sqlite3_column_text(s, 7), &t, &offsets));
         CS_CHECK(call_back(fn(&t, ctx), &stop));
         free(offsets);

@@ -379,7 +379,9 @@ int cs_db_put_pattern(cs_db_t *db, const cs_db_pattern_t *t) CS_MUST_CHECK;
 
 /* Calls fn for every pattern of machine `machine_id`, ordered by name and p (the callback
  * convention of the other cs_db_foreach_*). A row whose offsets cannot be read is handed over
- * as not isomorphic. CS_ERR_NOMEM. */
+ * as not isomorphic. A row cs_db_put_pattern would refuse otherwise (NULL or overlong name,
+ * negative, non-finite or out-of-range numbers) is skipped, logged at debug verbosity.
+ * CS_ERR_NOMEM. */
 int cs_db_foreach_pattern(cs_db_t *db, int64_t machine_id, cs_db_pattern_fn fn,
                           void *ctx) CS_MUST_CHECK;
 

@@ -8,7 +8,7 @@
  *   - cs_sel_rules_read on a crafted database with the real schema whose rule table has lost
  *     its NOT NULL and CHECK constraints: NULL texts (a NULL collective crashed the reader),
  *     numbers beyond an int (read back cut to their low 32 bits, 2^32 + 4 processes as 4),
- *     text in numeric columns, and 100000 rules.
+ *     text in numeric columns, and 100000 rules; pattern signatures out of range or NULL.
  *   - the environment: COLLSEL_DB longer than the path buffer (was cut short: another file),
  *     COLLSEL_NODE_SIZE beyond a long (was taken as LONG_MAX), COLLSEL_VERBOSE.
  * No MPI is initialised; nothing is communicated. */
@@ -332,6 +332,43 @@ START_TEST(test_read_many) {
 }
 END_TEST
 
+static int collect_pattern(const cs_db_pattern_t *t, void *ctx) {
+    char *names = ctx;
+    ck_assert_ptr_nonnull(t->name);
+    strcat(names, t->name);
+    strcat(names, " ");
+    return CS_OK;
+}
+
+/* Pattern signatures the schema would refuse (its constraints lost): NULL names (handed to the
+ * selector, which copied them with "%s"), numbers beyond an int or negative, NaN and infinite
+ * means: skipped; the good one is read. */
+START_TEST(test_read_bad_patterns) {
+    int64_t machine_id = 0;
+    sqlite3 *conn = crafted_db(&machine_id);
+    cs_db_t *db;
+    char names[256] = "";
+    raw_exec(conn, "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = 'CREATE TABLE "
+                   "pattern (machine_id INTEGER, name TEXT, p INTEGER, nedges INTEGER, max_out "
+                   "INTEGER, max_in INTEGER, mean_out REAL, imbalance REAL, UNIQUE (machine_id, "
+                   "name, p))' WHERE type = 'table' AND name = 'pattern'; "
+                   "PRAGMA writable_schema = OFF");
+    sqlite3_close(conn);
+    ck_assert_int_eq(sqlite3_open(path, &conn), SQLITE_OK);
+    raw_exec(conn, "INSERT INTO pattern VALUES (1, 'cart2d', 4, 8, 2, 2, 2.0, 1.0), "
+                   "(1, NULL, 4, 8, 2, 2, 2.0, 1.0), (1, 'big', 4294967300, 8, 2, 2, 2.0, 1.0), "
+                   "(1, 'neg', 4, -1, 2, 2, 2.0, 1.0), (1, 'nan', 4, 8, 2, 2, NULL, 1.0), "
+                   "(1, 'inf', 4, 8, 2, 2, 1e999, 1.0), (1, 'text', 'four', 8, 2, 2, 2.0, 1.0), "
+                   "(1, 'a_name_longer_than_a_rule_holds_it', 4, 8, 2, 2, 2.0, 1.0)");
+    sqlite3_close(conn);
+    db = open_read_only();
+    ck_assert_int_eq(cs_db_foreach_pattern(db, machine_id, collect_pattern, names), CS_OK);
+    ck_assert_str_eq(names, "cart2d ");
+    cs_db_close(db);
+    unlink(path);
+}
+END_TEST
+
 /* --- the environment ----------------------------------------------------------------------- */
 
 /* COLLSEL_DB longer than the selector holds: ignored with a word, never cut to another path. */
@@ -388,6 +425,7 @@ static Suite *rules_suite(void) {
     tcase_add_test(check, test_check_many);
     tcase_add_test(read, test_read_bad_rows);
     tcase_add_test(read, test_read_many);
+    tcase_add_test(read, test_read_bad_patterns);
     tcase_set_timeout(read, 60);
     tcase_add_test(env, test_env_long_db);
     tcase_add_test(env, test_env_numbers);
