@@ -6,6 +6,7 @@
 #include "select_int.h"
 
 #include <stdio.h>
+#include <string.h>
 
 cs_sel_hot_t cs_sel_hot __attribute__((aligned(64))) = {1, 1, 0};
 atomic_ulong cs_sel_rules_epoch;
@@ -49,6 +50,13 @@ int collsel_init(const char *db_path) {
     pthread_mutex_lock(&cs_sel_lock);
     if (!init_db_set) {
         init_db_set = 1;
+        /* a path cut short would name another file */
+        if (db_path != NULL && strlen(db_path) >= sizeof(init_db)) {
+            cs_log_complain("collsel_init: database path '%.40s...' longer than %zu bytes; "
+                            "ignored (COLLSEL_DB used)",
+                            db_path, sizeof(init_db) - 1);
+            db_path = NULL;
+        }
         snprintf(init_db, sizeof(init_db), "%s", db_path != NULL ? db_path : cs_sel_env.db);
     }
     atomic_store(&cs_sel_hot.active, !cs_sel_env.disable);

@@ -10,8 +10,10 @@
  *     numbers beyond an int (read back cut to their low 32 bits, 2^32 + 4 processes as 4),
  *     text in numeric columns, and 100000 rules; pattern signatures out of range or NULL.
  *   - the environment: COLLSEL_DB longer than the path buffer (was cut short: another file),
- *     COLLSEL_NODE_SIZE beyond a long (was taken as LONG_MAX), COLLSEL_VERBOSE.
+ *     COLLSEL_NODE_SIZE beyond a long (was taken as LONG_MAX), COLLSEL_VERBOSE; the same
+ *     for collsel_init's path.
  * No MPI is initialised; nothing is communicated. */
+#include "collsel.h"
 #include "core/log.h"
 #include "core/machine.h"
 #include "db.h"
@@ -392,6 +394,32 @@ START_TEST(test_env_long_db) {
 }
 END_TEST
 
+/* collsel_init with a path longer than the selector holds: ignored with a word (COLLSEL_DB is
+ * used), never cut to another path. */
+START_TEST(test_init_long_path) {
+    size_t len = 5000;
+    char *long_path = malloc(len + 1);
+    ck_assert_ptr_nonnull(long_path);
+    memset(long_path, 'b', len);
+    long_path[0] = '/';
+    long_path[len] = '\0';
+    setenv("COLLSEL_DB", "/from/the/environment.db", 1);
+    ck_assert_int_eq(collsel_init(long_path), MPI_SUCCESS);
+    pthread_mutex_lock(&cs_sel_lock);
+    ck_assert_str_eq(cs_sel_db_path(), "/from/the/environment.db");
+    pthread_mutex_unlock(&cs_sel_lock);
+    ck_assert_int_eq(collsel_finalize(), MPI_SUCCESS);
+    long_path[4095] = '\0'; /* the longest that fits */
+    ck_assert_int_eq(collsel_init(long_path), MPI_SUCCESS);
+    pthread_mutex_lock(&cs_sel_lock);
+    ck_assert_str_eq(cs_sel_db_path(), long_path);
+    pthread_mutex_unlock(&cs_sel_lock);
+    ck_assert_int_eq(collsel_finalize(), MPI_SUCCESS);
+    unsetenv("COLLSEL_DB");
+    free(long_path);
+}
+END_TEST
+
 START_TEST(test_env_numbers) {
     long k = -7;
     int level = -7;
@@ -429,6 +457,7 @@ static Suite *rules_suite(void) {
     tcase_set_timeout(read, 60);
     tcase_add_test(env, test_env_long_db);
     tcase_add_test(env, test_env_numbers);
+    tcase_add_test(env, test_init_long_path);
     suite_add_tcase(s, check);
     suite_add_tcase(s, read);
     suite_add_tcase(s, env);
