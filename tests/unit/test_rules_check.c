@@ -352,12 +352,13 @@ START_TEST(test_read_bad_patterns) {
     char names[256] = "";
     raw_exec(conn, "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = 'CREATE TABLE "
                    "pattern (machine_id INTEGER, name TEXT, p INTEGER, nedges INTEGER, max_out "
-                   "INTEGER, max_in INTEGER, mean_out REAL, imbalance REAL, UNIQUE (machine_id, "
-                   "name, p))' WHERE type = 'table' AND name = 'pattern'; "
+                   "INTEGER, max_in INTEGER, mean_out REAL, imbalance REAL, offsets TEXT, UNIQUE "
+                   "(machine_id, name, p))' WHERE type = 'table' AND name = 'pattern'; "
                    "PRAGMA writable_schema = OFF");
     sqlite3_close(conn);
     ck_assert_int_eq(sqlite3_open(path, &conn), SQLITE_OK);
-    raw_exec(conn, "INSERT INTO pattern VALUES (1, 'cart2d', 4, 8, 2, 2, 2.0, 1.0), "
+    raw_exec(conn, "INSERT INTO pattern (machine_id, name, p, nedges, max_out, max_in, "
+                   "mean_out, imbalance) VALUES (1, 'cart2d', 4, 8, 2, 2, 2.0, 1.0), "
                    "(1, NULL, 4, 8, 2, 2, 2.0, 1.0), (1, 'big', 4294967300, 8, 2, 2, 2.0, 1.0), "
                    "(1, 'neg', 4, -1, 2, 2, 2.0, 1.0), (1, 'nan', 4, 8, 2, 2, NULL, 1.0), "
                    "(1, 'inf', 4, 8, 2, 2, 1e999, 1.0), (1, 'text', 'four', 8, 2, 2, 2.0, 1.0), "
