@@ -195,15 +195,15 @@ static int warm_key(void) {
     return warm_keyval;
 }
 
-/* 1 when this call on `comm`, which has no context, goes to the MPI library as one of the
- * communicator's first COLLSEL_WARMUP - 1 calls (counted); 0 when it is the call that makes
- * the context, or warm-up does not apply (MPI_COMM_WORLD, COLLSEL_FORCE set, COLLSEL_WARMUP
+/* 1 when this call on `comm`, which has no context (the caller checked), goes to the MPI library as
+ * one of the communicator's first COLLSEL_WARMUP - 1 calls (counted); 0 when it is the call that
+ * makes the context, or warm-up does not apply (MPI_COMM_WORLD, COLLSEL_FORCE set, COLLSEL_WARMUP
  * 0 or 1). The same answer on every rank: it depends on the number of calls only. */
 static int warming_up(MPI_Comm comm) {
     int key, found = 0;
     void *value = NULL;
     if (cs_sel_env.warmup <= 1 || comm == MPI_COMM_WORLD || is_any_forced() ||
-        cs_comm_find(comm) != NULL || (key = warm_key()) == MPI_KEYVAL_INVALID ||
+        (key = warm_key()) == MPI_KEYVAL_INVALID ||
         PMPI_Comm_get_attr(comm, key, &value, &found) != MPI_SUCCESS) {
         return 0;
     }
@@ -241,10 +241,13 @@ int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx_out, cs_sel_comm_t **s
         if (!atomic_load(&cs_sel_hot.active) || comm == MPI_COMM_NULL) {
             return CS_ERR_NOT_APPLICABLE;
         }
-        if (call && warming_up(comm)) {
+        ctx = cs_comm_find(comm); /* one attribute lookup when it has a context */
+        if (ctx == NULL && call && warming_up(comm)) {
             return CS_ERR_NOT_APPLICABLE;
         }
-        CS_CHECK(cs_comm_get(comm, &ctx));
+        if (ctx == NULL) {
+            CS_CHECK(cs_comm_get(comm, &ctx));
+        }
         if (ctx->selector != NULL &&
             ((cs_sel_comm_t *)ctx->selector)->epoch < atomic_load(&cs_sel_rules_epoch)) {
             /* collsel_finalize ran since: set up again (collective, like the first time) */
