@@ -217,16 +217,6 @@ static int warming_up(MPI_Comm comm) {
     return PMPI_Comm_set_attr(comm, key, (void *)calls) == MPI_SUCCESS;
 }
 
-int cs_sel_warm_calls(MPI_Comm comm) {
-    void *value = NULL;
-    int found = 0;
-    if (warm_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
-        PMPI_Comm_get_attr(comm, warm_keyval, &value, &found) != MPI_SUCCESS || !found) {
-        return 0;
-    }
-    return (int)(intptr_t)value;
-}
-
 int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx_out, cs_sel_comm_t **sc_out) {
     int rc = CS_OK;
     cs_comm_t *ctx;

@@ -126,8 +126,6 @@ CS_SEL_INTERNAL void cs_sel_rules_forget(void);
  * names a collective (a forced algorithm runs from the first call). */
 CS_SEL_INTERNAL int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx,
                                  cs_sel_comm_t **sc) CS_MUST_CHECK;
-/* The calls `comm` has made while warming up (0: none, or it has a context). Local. */
-CS_SEL_INTERNAL int cs_sel_warm_calls(MPI_Comm comm);
 
 /* --- dispatch.c ----------------------------------------------------------------------------- */
 
