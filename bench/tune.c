@@ -284,59 +284,89 @@ out:
 /* Fresh communicators whose setup of a variant is timed (median; docs/selector.md "Setup cost"). */
 #define SETUP_REPS 3
 
-/* Measures the one-time per-communicator setup of every candidate of the plan that has one
- * (algo.h: setup), on `sub` (n processes, ppn per node), and stores it (rank 0): for each, on
- * SETUP_REPS fresh duplicates of sub, the slowest rank's time of cs_comm_state (the setup
- * alone: the duplicate's own context is made before the clock starts), the median kept. The
- * neighbourhood collectives' setups need a topology and are not measured. A variant whose setup
- * refuses (CS_ERR_NOT_APPLICABLE, the same on every rank) is skipped. Collective over sub. */
-static int measure_setups(const cs_bench_plan_t *plan, const cs_bench_run_t *r, int rank, int n,
-                          int ppn, MPI_Comm sub) {
+/* Times the setup of candidate `cand` on SETUP_REPS fresh communicators of the ranks of `sub`:
+ * duplicates of sub, or for a neighbourhood collective the communicator of pattern `pat` made
+ * over sub (cs_bench_pattern_comm). Each time is the slowest rank's of cs_comm_state (the setup
+ * alone: the communicator and its own context are made before the clock starts); *median_us is
+ * their median, *ok 0 when the setup refused on some rank (CS_ERR_NOT_APPLICABLE; every rank
+ * learns it). Collective over sub. */
+static int time_setup(const cs_bench_cand_t *cand, const cs_bench_pattern_t *pat, MPI_Comm sub,
+                      double *median_us, int *ok) {
     int rc = CS_OK;
-    MPI_Comm dup = MPI_COMM_NULL;
-    for (int c = 0; c < CS_COLL_COUNT; c++) {
-        if (cs_coll_is_neighbor((cs_coll_t)c)) {
-            continue;
+    MPI_Comm fresh = MPI_COMM_NULL;
+    double t[SETUP_REPS];
+    *ok = 1;
+    *median_us = 0;
+    for (int rep = 0; rep < SETUP_REPS && *ok; rep++) {
+        cs_comm_t *ctx = NULL;
+        const cs_state_t *state = NULL;
+        if (pat != NULL) {
+            cs_graph_sig_t sig;
+            CS_CHECK(cs_bench_pattern_comm(pat, sub, &fresh, &sig));
+        } else {
+            CS_MPI_CHECK(PMPI_Comm_dup(sub, &fresh));
         }
+        CS_CHECK(cs_comm_get(fresh, &ctx));
+        CS_MPI_CHECK(PMPI_Barrier(fresh));
+        double t0 = PMPI_Wtime();
+        int st = cs_comm_state(ctx, cand->v.algo, &cand->v.params, &state);
+        t[rep] = PMPI_Wtime() - t0;
+        *ok = st == CS_OK;
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, ok, 1, MPI_INT, MPI_MIN, fresh));
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &t[rep], 1, MPI_DOUBLE, MPI_MAX, fresh));
+        CS_MPI_CHECK(PMPI_Comm_free(&fresh));
+    }
+    for (int i = 1; i < SETUP_REPS; i++) { /* sort: median */
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            double x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+    }
+    *median_us = t[SETUP_REPS / 2] * 1e6;
+out:
+    if (fresh != MPI_COMM_NULL) {
+        PMPI_Comm_free(&fresh);
+    }
+    return rc;
+}
+
+/* Measures the one-time per-communicator setup of every candidate of the plan that has one
+ * (algo.h: setup), on `sub` (n processes, ppn per node, communicator size index ci of the
+ * plan), and stores it (rank 0; time_setup: the median over SETUP_REPS fresh communicators of
+ * the slowest rank's time). The neighbourhood collectives' candidates are measured per pattern,
+ * on fresh communicators of each pattern planned at this size that the collective is tuned on
+ * (their setup gathers the graph, colours it, reads the LogGP parameters: its cost depends on
+ * the pattern), stored with the pattern's name. A variant whose setup refuses
+ * (CS_ERR_NOT_APPLICABLE, the same on every rank) is skipped. Collective over sub. */
+static int measure_setups(const cs_bench_plan_t *plan, int ci, const cs_bench_run_t *r, int rank,
+                          int n, int ppn, MPI_Comm sub) {
+    int rc = CS_OK;
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        int neighbor = cs_coll_is_neighbor((cs_coll_t)c);
         for (int k = 0; k < plan->ncands[c]; k++) {
             const cs_bench_cand_t *cand = &plan->cands[c][k];
-            double t[SETUP_REPS];
-            int ok = 1;
             if (cand->v.algo->setup == NULL) {
                 continue;
             }
-            for (int rep = 0; rep < SETUP_REPS && ok; rep++) {
-                cs_comm_t *ctx = NULL;
-                const cs_state_t *state = NULL;
-                CS_MPI_CHECK(PMPI_Comm_dup(sub, &dup));
-                CS_CHECK(cs_comm_get(dup, &ctx));
-                CS_MPI_CHECK(PMPI_Barrier(dup));
-                double t0 = PMPI_Wtime();
-                int st = cs_comm_state(ctx, cand->v.algo, &cand->v.params, &state);
-                t[rep] = PMPI_Wtime() - t0;
-                ok = st == CS_OK;
-                CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, dup));
-                CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &t[rep], 1, MPI_DOUBLE, MPI_MAX, dup));
-                CS_MPI_CHECK(PMPI_Comm_free(&dup));
-            }
-            if (!ok || rank != 0) {
-                continue;
-            }
-            for (int i = 1; i < SETUP_REPS; i++) { /* sort: median */
-                for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-                    double x = t[j];
-                    t[j] = t[j - 1];
-                    t[j - 1] = x;
+            for (int pi = neighbor ? 0 : -1; pi < (neighbor ? cs_bench_npatterns : 0); pi++) {
+                const cs_bench_pattern_t *pat = pi >= 0 ? &cs_bench_patterns[pi] : NULL;
+                double us = 0;
+                int ok = 0;
+                if (pat != NULL && (!(plan->patterns_at[ci] & (1u << pi)) ||
+                                    !cs_bench_pattern_tunes(pat, (cs_coll_t)c))) {
+                    continue;
+                }
+                CS_CHECK(time_setup(cand, pat, sub, &us, &ok));
+                if (ok && rank == 0) {
+                    CS_CHECK(cs_db_put_setup(r->db, r->run_id, (cs_coll_t)c,
+                                             pat != NULL ? pat->name : "", cand->v.algo->name,
+                                             cand->params, n, ppn, us));
                 }
             }
-            CS_CHECK(cs_db_put_setup(r->db, r->run_id, (cs_coll_t)c, cand->v.algo->name,
-                                     cand->params, n, ppn, t[SETUP_REPS / 2] * 1e6));
         }
     }
 out:
-    if (dup != MPI_COMM_NULL) {
-        PMPI_Comm_free(&dup);
-    }
     return rc;
 }
 
@@ -365,7 +395,7 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
             CS_CHECK(cs_bench_bufs_alloc(&bufs, (size_t)(max_bytes / sizeof(int)), n));
             CS_CHECK(cs_bench_sync_init(&sync, sub));
             if (!o->validate) {
-                CS_CHECK(measure_setups(plan, r, rank, n, ppn, sub));
+                CS_CHECK(measure_setups(plan, ci, r, rank, n, ppn, sub));
             }
         }
         for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
@@ -517,7 +547,7 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
             CS_CHECK(cs_bench_bufs_alloc(&bufs, (size_t)(max_bytes / sizeof(int)), n));
             CS_CHECK(cs_bench_sync_init(&sync, sub));
             if (!o->validate) {
-                CS_CHECK(measure_setups(plan, r, rank, n, ppn, sub));
+                CS_CHECK(measure_setups(plan, ci, r, rank, n, ppn, sub));
             }
         }
         for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
