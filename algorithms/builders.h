@@ -92,8 +92,10 @@ int cs_neighbor_graph_matches(const cs_graph_t *g, const cs_call_t *c);
  * round per colour of the Welsh-Powell edge colouring of the global graph, which the variant's
  * state holds. cs_neighbor_coloured_init() makes that state (cs_state_t.priv) from a global graph
  * g without MPI (g is borrowed and must outlive it; the simulator and the unit tests use it);
- * the setup does the same with the communicator's graph (comm.h cs_comm_graph, collective);
- * cs_neighbor_coloured_free() and the teardown release it. CS_ERR_NOMEM. */
+ * the setup borrows the communicator's graph and colouring instead (comm.h cs_comm_colouring,
+ * collective, computed once per communicator and shared by the coloured variants of all five
+ * collectives); cs_neighbor_coloured_free() and the teardown release the state (and what init
+ * coloured). CS_ERR_NOMEM. */
 int cs_build_neighbor_coloured(cs_sched_t *s, const cs_call_t *c,
                                const cs_params_t *params) CS_MUST_CHECK;
 int cs_neighbor_coloured_init(const cs_graph_t *g, void **priv) CS_MUST_CHECK;

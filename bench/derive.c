@@ -265,8 +265,9 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
         CS_CHECK(key_rules(&ps.v[first], last - first, &conf, machine_id, run_id, rm.metric,
                            thresholds, nthresholds, rules, &nout));
         for (int i = 0; i < nout; i++) { /* each candidate's measured setup, if it has one */
-            CS_CHECK(cs_db_get_setup(db, machine_id, rules[i].algorithm, rules[i].params,
-                                     rules[i].comm_size, rules[i].ppn, &rules[i].setup_us));
+            CS_CHECK(cs_db_get_setup(db, machine_id, rules[i].pattern, rules[i].algorithm,
+                                     rules[i].params, rules[i].comm_size, rules[i].ppn,
+                                     &rules[i].setup_us));
         }
         CS_CHECK(cs_db_replace_pattern_rules(db, machine_id, ps.v[first].coll, ps.v[first].pattern,
                                              ps.v[first].comm_size, ps.v[first].ppn, rules,

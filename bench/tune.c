@@ -93,10 +93,13 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
         CS_CHECK(cs_bench_validate_point(val, o, r, &call, pattern, key, bufs, sync, seed, ppn, sub,
                                          progress));
     } else {
+        /* rank 0's database work fails on rank 0 only: its status travels with what it
+         * broadcasts anyway, so that every rank of sub fails alike instead of waiting for it */
+        int shared[2] = {CS_OK, 0}; /* rank 0's status, skip */
         if (rank == 0) {
             bool exists = false;
-            CS_CHECK(cs_bench_run_has_point(r, c, pattern, n, ppn, key, confirm, &exists));
-            skip = exists;
+            shared[0] = cs_bench_run_has_point(r, c, pattern, n, ppn, key, confirm, &exists);
+            shared[1] = exists;
             if (o->budget_s > 0) {
                 int left = pace->total - pace->done;
                 budget = (pace->budget_s - (PMPI_Wtime() - pace->start)) / (left > 0 ? left : 1);
@@ -104,15 +107,20 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
                     budget < CS_BENCH_MIN_POINT_BUDGET_S ? CS_BENCH_MIN_POINT_BUDGET_S : budget;
             }
         }
-        CS_MPI_CHECK(PMPI_Bcast(&skip, 1, MPI_INT, 0, sub));
+        CS_MPI_CHECK(PMPI_Bcast(shared, 2, MPI_INT, 0, sub));
+        CS_CHECK(shared[0]);
+        skip = shared[1];
         if (!skip) {
+            int stored = CS_OK;
             CS_CHECK(cs_bench_measure(cands, ncand, &call, bufs, budget, o->reps_max, seed, sync,
                                       sub, rank == 0 ? progress : NULL));
             if (rank == 0) {
-                CS_CHECK(
-                    cs_bench_run_store_point(r, cands, ncand, c, pattern, n, ppn, key, confirm));
+                stored =
+                    cs_bench_run_store_point(r, cands, ncand, c, pattern, n, ppn, key, confirm);
             }
             cs_bench_cands_free(cands, ncand);
+            CS_MPI_CHECK(PMPI_Bcast(&stored, 1, MPI_INT, 0, sub));
+            CS_CHECK(stored);
         }
     }
     pace->done++;
@@ -284,59 +292,92 @@ out:
 /* Fresh communicators whose setup of a variant is timed (median; docs/selector.md "Setup cost"). */
 #define SETUP_REPS 3
 
-/* Measures the one-time per-communicator setup of every candidate of the plan that has one
- * (algo.h: setup), on `sub` (n processes, ppn per node), and stores it (rank 0): for each, on
- * SETUP_REPS fresh duplicates of sub, the slowest rank's time of cs_comm_state (the setup
- * alone: the duplicate's own context is made before the clock starts), the median kept. The
- * neighbourhood collectives' setups need a topology and are not measured. A variant whose setup
- * refuses (CS_ERR_NOT_APPLICABLE, the same on every rank) is skipped. Collective over sub. */
-static int measure_setups(const cs_bench_plan_t *plan, const cs_bench_run_t *r, int rank, int n,
-                          int ppn, MPI_Comm sub) {
+/* Times the setup of candidate `cand` on SETUP_REPS fresh communicators of the ranks of `sub`:
+ * duplicates of sub, or for a neighbourhood collective the communicator of pattern `pat` made
+ * over sub (cs_bench_pattern_comm). Each time is the slowest rank's of cs_comm_state (the setup
+ * alone: the communicator and its own context are made before the clock starts); *median_us is
+ * their median, *ok 0 when the setup refused on some rank (CS_ERR_NOT_APPLICABLE; every rank
+ * learns it). Collective over sub. */
+static int time_setup(const cs_bench_cand_t *cand, const cs_bench_pattern_t *pat, MPI_Comm sub,
+                      double *median_us, int *ok) {
     int rc = CS_OK;
-    MPI_Comm dup = MPI_COMM_NULL;
-    for (int c = 0; c < CS_COLL_COUNT; c++) {
-        if (cs_coll_is_neighbor((cs_coll_t)c)) {
-            continue;
+    MPI_Comm fresh = MPI_COMM_NULL;
+    double t[SETUP_REPS];
+    *ok = 1;
+    *median_us = 0;
+    for (int rep = 0; rep < SETUP_REPS && *ok; rep++) {
+        cs_comm_t *ctx = NULL;
+        const cs_state_t *state = NULL;
+        if (pat != NULL) {
+            cs_graph_sig_t sig;
+            CS_CHECK(cs_bench_pattern_comm(pat, sub, &fresh, &sig));
+        } else {
+            CS_MPI_CHECK(PMPI_Comm_dup(sub, &fresh));
         }
+        CS_CHECK(cs_comm_get(fresh, &ctx));
+        CS_MPI_CHECK(PMPI_Barrier(fresh));
+        double t0 = PMPI_Wtime();
+        int st = cs_comm_state(ctx, cand->v.algo, &cand->v.params, &state);
+        t[rep] = PMPI_Wtime() - t0;
+        *ok = st == CS_OK;
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, ok, 1, MPI_INT, MPI_MIN, fresh));
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &t[rep], 1, MPI_DOUBLE, MPI_MAX, fresh));
+        CS_MPI_CHECK(PMPI_Comm_free(&fresh));
+    }
+    for (int i = 1; i < SETUP_REPS; i++) { /* sort: median */
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            double x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+    }
+    *median_us = t[SETUP_REPS / 2] * 1e6;
+out:
+    if (fresh != MPI_COMM_NULL) {
+        PMPI_Comm_free(&fresh);
+    }
+    return rc;
+}
+
+/* Measures the one-time per-communicator setup of every candidate of the plan that has one
+ * (algo.h: setup), on `sub` (n processes, ppn per node, communicator size index ci of the
+ * plan), and stores it (rank 0; time_setup: the median over SETUP_REPS fresh communicators of
+ * the slowest rank's time). The neighbourhood collectives' candidates are measured per pattern,
+ * on fresh communicators of each pattern planned at this size that the collective is tuned on
+ * (their setup gathers the graph, colours it, reads the LogGP parameters: its cost depends on
+ * the pattern), stored with the pattern's name. A variant whose setup refuses
+ * (CS_ERR_NOT_APPLICABLE, the same on every rank) is skipped. Collective over sub. */
+static int measure_setups(const cs_bench_plan_t *plan, int ci, const cs_bench_run_t *r, int rank,
+                          int n, int ppn, MPI_Comm sub) {
+    int rc = CS_OK;
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        int neighbor = cs_coll_is_neighbor((cs_coll_t)c);
         for (int k = 0; k < plan->ncands[c]; k++) {
             const cs_bench_cand_t *cand = &plan->cands[c][k];
-            double t[SETUP_REPS];
-            int ok = 1;
             if (cand->v.algo->setup == NULL) {
                 continue;
             }
-            for (int rep = 0; rep < SETUP_REPS && ok; rep++) {
-                cs_comm_t *ctx = NULL;
-                const cs_state_t *state = NULL;
-                CS_MPI_CHECK(PMPI_Comm_dup(sub, &dup));
-                CS_CHECK(cs_comm_get(dup, &ctx));
-                CS_MPI_CHECK(PMPI_Barrier(dup));
-                double t0 = PMPI_Wtime();
-                int st = cs_comm_state(ctx, cand->v.algo, &cand->v.params, &state);
-                t[rep] = PMPI_Wtime() - t0;
-                ok = st == CS_OK;
-                CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, dup));
-                CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &t[rep], 1, MPI_DOUBLE, MPI_MAX, dup));
-                CS_MPI_CHECK(PMPI_Comm_free(&dup));
-            }
-            if (!ok || rank != 0) {
-                continue;
-            }
-            for (int i = 1; i < SETUP_REPS; i++) { /* sort: median */
-                for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-                    double x = t[j];
-                    t[j] = t[j - 1];
-                    t[j - 1] = x;
+            for (int pi = neighbor ? 0 : -1; pi < (neighbor ? cs_bench_npatterns : 0); pi++) {
+                const cs_bench_pattern_t *pat = pi >= 0 ? &cs_bench_patterns[pi] : NULL;
+                double us = 0;
+                int ok = 0;
+                if (pat != NULL && (!(plan->patterns_at[ci] & (1u << pi)) ||
+                                    !cs_bench_pattern_tunes(pat, (cs_coll_t)c))) {
+                    continue;
                 }
+                int stored = CS_OK;
+                CS_CHECK(time_setup(cand, pat, sub, &us, &ok));
+                if (ok && rank == 0) {
+                    stored = cs_db_put_setup(r->db, r->run_id, (cs_coll_t)c,
+                                             pat != NULL ? pat->name : "", cand->v.algo->name,
+                                             cand->params, n, ppn, us);
+                }
+                CS_MPI_CHECK(PMPI_Bcast(&stored, 1, MPI_INT, 0, sub)); /* every rank fails alike */
+                CS_CHECK(stored);
             }
-            CS_CHECK(cs_db_put_setup(r->db, r->run_id, (cs_coll_t)c, cand->v.algo->name,
-                                     cand->params, n, ppn, t[SETUP_REPS / 2] * 1e6));
         }
     }
 out:
-    if (dup != MPI_COMM_NULL) {
-        PMPI_Comm_free(&dup);
-    }
     return rc;
 }
 
@@ -365,7 +406,7 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
             CS_CHECK(cs_bench_bufs_alloc(&bufs, (size_t)(max_bytes / sizeof(int)), n));
             CS_CHECK(cs_bench_sync_init(&sync, sub));
             if (!o->validate) {
-                CS_CHECK(measure_setups(plan, r, rank, n, ppn, sub));
+                CS_CHECK(measure_setups(plan, ci, r, rank, n, ppn, sub));
             }
         }
         for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
@@ -470,6 +511,61 @@ out:
     return rc;
 }
 
+/* The confirmation pass at communicator size index ci (n processes, collective over `sub`):
+ * the setups measured again, then every point rank 0 picks for each collective measured again.
+ * Rank 0's failures are shared (the broadcasts here, run_point, measure_setups), so every rank
+ * of sub returns the same status. */
+static int confirm_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ci, cs_bench_run_t *r,
+                        int rank, int n, MPI_Comm sub, uint64_t max_bytes, int count,
+                        cs_bench_contender_t *todo, cs_bench_cand_t *sel, pace_t *pace,
+                        cs_bench_progress_t *progress) {
+    int rc = CS_OK, ppn = 0;
+    cs_bench_bufs_t bufs = {0};
+    cs_bench_sync_t sync = {0, 0};
+    CS_CHECK(cs_machine_node_size(sub, &ppn));
+    CS_CHECK(cs_bench_plan_expand(plan, n, ppn, rank));
+    CS_CHECK(cs_bench_bufs_alloc(&bufs, (size_t)(max_bytes / sizeof(int)), n));
+    CS_CHECK(cs_bench_sync_init(&sync, sub));
+    if (!o->validate) {
+        CS_CHECK(measure_setups(plan, ci, r, rank, n, ppn, sub));
+    }
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        int ntodo = 0;
+        if (plan->ncands[c] < 2) {
+            continue;
+        }
+        if (rank == 0) {
+            rc = cs_bench_derive_contenders(r->db, r->run_id, o->metric, (cs_coll_t)c, n, ppn, todo,
+                                            count, &ntodo);
+        }
+        CS_MPI_CHECK(PMPI_Bcast(&rc, 1, MPI_INT, 0, sub));
+        CS_CHECK(rc);
+        CS_MPI_CHECK(PMPI_Bcast(&ntodo, 1, MPI_INT, 0, sub));
+        CS_MPI_CHECK(PMPI_Bcast(todo, ntodo * (int)sizeof(*todo), MPI_BYTE, 0, sub));
+        if (cs_coll_is_neighbor((cs_coll_t)c)) {
+            /* one pattern at a time: the contenders come ordered by pattern */
+            for (int t = 0; t < ntodo;) {
+                int e = t;
+                while (e < ntodo && strcmp(todo[e].pattern, todo[t].pattern) == 0) {
+                    e++;
+                }
+                CS_CHECK(confirm_pattern(o, plan, c, &todo[t], e - t, sel, r, rank, n, ppn, sub,
+                                         &sync, pace, progress));
+                t = e;
+            }
+            continue;
+        }
+        for (int t = 0; t < ntodo; t++) {
+            int k = confirm_cands(plan, c, &todo[t], sel);
+            CS_CHECK(run_point(o, sel, k, (cs_coll_t)c, "", todo[t].bytes, r, NULL, rank, n, ppn,
+                               sub, sub, &bufs, &sync, pace, progress, 1));
+        }
+    }
+out:
+    cs_bench_bufs_free(&bufs);
+    return rc;
+}
+
 /* The confirmation pass (docs/tuning.md "Confirmation", collective over `world`): after every
  * key was measured, each size at which candidates beat native is measured again, with native
  * and the best CS_BENCH_CONFIRM_CANDS of them only, minutes after its first measurement; rule
@@ -480,8 +576,6 @@ out:
 static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
                           int rank, MPI_Comm world, pace_t *pace, cs_bench_progress_t *progress) {
     int rc = CS_OK, ok = 1, count = 0;
-    cs_bench_bufs_t bufs = {0};
-    cs_bench_sync_t sync = {0, 0};
     MPI_Comm sub = MPI_COMM_NULL;
     uint64_t max_bytes = plan->sizes[plan->nsizes - 1];
     cs_bench_contender_t *todo = NULL;
@@ -509,56 +603,22 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
                      count);
     }
     for (int ci = 0; ci < plan->ncomm_sizes && count > 0; ci++) {
-        int n = plan->comm_sizes[ci], ppn = 0;
+        int n = plan->comm_sizes[ci], verdict;
         CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
         if (sub != MPI_COMM_NULL) {
-            CS_CHECK(cs_machine_node_size(sub, &ppn));
-            CS_CHECK(cs_bench_plan_expand(plan, n, ppn, rank));
-            CS_CHECK(cs_bench_bufs_alloc(&bufs, (size_t)(max_bytes / sizeof(int)), n));
-            CS_CHECK(cs_bench_sync_init(&sync, sub));
-            if (!o->validate) {
-                CS_CHECK(measure_setups(plan, r, rank, n, ppn, sub));
-            }
-        }
-        for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
-            int ntodo = 0;
-            if (plan->ncands[c] < 2) {
-                continue;
-            }
-            if (rank == 0) {
-                rc = cs_bench_derive_contenders(r->db, r->run_id, o->metric, (cs_coll_t)c, n, ppn,
-                                                todo, count, &ntodo);
-            }
-            CS_MPI_CHECK(PMPI_Bcast(&rc, 1, MPI_INT, 0, sub));
-            CS_CHECK(rc);
-            CS_MPI_CHECK(PMPI_Bcast(&ntodo, 1, MPI_INT, 0, sub));
-            CS_MPI_CHECK(PMPI_Bcast(todo, ntodo * (int)sizeof(*todo), MPI_BYTE, 0, sub));
-            if (cs_coll_is_neighbor((cs_coll_t)c)) {
-                /* one pattern at a time: the contenders come ordered by pattern */
-                for (int t = 0; t < ntodo;) {
-                    int e = t;
-                    while (e < ntodo && strcmp(todo[e].pattern, todo[t].pattern) == 0) {
-                        e++;
-                    }
-                    CS_CHECK(confirm_pattern(o, plan, c, &todo[t], e - t, sel, r, rank, n, ppn, sub,
-                                             &sync, pace, progress));
-                    t = e;
-                }
-                continue;
-            }
-            for (int t = 0; t < ntodo; t++) {
-                int k = confirm_cands(plan, c, &todo[t], sel);
-                CS_CHECK(run_point(o, sel, k, (cs_coll_t)c, "", todo[t].bytes, r, NULL, rank, n,
-                                   ppn, sub, sub, &bufs, &sync, pace, progress, 1));
-            }
-        }
-        if (sub != MPI_COMM_NULL) {
-            cs_bench_bufs_free(&bufs);
+            rc = confirm_size(o, plan, ci, r, rank, n, sub, max_bytes, count, todo, sel, pace,
+                              progress);
             CS_MPI_CHECK(PMPI_Comm_free(&sub));
         }
+        /* Every rank learns the size's verdict, the ranks outside sub too: otherwise, when the
+         * ranks of sub stop on an error (all alike, see run_point), the others would wait for
+         * them at the next split. */
+        verdict = rc;
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &verdict, 1, MPI_INT, MPI_MIN, world));
+        rc = verdict;
+        CS_CHECK(rc);
     }
 out:
-    cs_bench_bufs_free(&bufs);
     if (sub != MPI_COMM_NULL) {
         PMPI_Comm_free(&sub);
     }

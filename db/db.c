@@ -185,12 +185,13 @@ static const char *const sql[NSTMTS] = {
                        "mean_out = excluded.mean_out, imbalance = excluded.imbalance, "
                        "offsets = excluded.offsets",
     [ST_SETUP_PUT] = "INSERT INTO setup_cost (run_id, coll, algorithm, params, comm_size, ppn, "
-                     "setup_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
-                     "ON CONFLICT (run_id, algorithm, params, comm_size, ppn) "
+                     "setup_us, pattern) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+                     "ON CONFLICT (run_id, pattern, algorithm, params, comm_size, ppn) "
                      "DO UPDATE SET setup_us = excluded.setup_us",
     [ST_SETUP_GET] = "SELECT s.setup_us FROM setup_cost s JOIN run r ON r.id = s.run_id "
                      "WHERE r.machine_id = ?1 AND s.algorithm = ?2 AND s.params = ?3 "
-                     "AND s.comm_size = ?4 AND s.ppn = ?5 ORDER BY s.run_id DESC LIMIT 1",
+                     "AND s.comm_size = ?4 AND s.ppn = ?5 AND s.pattern = ?6 "
+                     "ORDER BY s.run_id DESC LIMIT 1",
     [ST_PATTERN_BY_MACHINE] = "SELECT name, p, nedges, max_out, max_in, mean_out, imbalance, "
                               "offsets FROM pattern WHERE machine_id = ?1 ORDER BY name, p",
 };
@@ -1735,13 +1736,14 @@ out:
     return rc;
 }
 
-int cs_db_put_setup(cs_db_t *db, int64_t run_id, cs_coll_t coll, const char *algorithm,
-                    const char *params, int comm_size, int ppn, double setup_us) {
+int cs_db_put_setup(cs_db_t *db, int64_t run_id, cs_coll_t coll, const char *pattern,
+                    const char *algorithm, const char *params, int comm_size, int ppn,
+                    double setup_us) {
     int rc = CS_OK;
     sqlite3_stmt *s = NULL;
     CS_REQUIRE(db != NULL && run_id > 0 && (int)coll >= 0 && coll < CS_COLL_COUNT &&
-                   algorithm != NULL && params != NULL && comm_size >= 1 && ppn >= 1 &&
-                   isfinite(setup_us) && setup_us >= 0,
+                   pattern != NULL && algorithm != NULL && params != NULL && comm_size >= 1 &&
+                   ppn >= 1 && isfinite(setup_us) && setup_us >= 0,
                CS_ERR_ARG);
     CS_CHECK(stmt(db, ST_SETUP_PUT, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, run_id));
@@ -1751,18 +1753,21 @@ int cs_db_put_setup(cs_db_t *db, int64_t run_id, cs_coll_t coll, const char *alg
     CS_DB_CHECK(db, sqlite3_bind_int(s, 5, comm_size));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 6, ppn));
     CS_DB_CHECK(db, sqlite3_bind_double(s, 7, setup_us));
+    CS_DB_CHECK(db, bind_text(s, 8, pattern));
     CS_DB_CHECK(db, sqlite3_step(s));
 out:
     done(s);
     return rc;
 }
 
-int cs_db_get_setup(cs_db_t *db, int64_t machine_id, const char *algorithm, const char *params,
-                    int comm_size, int ppn, double *setup_us) {
+int cs_db_get_setup(cs_db_t *db, int64_t machine_id, const char *pattern, const char *algorithm,
+                    const char *params, int comm_size, int ppn, double *setup_us) {
     int rc = CS_OK;
     int step = SQLITE_DONE;
     sqlite3_stmt *s = NULL;
-    CS_REQUIRE(db != NULL && algorithm != NULL && params != NULL && setup_us != NULL, CS_ERR_ARG);
+    CS_REQUIRE(db != NULL && pattern != NULL && algorithm != NULL && params != NULL &&
+                   setup_us != NULL,
+               CS_ERR_ARG);
     *setup_us = 0;
     CS_CHECK(stmt(db, ST_SETUP_GET, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, machine_id));
@@ -1770,6 +1775,7 @@ int cs_db_get_setup(cs_db_t *db, int64_t machine_id, const char *algorithm, cons
     CS_DB_CHECK(db, bind_text(s, 3, params));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 4, comm_size));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 5, ppn));
+    CS_DB_CHECK(db, bind_text(s, 6, pattern));
     CS_DB_CHECK(db, step = sqlite3_step(s));
     if (step == SQLITE_ROW) {
         *setup_us = sqlite3_column_double(s, 0);

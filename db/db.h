@@ -388,15 +388,17 @@ int cs_db_foreach_pattern(cs_db_t *db, int64_t machine_id, cs_db_pattern_fn fn,
 /* --- setup costs ---------------------------------------------------------------------------- */
 
 /* Stores the measured one-time setup of variant (algorithm, params) of `coll` on a
- * communicator of comm_size processes, ppn per node, in run `run_id` (table setup_cost),
- * replacing that run's earlier value. CS_ERR_ARG for a negative or non-finite cost. */
-int cs_db_put_setup(cs_db_t *db, int64_t run_id, cs_coll_t coll, const char *algorithm,
-                    const char *params, int comm_size, int ppn, double setup_us) CS_MUST_CHECK;
+ * communicator of comm_size processes, ppn per node, of neighbourhood pattern `pattern` (""
+ * for the other collectives), in run `run_id` (table setup_cost), replacing that run's earlier
+ * value. CS_ERR_ARG for a negative or non-finite cost. */
+int cs_db_put_setup(cs_db_t *db, int64_t run_id, cs_coll_t coll, const char *pattern,
+                    const char *algorithm, const char *params, int comm_size, int ppn,
+                    double setup_us) CS_MUST_CHECK;
 
-/* The newest measured setup of (algorithm, params) at (comm_size, ppn) on machine
- * `machine_id` into *setup_us; 0 when none was measured. */
-int cs_db_get_setup(cs_db_t *db, int64_t machine_id, const char *algorithm, const char *params,
-                    int comm_size, int ppn, double *setup_us) CS_MUST_CHECK;
+/* The newest measured setup of (algorithm, params) at (comm_size, ppn) on pattern `pattern`
+ * ("": none) on machine `machine_id` into *setup_us; 0 when none was measured. */
+int cs_db_get_setup(cs_db_t *db, int64_t machine_id, const char *pattern, const char *algorithm,
+                    const char *params, int comm_size, int ppn, double *setup_us) CS_MUST_CHECK;
 
 /* --- counting ------------------------------------------------------------------------------ */
 

@@ -1,4 +1,4 @@
--- collsel database schema. schema version: 9
+-- collsel database schema. schema version: 10
 --
 -- This file is the truth: a new database is created from it, and docs/database.md describes it.
 -- Databases made by an older collsel are brought here by db/migrations/NNNN_*.sql, applied in
@@ -173,17 +173,20 @@ CREATE TABLE rule (
 );
 
 -- The one-time per-communicator setup of the variants that have one (sub-communicators,
--- shared-memory windows), measured by collsel-bench on fresh communicators: the median over a
--- few of them of the slowest rank's time (docs/selector.md "Setup cost").
+-- shared-memory windows, the neighbourhood algorithms' graph and colouring), measured by
+-- collsel-bench on fresh communicators: the median over a few of them of the slowest rank's time
+-- (docs/selector.md "Setup cost"), per neighbourhood pattern (docs/neighbor.md).
 CREATE TABLE setup_cost (
     run_id     INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,
     coll       TEXT NOT NULL,
+    pattern    TEXT NOT NULL DEFAULT '',       -- neighbourhood pattern measured on (table
+                                               -- pattern); '' for the other collectives
     algorithm  TEXT NOT NULL CHECK (substr(algorithm, 1, length(coll) + 1) = coll || '/'),
     params     TEXT NOT NULL DEFAULT '',
     comm_size  INTEGER NOT NULL CHECK (comm_size >= 1),
     ppn        INTEGER NOT NULL CHECK (ppn >= 1),
     setup_us   REAL NOT NULL CHECK (setup_us >= 0),
-    UNIQUE (run_id, algorithm, params, comm_size, ppn)
+    UNIQUE (run_id, pattern, algorithm, params, comm_size, ppn)
 );
 
 -- collsel-bench --validate: native vs the selector's choice vs the best measured candidate,

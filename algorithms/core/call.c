@@ -177,8 +177,11 @@ uint64_t cs_call_key_bytes(const cs_call_key_t *key, const cs_call_arrays_t *arr
         return ok ? (sent + received) / (2 * (uint64_t)nprocs) : 0;
     }
     case CS_COLL_NEIGHBOR_ALLGATHER:
-    case CS_COLL_NEIGHBOR_ALLTOALL:
-        return type_bytes(key->recvcount, key->recvtype);
+    case CS_COLL_NEIGHBOR_ALLTOALL: { /* the larger side: the same on every rank (call.h) */
+        uint64_t sent = type_bytes(key->sendcount, key->sendtype);
+        uint64_t received = type_bytes(key->recvcount, key->recvtype);
+        return sent > received ? sent : received;
+    }
     case CS_COLL_NEIGHBOR_ALLGATHERV:
     case CS_COLL_NEIGHBOR_ALLTOALLV:
     case CS_COLL_NEIGHBOR_ALLTOALLW:

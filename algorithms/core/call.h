@@ -53,15 +53,22 @@
  * says where each block is). Nothing is resolved: neighbourhood collectives have no
  * MPI_IN_PLACE and no insignificant arguments. Their types are queried as for the others, except
  * alltoallw's per-edge types, which are passed on as they are. Their selection key:
- *   - neighbor_allgather, neighbor_alltoall: bytes per block, recvcount * size(recvtype);
+ *   - neighbor_allgather, neighbor_alltoall: bytes per block, the larger of
+ *     sendcount * size(sendtype) and recvcount * size(recvtype). MPI requires the send block of
+ *     every process to have the signature of the receive block of every other one, so on 3 or
+ *     more processes both sides are one size k on every rank; on 2 processes each rank's send
+ *     block is the other's receive block and the two ranks' blocks may differ (rank 0 sends 4
+ *     bytes and receives 8, rank 1 the reverse): the larger side is 8 on both, where the receive
+ *     side alone would be 8 on one rank and 4 on the other (docs/neighbor.md, "What MPI
+ *     allows");
  *   - neighbor_allgatherv, neighbor_alltoallv, neighbor_alltoallw: mean bytes per edge, the
  *     bytes this rank sends over its out-edges plus the bytes it receives over its in-edges,
  *     divided by outdegree + indegree (MPI_PROC_NULL neighbours are edges: they are blocks of
  *     the buffers); 0 for a rank without edges. For a call whose blocks all have one size
  *     this is that size, the key of the uniform collective, on every rank with an edge.
- * Unlike the others, these keys are equal on every rank only when the blocks are (a correct
- * call only needs the two ends of each edge to agree); see docs/selector.md for what that means
- * for rules.
+ * The first key is equal on every rank of every call MPI allows. The v and w keys are equal on
+ * every rank only when the blocks are (a correct call only needs the two ends of each edge to
+ * agree); see docs/selector.md for what that means for rules.
  *
  * cs_call_normalize() does the work without asking the communicator anything (rank, nprocs
  * and, for a neighbourhood collective, nbrs must already be set), so the schedule simulator can
@@ -194,10 +201,11 @@ typedef struct cs_call_arrays {
  * side; a root's MPI_IN_PLACE side does not count), for allgatherv and reduce_scatter the mean
  * bytes per block of arrays->recvcounts[0..nprocs-1], for alltoall and reduce_scatter_block the
  * bytes of one block (recvcount elements of recvtype), for barrier 0, for neighbor_allgather and
- * neighbor_alltoall the bytes per block, for the other neighbourhood collectives the mean bytes per
- * edge of this rank, whose degrees `nbrs` gives (NULL for the other collectives). Asks MPI the type
- * sizes only (PMPI_Type_size), normalises nothing. 0 for what no correct call has (negative counts,
- * a null type or array, a type MPI does not know, a neighbourhood collective without nbrs). */
+ * neighbor_alltoall the bytes per block (the larger of the send and the receive block), for the
+ * other neighbourhood collectives the mean bytes per edge of this rank, whose degrees `nbrs` gives
+ * (NULL for the other collectives). Asks MPI the type sizes only (PMPI_Type_size), normalises
+ * nothing. 0 for what no correct call has (negative counts, a null type or array, a type MPI does
+ * not know, a neighbourhood collective without nbrs). */
 uint64_t cs_call_key_bytes(const cs_call_key_t *key, const cs_call_arrays_t *arrays, int nprocs,
                            const cs_neighbors_t *nbrs);
 

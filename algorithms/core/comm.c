@@ -70,6 +70,7 @@ static void context_free(cs_comm_t *ctx) {
     free(ctx->reqs);
     free(ctx->statuses);
     free(ctx->nbrs_mem);
+    free(ctx->colour);          /* after the states, which borrow it */
     cs_graph_free(&ctx->graph); /* after the states, which borrow it */
     free(ctx);
 }
@@ -552,6 +553,29 @@ out:
     free(src_start);
     free(dst);
     free(src);
+    return rc;
+}
+
+int cs_comm_colouring(cs_comm_t *ctx, const cs_graph_t **g, const int **colour, int *ncolours) {
+    int rc = CS_OK;
+    int *work = NULL, *made = NULL;
+    *colour = NULL;
+    *ncolours = 0;
+    CS_CHECK(cs_comm_graph(ctx, g));
+    if (ctx->colour == NULL) {
+        made = malloc(sizeof(int) * (size_t)((*g)->nedges > 0 ? (*g)->nedges : 1));
+        work = malloc(sizeof(int) * (size_t)cs_graph_colour_work(*g));
+        CS_REQUIRE(made != NULL && work != NULL, CS_ERR_NOMEM);
+        cs_graph_colour(*g, made, &ctx->ncolours, NULL, work);
+        ctx->colour = made;
+        made = NULL;
+        ctx->colourings++;
+    }
+    *colour = ctx->colour;
+    *ncolours = ctx->ncolours;
+out:
+    free(made);
+    free(work);
     return rc;
 }
 

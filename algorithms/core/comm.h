@@ -22,7 +22,7 @@
  * neighbourhood collectives run on, is queried on the first request too, locally; the whole
  * communication graph (cs_comm_graph), which the coloured and balanced schedules need, is
  * gathered from every rank's neighbourhood on the first request, collectively, and shared by
- * every algorithm on the communicator. */
+ * every algorithm on the communicator, and so is its edge colouring (cs_comm_colouring). */
 #ifndef CS_COMM_H
 #define CS_COMM_H
 
@@ -110,6 +110,11 @@ typedef struct cs_comm {
      * topology. */
     int graph_state;
     cs_graph_t graph;
+    /* The graph's edge colouring (cs_comm_colouring): colour[graph.nedges], NULL until made;
+     * colourings counts how often it was computed (at most once: tests read it). */
+    int *colour;
+    int ncolours;
+    int colourings;
     int *agreed; /* cs_comm_agree: 3 nprocs ints, made with the context */
 } cs_comm_t;
 
@@ -188,6 +193,16 @@ int cs_comm_neighbors(cs_comm_t *ctx, const cs_neighbors_t **out) CS_MUST_CHECK;
  * the communicator. CS_ERR_NOT_APPLICABLE (every rank alike, before communicating) without a
  * topology; CS_ERR_MPI, CS_ERR_NOMEM, or CS_ERR_ARG if the lists disagree, with nothing kept. */
 int cs_comm_graph(cs_comm_t *ctx, const cs_graph_t **out) CS_MUST_CHECK;
+
+/* The Welsh-Powell edge colouring (topo/graph.h cs_graph_colour) of the communicator's graph
+ * (cs_comm_graph, *g), made on the first request and kept in the context, which owns it
+ * (*colour: a colour per edge of *g, *ncolours colours), so that every algorithm on the
+ * communicator that schedules by colour (the coloured neighbourhood algorithms of all five
+ * collectives) shares one: collective on the first request (the graph), as cs_comm_graph, then
+ * O(E (max degree)) local work, the same on every rank, once. Errors as cs_comm_graph, or
+ * CS_ERR_NOMEM with nothing kept. */
+int cs_comm_colouring(cs_comm_t *ctx, const cs_graph_t **g, const int **colour,
+                      int *ncolours) CS_MUST_CHECK;
 
 /* The LogGP parameters (topo/balance.h, microseconds) the balanced neighbourhood algorithms
  * plan with on this communicator: rank 0's cs_loggp_current() (core/loggp.h: the tuning run's

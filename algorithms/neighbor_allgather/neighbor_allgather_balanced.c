@@ -16,12 +16,15 @@
  * alike). The plan depends on the block size k, so it is made when a schedule is built
  * (once per call shape; the schedule is cached) and the state keeps the last plan and its k, so
  * calls that alternate shapes of one block size plan once: O(steps (E + hops)) local work.
- * Requirements: a topology communicator; the paper's uniform block: every block of the
- * collective has k bytes (a rank with in- and out-edges whose send and receive blocks differ
- * in size refuses with CS_ERR_NOT_APPLICABLE), and forwarders hold and send a forwarded block
- * with their own receive type (a forwarder receives blocks of the same signature on its own
- * edges). Each rank takes k from its send block when it has out-edges (its receive block
- * otherwise), so every rank of a connected component plans with the same k.
+ * Requirements: a topology communicator. The paper's uniform block is MPI's rule for these two
+ * collectives (docs/neighbor.md, "What MPI allows"): on 3 or more processes every send and
+ * receive block of a correct call has one signature, of k bytes, and forwarders hold and send a
+ * forwarded block with their own receive type. Every rank plans with k = the larger of its send
+ * and receive block, which is that k on every rank of every correct call, also on 2 processes,
+ * whose two ranks may send blocks of different sizes (each rank's send block is the other's
+ * receive block; no route has a forwarder there, as a route never visits a process twice, so
+ * the plan is the direct one and every message has its own two ends' types). No rank refuses
+ * on its own block sizes: whether a rank runs this algorithm depends on the communicator only.
  * Parameters: t, the threshold of the loop (moves while m - s > t; the paper uses 2), swept.
  * Rounds: the plan's rounds (a message is sent once its payload has arrived), plus a local round
  * to pack the first round's combined messages. A message with several blocks (alltoall) is
@@ -248,17 +251,14 @@ int cs_build_neighbor_balanced(cs_sched_t *s, const cs_call_t *c, const cs_param
     int alltoall = c->coll == CS_COLL_NEIGHBOR_ALLTOALL, r = c->rank, t = 0;
     MPI_Aint send_bytes = (MPI_Aint)c->sendcount * c->send.size;
     MPI_Aint recv_bytes = (MPI_Aint)c->recvcount * c->recv.size;
-    int out_edges, in_edges;
     loc_t *loc = NULL, *msg = NULL;
     CS_REQUIRE((alltoall || c->coll == CS_COLL_NEIGHBOR_ALLGATHER) &&
                    cs_neighbor_graph_matches(g, c),
                CS_ERR_NOT_APPLICABLE);
     CS_REQUIRE(cs_params_get_int(params, "t", &t) == CS_OK && t >= 0, CS_ERR_NOT_APPLICABLE);
-    out_edges = cs_graph_out_degree(g, r);
-    in_edges = cs_graph_in_degree(g, r);
-    CS_REQUIRE(out_edges == 0 || in_edges == 0 || send_bytes == recv_bytes, CS_ERR_NOT_APPLICABLE);
+    /* k: the same on every rank of a correct call (see the top of this file), never a refusal */
     CS_CHECK(plan_for(st, alltoall ? CS_BALANCE_ALLTOALL : CS_BALANCE_ALLGATHER,
-                      (double)(out_edges > 0 ? send_bytes : recv_bytes), t, &pl));
+                      (double)(send_bytes > recv_bytes ? send_bytes : recv_bytes), t, &pl));
     loc = calloc((size_t)(g->nedges > 0 ? g->nedges : 1), sizeof(*loc));
     msg = calloc((size_t)(pl->nmsgs > 0 ? pl->nmsgs : 1), sizeof(*msg));
     CS_REQUIRE(loc != NULL && msg != NULL, CS_ERR_NOMEM);

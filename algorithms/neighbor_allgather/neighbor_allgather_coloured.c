@@ -7,8 +7,10 @@
  * Setup, once per communicator: the global graph from every rank's neighbourhood (comm.h
  * cs_comm_graph: one MPI_Allgather of the degrees and one MPI_Allgatherv of the lists, O(p + E)
  * ints on every rank; kept in the context and shared with every other algorithm that asks), then
- * the colouring, O(E (max degree)) local work, the same on every rank, kept in the variant's
- * state (E ints). The schedule is built once per call shape from it.
+ * the colouring, O(E (max degree)) local work, the same on every rank, E ints kept in the
+ * context too (cs_comm_colouring) and shared by the coloured variants of all five collectives,
+ * so it is computed once per communicator; the variant's state only points at both. The
+ * schedule is built once per call shape from it.
  * Rounds: the number of colours C, at least the largest in- or out-degree, at most
  * max_out + max_in - 1; in round c a rank posts the receives of its in-edges of colour c (at most
  * one) and the sends of its out-edges of colour c (at most one): a proper colouring, so no rank
@@ -43,8 +45,9 @@
 /* The variant's state (cs_state_t.priv). */
 typedef struct coloured {
     const cs_graph_t *g; /* borrowed: the context's (or the caller's, in tests) */
-    int *colour;         /* [g->nedges] */
+    const int *colour;   /* [g->nedges]: the context's (cs_comm_colouring) or `owned` */
     int ncolours;
+    int *owned; /* the colouring cs_neighbor_coloured_init made, NULL when borrowed */
 } coloured_t;
 
 int cs_neighbor_coloured_init(const cs_graph_t *g, void **priv) {
@@ -54,10 +57,11 @@ int cs_neighbor_coloured_init(const cs_graph_t *g, void **priv) {
     *priv = NULL;
     CS_REQUIRE(st != NULL, CS_ERR_NOMEM);
     st->g = g;
-    st->colour = malloc(sizeof(int) * (size_t)(g->nedges > 0 ? g->nedges : 1));
+    st->owned = malloc(sizeof(int) * (size_t)(g->nedges > 0 ? g->nedges : 1));
     work = malloc(sizeof(int) * (size_t)cs_graph_colour_work(g));
-    CS_REQUIRE(st->colour != NULL && work != NULL, CS_ERR_NOMEM);
-    cs_graph_colour(g, st->colour, &st->ncolours, NULL, work);
+    CS_REQUIRE(st->owned != NULL && work != NULL, CS_ERR_NOMEM);
+    cs_graph_colour(g, st->owned, &st->ncolours, NULL, work);
+    st->colour = st->owned;
     *priv = st;
     st = NULL;
 out:
@@ -69,18 +73,24 @@ out:
 void cs_neighbor_coloured_free(void *priv) {
     coloured_t *st = priv;
     if (st != NULL) {
-        free(st->colour);
+        free(st->owned);
         free(st);
     }
 }
 
 int cs_neighbor_coloured_setup(cs_comm_t *ctx, const cs_params_t *params, cs_state_t *state) {
     int rc = CS_OK;
-    const cs_graph_t *g = NULL;
+    coloured_t *st = NULL;
     (void)params;
-    CS_CHECK(cs_comm_graph(ctx, &g));
-    CS_CHECK(cs_neighbor_coloured_init(g, &state->priv));
+    st = calloc(1, sizeof(*st));
+    CS_REQUIRE(st != NULL, CS_ERR_NOMEM);
+    /* the context's graph and colouring, computed once and shared by the coloured variants of
+     * every collective on the communicator */
+    CS_CHECK(cs_comm_colouring(ctx, &st->g, &st->colour, &st->ncolours));
+    state->priv = st;
+    st = NULL;
 out:
+    free(st);
     return rc;
 }
 

@@ -17,6 +17,8 @@
  *     others; a candidate in a pattern's rules was measured again at every size of that pattern
  *     the pass measured inside its interval (whether any candidate won is the machine's
  *     business: nothing here assumes one did);
+ *   - every (collective, valid pattern) has the setup of its coloured variant in table
+ *     setup_cost, measured on that pattern (above 0) and stored with its name (none without);
  *   - every rank holds the LogGP parameters the run measured (core/loggp.h), at np >= 2;
  *   - then (np >= 2) collsel-bench --validate with the same options (run 2) stores a validation row
  * per (collective, valid pattern, block size), with the pattern's name and the selector's choice
@@ -362,6 +364,20 @@ static void check_database(const char *path, int nprocs) {
             check(!valid || (s.rules[c][k] >= 1 && s.native_last[c][k]),
                   "%s on %s: %d rules, native last %d", colls[c], pats[k], s.rules[c][k],
                   s.native_last[c][k]);
+            if (valid && machine_id != 0) { /* coloured's setup, measured on this pattern */
+                char alg[64];
+                double us = -1, none = -1;
+                snprintf(alg, sizeof(alg), "%s/coloured", colls[c]);
+                check(cs_db_get_setup(db, machine_id, pats[k], alg, "", nprocs, s.ppn, &us) ==
+                              CS_OK &&
+                          us > 0 &&
+                          cs_db_get_setup(db, machine_id, "", alg, "", nprocs, s.ppn, &none) ==
+                              CS_OK &&
+                          none == 0,
+                      "%s on %s: setup_cost %g us on the pattern (want > 0), %g without one "
+                      "(want 0)",
+                      alg, pats[k], us, none);
+            }
         }
         check(!any || !cs_bench_pattern_tunes(pat, CS_COLL_NEIGHBOR_ALLTOALLV) ||
                   s.intervals[1][k] == 1,

@@ -28,6 +28,8 @@
  * eager limit); the v and w collectives vary them per edge around those, zeros included, and
  * place the blocks in reverse edge order with gaps (alltoallw at byte displacements).
  *
+ * After all the cases of a topology, its context must have coloured the graph exactly once for
+ * the coloured variants of the five collectives (cs_comm_colouring, ctx->colourings).
  * Each case runs MPI_Neighbor_* on one set of buffers and cs_algo_run_variant on an identical
  * set: whole allocations, sentinel margins and gaps included, must be equal (so send buffers are
  * unchanged), and the receive blocks of MPI_PROC_NULL neighbours must hold the sentinel. Before
@@ -726,6 +728,20 @@ static int check_context(const topo_t *tp) {
     return !bad;
 }
 
+/* After the coloured variants of all five collectives ran on tp: the context coloured its graph
+ * once (cs_comm_colouring), for all of them. 1 passed, 0 failed (agreed by all). */
+static int check_colouring(const topo_t *tp) {
+    cs_comm_t *ctx = NULL;
+    int bad = cs_comm_get(tp->comm, &ctx) != CS_OK || ctx->colour == NULL || ctx->colourings != 1;
+    if (bad && ++reports <= MAX_REPORTS) {
+        fprintf(stderr,
+                "FAIL cs_comm_colouring comm=%s topo=%s np=%d (rank %d): coloured %d times\n",
+                base_label, tp->name, nprocs, rank, ctx != NULL ? ctx->colourings : -1);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, tp->comm);
+    return !bad;
+}
+
 static void test_topology(const topo_t *tp, int quick, const char *only, totals_t *all) {
     static const int full_counts[] = {0, 1, 7, MID_COUNT}, quick_counts[] = {0, 3};
     const int *counts = quick ? quick_counts : full_counts;
@@ -733,6 +749,7 @@ static void test_topology(const topo_t *tp, int quick, const char *only, totals_
     cs_variant_t *v = malloc(CS_MAX_VARIANTS * sizeof(*v));
     ncase_t tc;
     char name[256];
+    int coloured = 0, coloured_run = 0;
     comm = tp->comm;
     tally(all, check_context(tp));
     memset(&tc, 0, sizeof(tc));
@@ -740,10 +757,12 @@ static void test_topology(const topo_t *tp, int quick, const char *only, totals_
     for (int i = 0; i < cs_registry_count && v != NULL; i++) {
         const cs_algo_t *algo = cs_registry[i];
         int nv = 0;
+        coloured += algo->setup == cs_neighbor_coloured_setup;
         if (!cs_coll_is_neighbor(algo->coll) ||
             (only != NULL && strncmp(algo->name, only, strlen(only)) != 0)) {
             continue;
         }
+        coloured_run += algo->setup == cs_neighbor_coloured_setup;
         if (cs_algo_variants(algo, nprocs, nprocs, v, CS_MAX_VARIANTS, &nv) != CS_OK) {
             fprintf(stderr, "FAIL %s: cs_algo_variants failed\n", algo->name);
             all->failed++;
@@ -782,6 +801,10 @@ static void test_topology(const topo_t *tp, int quick, const char *only, totals_
     if (v == NULL) {
         fprintf(stderr, "FAIL: out of memory\n");
         all->failed++;
+    }
+    if (coloured_run == coloured && coloured > 0) { /* every coloured variant ran */
+        reports = 0;
+        tally(all, check_colouring(tp));
     }
     free(v);
 }

@@ -1,7 +1,8 @@
 /* cs_make_rules_db: writes the selector tests' rules (rules_spec.c) into a tuning database with
  * the db API, as a tuning run would, without timing anything.
  *
- *   cs_make_rules_db [--comm-sizes LIST] [--patterns] [--other-machine | --other-host] PATH
+ *   cs_make_rules_db [--comm-sizes LIST] [--patterns] [--size-patterns]
+ *                    [--other-machine | --other-host] PATH
  *   cs_make_rules_db --list-algorithms
  *   cs_make_rules_db --print-winners
  *
@@ -17,7 +18,9 @@
  * at every size of LIST: on cart2d (2D periodic Cartesian: 4 neighbours each) neighbor_alltoall
  * and neighbor_alltoallv run `linear`, on hotspot (cs_graph_hotspot) both run native; with
  * neither, the database has no neighbourhood rules. tests/selector/neighbor_test.c checks what
- * communicators of each kind choose.
+ * communicators of each kind choose. --size-patterns adds the pattern "ring", whose
+ * neighbor_allgather and neighbor_alltoall rules change algorithm at 8, 16 and 64 bytes
+ * (write_size_patterns; tests/selector/neighbor_sizes.sh).
  *
  * --list-algorithms prints every registered algorithm key, one per line (the registry the
  * tests loop over). --print-winners prints, per collective that has test rules, the intervals
@@ -40,8 +43,8 @@
 #define MAX_SIZES 64
 
 static int usage(void) {
-    fprintf(stderr, "usage: cs_make_rules_db [--comm-sizes LIST] [--patterns] [--other-machine | "
-                    "--other-host] "
+    fprintf(stderr, "usage: cs_make_rules_db [--comm-sizes LIST] [--patterns] [--size-patterns] "
+                    "[--other-machine | --other-host] "
                     "PATH\n"
                     "       cs_make_rules_db --list-algorithms\n"
                     "       cs_make_rules_db --print-winners\n");
@@ -187,6 +190,51 @@ out:
     return rc;
 }
 
+/* The rules of --size-patterns for communicator size `size`: one pattern, "ring" (a periodic
+ * ring, both ways), where neighbor_allgather and neighbor_alltoall run a different algorithm in
+ * each of the intervals [0, 8), [8, 16), [16, 64), [64, inf): native, linear, coloured, balanced
+ * (t=2). Ranks that looked their calls up by different sizes would choose differently (and
+ * hang); tests/selector/neighbor_sizes.sh runs calls whose blocks differ between ranks on it. */
+static int write_size_patterns(cs_db_t *db, int64_t machine_id, int64_t run_id, int size) {
+    int rc = CS_OK;
+    const cs_coll_t colls[] = {CS_COLL_NEIGHBOR_ALLGATHER, CS_COLL_NEIGHBOR_ALLTOALL};
+    static const uint64_t lo[] = {0, 8, 16, 64};
+    static const char *const algs[] = {"native", "linear", "coloured", "balanced"};
+    cs_graph_t g = {0};
+    cs_graph_sig_t sig;
+    int dims[1] = {size}, periods[1] = {1};
+    CS_CHECK(cs_graph_cart(&g, 1, dims, periods));
+    cs_graph_sig(&g, &sig);
+    cs_db_pattern_t row = {machine_id,   "ring",        sig.p, sig.nedges, sig.max_out, sig.max_in,
+                           sig.mean_out, sig.imbalance, 0,     0,          NULL};
+    CS_CHECK(cs_db_put_pattern(db, &row));
+    for (int i = 0; i < 2; i++) {
+        cs_rule_t rules[4];
+        for (int k = 0; k < 4; k++) {
+            char alg[64];
+            snprintf(alg, sizeof(alg), "%s/%s", cs_coll_name(colls[i]), algs[k]);
+            rules[k] = (cs_rule_t){.machine_id = machine_id,
+                                   .run_id = run_id,
+                                   .coll = colls[i],
+                                   .comm_size = size,
+                                   .ppn = size,
+                                   .lo_bytes = lo[k],
+                                   .hi_bytes = k < 3 ? lo[k + 1] : CS_RULE_UNBOUNDED,
+                                   .rank = 1,
+                                   .median_us = 10.0,
+                                   .native_us = 20.0,
+                                   .p_value = k == 0 ? NAN : 0.001};
+            snprintf(rules[k].pattern, sizeof(rules[k].pattern), "ring");
+            CS_CHECK(cs_rule_set_variant(&rules[k], alg, k == 3 ? "t=2" : ""));
+        }
+        CS_CHECK(
+            cs_db_replace_pattern_rules(db, machine_id, colls[i], "ring", size, size, rules, 4));
+    }
+out:
+    cs_graph_free(&g);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     int rc = CS_OK;
     int sizes[MAX_SIZES] = {4}, nsizes = 1, other = 0, maxsize = 1, patterns = 0;
@@ -213,7 +261,9 @@ int main(int argc, char **argv) {
                 return 2;
             }
         } else if (strcmp(argv[i], "--patterns") == 0) {
-            patterns = 1;
+            patterns |= 1;
+        } else if (strcmp(argv[i], "--size-patterns") == 0) {
+            patterns |= 2;
         } else if (strcmp(argv[i], "--other-machine") == 0) {
             other = 1;
         } else if (strcmp(argv[i], "--other-host") == 0) {
@@ -258,8 +308,11 @@ int main(int argc, char **argv) {
         for (int c = 0; c < CS_COLL_COUNT; c++) {
             CS_CHECK(write_coll(db, machine_id, run_id, cs_coll_name((cs_coll_t)c), sizes[i]));
         }
-        if (patterns) {
+        if (patterns & 1) {
             CS_CHECK(write_patterns(db, machine_id, run_id, sizes[i]));
+        }
+        if (patterns & 2) {
+            CS_CHECK(write_size_patterns(db, machine_id, run_id, sizes[i]));
         }
     }
     CS_CHECK(cs_db_commit(db));

@@ -779,6 +779,28 @@ START_TEST(test_call_neighbor_uniform) {
 }
 END_TEST
 
+/* On 2 processes MPI lets each rank's send block be the other's receive block, of another size
+ * than its own send block: the key is the larger side, the same on both ranks (call.h). */
+START_TEST(test_call_neighbor_key_larger_side) {
+    static const int one[1] = {1};
+    static const cs_neighbors_t pair = {MPI_DIST_GRAPH, 1, 1, one, one, 0, NULL, NULL};
+    static const cs_coll_t colls[2] = {CS_COLL_NEIGHBOR_ALLGATHER, CS_COLL_NEIGHBOR_ALLTOALL};
+    for (int i = 0; i < 2; i++) {
+        cs_call_t c = make_call(colls[i], 0, 2, 0);
+        c.nbrs = &pair;
+        set_send(&c, buf_a, 1, MPI_INT); /* rank 0: sends 4 bytes, receives 8 */
+        set_recv(&c, buf_b, 2, MPI_INT);
+        ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+        ck_assert_uint_eq(c.bytes, 2 * sizeof(int));
+        c.rank = 1; /* rank 1: the reverse */
+        set_send(&c, buf_a, 2, MPI_INT);
+        set_recv(&c, buf_b, 1, MPI_INT);
+        ck_assert_int_eq(cs_call_normalize(&c), CS_OK);
+        ck_assert_uint_eq(c.bytes, 2 * sizeof(int));
+    }
+}
+END_TEST
+
 START_TEST(test_call_neighbor_v_w) {
     const int scounts[2] = {2, 4}, sdispls[2] = {5, 0}, rcounts[3] = {1, 0, 5},
               rdispls[3] = {9, 0, 2}, bad_counts[3] = {1, -1, 5};
@@ -934,6 +956,7 @@ TCase *core_tcase_call(void) {
     tcase_add_test(tc, test_call_null_type);
     tcase_add_test(tc, test_call_other_errors);
     tcase_add_test(tc, test_call_neighbor_uniform);
+    tcase_add_test(tc, test_call_neighbor_key_larger_side);
     tcase_add_test(tc, test_call_neighbor_v_w);
     tcase_add_test(tc, test_call_constructors);
     return tc;
