@@ -168,6 +168,28 @@ int cs_nb_outstanding(void) {
     return atomic_load_explicit(&noutstanding, memory_order_relaxed);
 }
 
+void cs_nb_forget_context(const cs_comm_t *ctx) {
+    int any = 1;
+    while (any) {
+        any = 0;
+        pthread_mutex_lock(&lock);
+        for (const cs_nb_op_t *o = outstanding; o != NULL && !any; o = o->links[OUT].next) {
+            any = o->ctx == ctx;
+        }
+        pthread_mutex_unlock(&lock);
+        if (any) {
+            cs_nb_progress();
+        }
+    }
+    pthread_mutex_lock(&lock);
+    for (cs_nb_op_t *o = persistents; o != NULL; o = o->links[PERS].next) {
+        if (o->ctx == ctx) {
+            o->ctx = NULL; /* cannot start again (cs_nb_start) */
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 /* MPI_Finalize (an attribute on MPI_COMM_SELF, deleted first): runs every outstanding
  * operation to its end (they may be detached, and every rank gets here) and frees the
  * persistent operations the application did not free. */
@@ -600,8 +622,9 @@ int cs_nb_start(MPI_Request *request) {
     if (op == NULL) {
         return PMPI_Start(request);
     }
-    if (op->run != MPI_REQUEST_NULL) {
-        return MPI_ERR_REQUEST; /* still active: MPI requires completion before a start */
+    if (op->run != MPI_REQUEST_NULL || op->ctx == NULL) {
+        /* still active (MPI requires completion before a start), or its communicator is gone */
+        return MPI_ERR_REQUEST;
     }
     return mpi_code(run_start(op));
 }

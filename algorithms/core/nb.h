@@ -70,6 +70,12 @@ int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
  * an operation's failure is its request's, not this call's. */
 int cs_nb_progress(void);
 
+/* The context `ctx` is being freed (its communicator freed, or MPI_Finalize): runs its
+ * outstanding operations to their end first (blocking; every rank frees the communicator, so
+ * every rank gets here), and makes its persistent operations unable to start again (their
+ * handles can still be freed). comm.c calls it before freeing a context. */
+void cs_nb_forget_context(const cs_comm_t *ctx);
+
 /* The number of outstanding operations (started, not finished). */
 int cs_nb_outstanding(void);
 

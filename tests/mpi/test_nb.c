@@ -15,7 +15,9 @@
  *     when COLLSEL_FORCE is set the handle must be collsel's (MPI's own completion never sees
  *     it complete: it is not MPI's persistent request);
  *   - MPI_Request_free on an active nonblocking request and on an active persistent one
- *     (both finish in the background; valgrind checks that nothing leaks).
+ *     (both finish in the background; valgrind checks that nothing leaks);
+ *   - MPI_Comm_free with an operation outstanding on the communicator (it completes), and a
+ *     persistent request on it that can then only be freed.
  * Each rank counts its failures; the verdict is agreed, rank 0 prints "N failed". */
 #include <mpi.h>
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -339,6 +341,38 @@ static void test_detached(void) {
           "freeing an active nonblocking request");
 }
 
+/* MPI_Comm_free while an operation on the communicator is outstanding: it completes normally
+ * (collsel runs it to its end before the context goes). A persistent collsel request on the
+ * freed communicator can no longer start, but can be freed. */
+static void test_comm_free(int forced) {
+    static int x[COUNT], sum[COUNT]; /* the operation ends inside MPI_Comm_free */
+    int y = 1, ysum = 0;
+    MPI_Comm dup;
+    MPI_Request req, pers;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Barrier(dup); /* its collsel context (COLLSEL_FORCE: no warm-up) */
+    for (int i = 0; i < COUNT; i++) {
+        x[i] = rank + i;
+        sum[i] = -1;
+    }
+    CHECK(ALLREDUCE_INIT(&y, &ysum, 1, MPI_INT, MPI_SUM, dup, MPI_INFO_NULL, &pers) == MPI_SUCCESS,
+          "allreduce init failed");
+    MPI_Iallreduce(x, sum, COUNT, MPI_INT, MPI_SUM, dup, &req);
+    MPI_Comm_free(&dup);
+    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait after MPI_Comm_free failed");
+    for (int i = 0; i < COUNT; i++) {
+        if (sum[i] != nprocs * (nprocs - 1) / 2 + nprocs * i) {
+            CHECK(0, "allreduce across MPI_Comm_free: element %d is %d", i, sum[i]);
+            break;
+        }
+    }
+    if (forced) {
+        CHECK(MPI_Start(&pers) == MPI_ERR_REQUEST, "persistent start on a freed communicator");
+    }
+    CHECK(MPI_Request_free(&pers) == MPI_SUCCESS && pers == MPI_REQUEST_NULL,
+          "freeing a persistent request of a freed communicator");
+}
+
 int main(int argc, char **argv) {
     int forced = getenv("COLLSEL_FORCE") != NULL;
     MPI_Init(&argc, &argv);
@@ -350,6 +384,7 @@ int main(int argc, char **argv) {
     test_mixed(1);
     test_polling();
     test_persistent(forced);
+    test_comm_free(forced);
     test_detached();
     test_many(); /* progresses the detached operations too */
     MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
