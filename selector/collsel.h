@@ -155,6 +155,258 @@ COLLSEL_API int collsel_neighbor_alltoallw(const void *sendbuf, const int sendco
                                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                            MPI_Comm comm);
 
+/* Nonblocking and persistent collectives (docs/nonblocking.md), defined from the same table
+ * (selector/nb.c). The requests are MPI requests (generalized requests) that any MPI completion
+ * call completes, mixed with other requests, but collsel's schedules progress only inside
+ * collsel calls: with libcollsel_pmpi linked or preloaded, MPI_Wait ... MPI_Startall are
+ * collsel_wait ... collsel_startall below; without it, complete them with those functions (or
+ * call collsel_progress() until an MPI_Test says done). A nonblocking call or persistent init
+ * never communicates: it runs a collsel schedule only on a communicator that already has its
+ * collsel context (an earlier blocking collective through collsel made it), with the same
+ * choice as the blocking collective, and otherwise calls the MPI library's nonblocking
+ * collective or persistent init with the same arguments. Persistent requests are started with
+ * collsel_start/collsel_startall (MPI_Start/MPI_Startall) and freed with collsel_request_free
+ * (MPI_Request_free). */
+/** @brief MPI_Ibcast: a nonblocking collsel_bcast. */
+COLLSEL_API int collsel_ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                               MPI_Comm comm, MPI_Request *request);
+/** @brief MPI_Igather: a nonblocking collsel_gather. */
+COLLSEL_API int collsel_igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                MPI_Comm comm, MPI_Request *request);
+/** @brief MPI_Iscatter: a nonblocking collsel_scatter. */
+COLLSEL_API int collsel_iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                 MPI_Comm comm, MPI_Request *request);
+/** @brief MPI_Ireduce: a nonblocking collsel_reduce. */
+COLLSEL_API int collsel_ireduce(const void *sendbuf, void *recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                MPI_Request *request);
+/** @brief MPI_Iallreduce: a nonblocking collsel_allreduce. */
+COLLSEL_API int collsel_iallreduce(const void *sendbuf, void *recvbuf, int count,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                   MPI_Request *request);
+/** @brief MPI_Iallgather: a nonblocking collsel_allgather. */
+COLLSEL_API int collsel_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Request *request);
+/** @brief MPI_Iallgatherv: a nonblocking collsel_allgatherv. */
+COLLSEL_API int collsel_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const int recvcounts[], const int displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+/** @brief MPI_Ialltoall: a nonblocking collsel_alltoall. */
+COLLSEL_API int collsel_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Request *request);
+/** @brief MPI_Ibarrier: a nonblocking collsel_barrier. */
+COLLSEL_API int collsel_ibarrier(MPI_Comm comm, MPI_Request *request);
+/** @brief MPI_Ireduce_scatter_block: a nonblocking collsel_reduce_scatter_block. */
+COLLSEL_API int collsel_ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                              MPI_Request *request);
+/** @brief MPI_Ireduce_scatter: a nonblocking collsel_reduce_scatter. */
+COLLSEL_API int collsel_ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                        MPI_Request *request);
+/** @brief MPI_Iscan: a nonblocking collsel_scan. */
+COLLSEL_API int collsel_iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, MPI_Request *request);
+/** @brief MPI_Iexscan: a nonblocking collsel_exscan. */
+COLLSEL_API int collsel_iexscan(const void *sendbuf, void *recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                MPI_Request *request);
+/** @brief MPI_Igatherv: a nonblocking collsel_gatherv. */
+COLLSEL_API int collsel_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                 MPI_Request *request);
+/** @brief MPI_Iscatterv: a nonblocking collsel_scatterv. */
+COLLSEL_API int collsel_iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                                  MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                  MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                  MPI_Request *request);
+/** @brief MPI_Ialltoallv: a nonblocking collsel_alltoallv. */
+COLLSEL_API int collsel_ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                   MPI_Request *request);
+/** @brief MPI_Ineighbor_allgather: a nonblocking collsel_neighbor_allgather. */
+COLLSEL_API int collsel_ineighbor_allgather(const void *sendbuf, int sendcount,
+                                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                            MPI_Datatype recvtype, MPI_Comm comm,
+                                            MPI_Request *request);
+/** @brief MPI_Ineighbor_allgatherv: a nonblocking collsel_neighbor_allgatherv. */
+COLLSEL_API int collsel_ineighbor_allgatherv(const void *sendbuf, int sendcount,
+                                             MPI_Datatype sendtype, void *recvbuf,
+                                             const int recvcounts[], const int displs[],
+                                             MPI_Datatype recvtype, MPI_Comm comm,
+                                             MPI_Request *request);
+/** @brief MPI_Ineighbor_alltoall: a nonblocking collsel_neighbor_alltoall. */
+COLLSEL_API int collsel_ineighbor_alltoall(const void *sendbuf, int sendcount,
+                                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                           MPI_Datatype recvtype, MPI_Comm comm,
+                                           MPI_Request *request);
+/** @brief MPI_Ineighbor_alltoallv: a nonblocking collsel_neighbor_alltoallv. */
+COLLSEL_API int collsel_ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                                            const int sdispls[], MPI_Datatype sendtype,
+                                            void *recvbuf, const int recvcounts[],
+                                            const int rdispls[], MPI_Datatype recvtype,
+                                            MPI_Comm comm, MPI_Request *request);
+/** @brief MPI_Ineighbor_alltoallw: a nonblocking collsel_neighbor_alltoallw. */
+COLLSEL_API int collsel_ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                                            const MPI_Aint sdispls[],
+                                            const MPI_Datatype sendtypes[], void *recvbuf,
+                                            const int recvcounts[], const MPI_Aint rdispls[],
+                                            const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                            MPI_Request *request);
+/** @brief MPI_Bcast_init (MPI 4; Open MPI: MPIX_Bcast_init): a persistent collsel_bcast. */
+COLLSEL_API int collsel_bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request);
+/** @brief MPI_Gather_init (MPI 4; Open MPI: MPIX_Gather_init): a persistent collsel_gather. */
+COLLSEL_API int collsel_gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                    MPI_Comm comm, MPI_Info info, MPI_Request *request);
+/** @brief MPI_Scatter_init (MPI 4; Open MPI: MPIX_Scatter_init): a persistent collsel_scatter. */
+COLLSEL_API int collsel_scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                     MPI_Comm comm, MPI_Info info, MPI_Request *request);
+/** @brief MPI_Reduce_init (MPI 4; Open MPI: MPIX_Reduce_init): a persistent collsel_reduce. */
+COLLSEL_API int collsel_reduce_init(const void *sendbuf, void *recvbuf, int count,
+                                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request);
+/** @brief MPI_Allreduce_init (MPI 4; Open MPI: MPIX_Allreduce_init): a persistent
+ * collsel_allreduce. */
+COLLSEL_API int collsel_allreduce_init(const void *sendbuf, void *recvbuf, int count,
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                       MPI_Info info, MPI_Request *request);
+/** @brief MPI_Allgather_init (MPI 4; Open MPI: MPIX_Allgather_init): a persistent
+ * collsel_allgather. */
+COLLSEL_API int collsel_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                       MPI_Comm comm, MPI_Info info, MPI_Request *request);
+/** @brief MPI_Allgatherv_init (MPI 4; Open MPI: MPIX_Allgatherv_init): a persistent
+ * collsel_allgatherv. */
+COLLSEL_API int collsel_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                        void *recvbuf, const int recvcounts[], const int displs[],
+                                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                        MPI_Request *request);
+/** @brief MPI_Alltoall_init (MPI 4; Open MPI: MPIX_Alltoall_init): a persistent collsel_alltoall.
+ */
+COLLSEL_API int collsel_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                      MPI_Comm comm, MPI_Info info, MPI_Request *request);
+/** @brief MPI_Barrier_init (MPI 4; Open MPI: MPIX_Barrier_init): a persistent collsel_barrier. */
+COLLSEL_API int collsel_barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+/** @brief MPI_Reduce_scatter_block_init (MPI 4; Open MPI: MPIX_Reduce_scatter_block_init): a
+ * persistent collsel_reduce_scatter_block. */
+COLLSEL_API int collsel_reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                                  MPI_Info info, MPI_Request *request);
+/** @brief MPI_Reduce_scatter_init (MPI 4; Open MPI: MPIX_Reduce_scatter_init): a persistent
+ * collsel_reduce_scatter. */
+COLLSEL_API int collsel_reduce_scatter_init(const void *sendbuf, void *recvbuf,
+                                            const int recvcounts[], MPI_Datatype datatype,
+                                            MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request *request);
+/** @brief MPI_Scan_init (MPI 4; Open MPI: MPIX_Scan_init): a persistent collsel_scan. */
+COLLSEL_API int collsel_scan_init(const void *sendbuf, void *recvbuf, int count,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request);
+/** @brief MPI_Exscan_init (MPI 4; Open MPI: MPIX_Exscan_init): a persistent collsel_exscan. */
+COLLSEL_API int collsel_exscan_init(const void *sendbuf, void *recvbuf, int count,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request);
+/** @brief MPI_Gatherv_init (MPI 4; Open MPI: MPIX_Gatherv_init): a persistent collsel_gatherv. */
+COLLSEL_API int collsel_gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, const int recvcounts[], const int displs[],
+                                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request *request);
+/** @brief MPI_Scatterv_init (MPI 4; Open MPI: MPIX_Scatterv_init): a persistent collsel_scatterv.
+ */
+COLLSEL_API int collsel_scatterv_init(const void *sendbuf, const int sendcounts[],
+                                      const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                      MPI_Info info, MPI_Request *request);
+/** @brief MPI_Alltoallv_init (MPI 4; Open MPI: MPIX_Alltoallv_init): a persistent
+ * collsel_alltoallv. */
+COLLSEL_API int collsel_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                       const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                       const int recvcounts[], const int rdispls[],
+                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                       MPI_Request *request);
+/** @brief MPI_Neighbor_allgather_init (MPI 4; Open MPI: MPIX_Neighbor_allgather_init): a persistent
+ * collsel_neighbor_allgather. */
+COLLSEL_API int collsel_neighbor_allgather_init(const void *sendbuf, int sendcount,
+                                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                                MPI_Request *request);
+/** @brief MPI_Neighbor_allgatherv_init (MPI 4; Open MPI: MPIX_Neighbor_allgatherv_init): a
+ * persistent collsel_neighbor_allgatherv. */
+COLLSEL_API int collsel_neighbor_allgatherv_init(const void *sendbuf, int sendcount,
+                                                 MPI_Datatype sendtype, void *recvbuf,
+                                                 const int recvcounts[], const int displs[],
+                                                 MPI_Datatype recvtype, MPI_Comm comm,
+                                                 MPI_Info info, MPI_Request *request);
+/** @brief MPI_Neighbor_alltoall_init (MPI 4; Open MPI: MPIX_Neighbor_alltoall_init): a persistent
+ * collsel_neighbor_alltoall. */
+COLLSEL_API int collsel_neighbor_alltoall_init(const void *sendbuf, int sendcount,
+                                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                               MPI_Request *request);
+/** @brief MPI_Neighbor_alltoallv_init (MPI 4; Open MPI: MPIX_Neighbor_alltoallv_init): a persistent
+ * collsel_neighbor_alltoallv. */
+COLLSEL_API int collsel_neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                                const int sdispls[], MPI_Datatype sendtype,
+                                                void *recvbuf, const int recvcounts[],
+                                                const int rdispls[], MPI_Datatype recvtype,
+                                                MPI_Comm comm, MPI_Info info, MPI_Request *request);
+/** @brief MPI_Neighbor_alltoallw_init (MPI 4; Open MPI: MPIX_Neighbor_alltoallw_init): a persistent
+ * collsel_neighbor_alltoallw. */
+COLLSEL_API int collsel_neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                                const MPI_Aint sdispls[],
+                                                const MPI_Datatype sendtypes[], void *recvbuf,
+                                                const int recvcounts[], const MPI_Aint rdispls[],
+                                                const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                                MPI_Info info, MPI_Request *request);
+
+/** @brief Advances every outstanding collsel nonblocking or persistent operation (completing the
+ *  requests of those that finished). Never blocks. @return MPI_SUCCESS. */
+COLLSEL_API int collsel_progress(void);
+/* MPI's completion and start functions for arrays that may hold collsel requests among any
+ * others (point-to-point, the MPI library's own collectives, MPI_REQUEST_NULL): they progress
+ * collsel's operations, keep persistent collsel handles in place, and otherwise behave exactly
+ * like the MPI function of the same name (MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE accepted). */
+/** @brief MPI_Wait that progresses collsel's operations. */
+COLLSEL_API int collsel_wait(MPI_Request *request, MPI_Status *status);
+/** @brief MPI_Test that progresses collsel's operations. */
+COLLSEL_API int collsel_test(MPI_Request *request, int *flag, MPI_Status *status);
+/** @brief MPI_Waitall that progresses collsel's operations. */
+COLLSEL_API int collsel_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+/** @brief MPI_Testall that progresses collsel's operations. */
+COLLSEL_API int collsel_testall(int count, MPI_Request requests[], int *flag,
+                                MPI_Status statuses[]);
+/** @brief MPI_Waitany that progresses collsel's operations. */
+COLLSEL_API int collsel_waitany(int count, MPI_Request requests[], int *index, MPI_Status *status);
+/** @brief MPI_Testany that progresses collsel's operations. */
+COLLSEL_API int collsel_testany(int count, MPI_Request requests[], int *index, int *flag,
+                                MPI_Status *status);
+/** @brief MPI_Waitsome that progresses collsel's operations. */
+COLLSEL_API int collsel_waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                                 MPI_Status statuses[]);
+/** @brief MPI_Testsome that progresses collsel's operations. */
+COLLSEL_API int collsel_testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                                 MPI_Status statuses[]);
+/** @brief MPI_Request_get_status that progresses collsel's operations. */
+COLLSEL_API int collsel_request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+/** @brief MPI_Request_free: a persistent collsel request is freed (an active run finishes in the
+ *  background first); an active nonblocking collsel request finishes in the background (later
+ *  collsel calls, at the latest MPI_Finalize) and is freed then. */
+COLLSEL_API int collsel_request_free(MPI_Request *request);
+/** @brief MPI_Start: starts a persistent collsel request (any other goes to MPI_Start). */
+COLLSEL_API int collsel_start(MPI_Request *request);
+/** @brief MPI_Startall: collsel_start on each request in turn. */
+COLLSEL_API int collsel_startall(int count, MPI_Request requests[]);
+
 /**
  * @brief Says which algorithm a call would run, and why.
  *

@@ -25,7 +25,7 @@
 #define KEY_RECV(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, op, root) recvbuf
 
 #define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ARGS, FILL, KEY, ARRAYS,       \
-                CACHED)                                                                            \
+                CACHED, Impi)                                                                      \
     static int select_##name PARAMS __attribute__((noinline));                                     \
     int collsel_##name PARAMS {                                                                    \
         /* the native-always memo first, before any of the selector's frame is built */            \

@@ -12,7 +12,7 @@ static const struct {
     int rooted, reduction, neighbor, cached;
 } colls[CS_COLL_COUNT] = {
 #define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ARGS, FILL, KEY, ARRAYS,       \
-                CACHED)                                                                            \
+                CACHED, Impi)                                                                      \
     [CS_COLL_##ID] = {#name, rooted, reduction, neighbor, CACHED},
 #include "coll.def"
 #undef CS_COLL

@@ -5,6 +5,7 @@
 
 #include "algo.h"
 #include "machine.h"
+#include "nb.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -79,6 +80,7 @@ static int delete_fn(MPI_Comm comm, int key, void *value, void *extra) {
     (void)comm;
     (void)key;
     (void)extra;
+    cs_nb_forget_context(value); /* its nonblocking operations use it until they finish */
     context_free(value);
     return MPI_SUCCESS;
 }

@@ -35,7 +35,8 @@
 
 #include <mpi.h>
 
-/* Tag of every schedule message on the private communicator. */
+/* Tag of every blocking schedule's messages on the private communicator (nonblocking and
+ * persistent operations have their own, core/nb.h). */
 #define CS_TAG 7411
 
 /* Schedules cached per communicator. An application that alternates a few collectives and
@@ -116,6 +117,9 @@ typedef struct cs_comm {
     int ncolours;
     int colourings;
     int *agreed; /* cs_comm_agree: 3 nprocs ints, made with the context */
+    /* Operations made on this communicator so far (core/nb.h): the next one's sequence number,
+     * which picks its tag; the same on every rank, as operations are made in issue order. */
+    unsigned long nb_seq;
 } cs_comm_t;
 
 /* Returns the context of `user`, creating it (collectively: PMPI_Comm_dup) on first use.

@@ -44,7 +44,11 @@
  * stdout; the exit status is 1 when any case failed.
  *
  * Options: --quick (roots 0 and p-1, counts 0 and p+1, no large count),
- *          --only PREFIX (algorithms whose name starts with PREFIX, e.g. "reduce/").
+ *          --only PREFIX (algorithms whose name starts with PREFIX, e.g. "reduce/"),
+ *          --form nb|persistent (docs/nonblocking.md: run each variant that can be an operation
+ *          (core/nb.h) as a nonblocking operation completed by cs_nb_wait, or as a persistent
+ *          one started twice (once when in place, where a second run would reduce its own
+ *          result) and freed; the others are skipped, as are the neighbourhood collectives).
  * A variant that runs a native collective on sub-communicators creates them on first use in
  * the communicator's context (collectively), so these runs also check that setup.
  */
@@ -52,6 +56,7 @@
 #include "core/comm.h"
 #include "core/loggp.h"
 #include "core/machine.h"
+#include "core/nb.h"
 #include "mpi_test.h"
 #include "registry.h"
 
@@ -149,6 +154,8 @@ static int world_rank;   /* prints the summaries */
 static dtype_t t_int, t_double, t_derived, t_mat;
 static kind_t movement_kinds[5], reduction_kinds[5];
 static int reports;
+/* --form: how a variant runs (cs_algo_run_variant, or as an operation of core/nb.h) */
+static enum { FORM_BLOCKING, FORM_NB, FORM_PERSISTENT } form;
 
 static int mixed(const kind_t *k) {
     return k->recv_type != k->type;
@@ -854,6 +861,52 @@ static int compare(const tcase_t *tc, const side_t *nat, const side_t *alg) {
     return bad;
 }
 
+/* An MPI error code as a status (CS_ERR_MPI with the code recorded). */
+static int from_mpi(int err) {
+    return err == MPI_SUCCESS ? CS_OK : cs_status_mpi(err);
+}
+
+/* Runs variant v for `call` in the form under test. A persistent request's status must be the
+ * empty status of a collective. */
+static int run_form(const cs_variant_t *v, const cs_call_t *call) {
+    cs_comm_t *ctx = NULL;
+    MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Status status;
+    int st, count = -1;
+    if (form == FORM_BLOCKING) {
+        return cs_algo_run_variant(v, call);
+    }
+    st = cs_comm_get(comm, &ctx);
+    if (st != CS_OK) {
+        return st;
+    }
+    if (form == FORM_NB) {
+        st = cs_nb_issue(ctx, v, call, &req);
+        return st != CS_OK ? st : from_mpi(cs_nb_wait(&req, MPI_STATUS_IGNORE));
+    }
+    /* once when any rank is in place (a rooted collective's root only) */
+    int in_place = call->in_place;
+    MPI_Allreduce(MPI_IN_PLACE, &in_place, 1, MPI_INT, MPI_MAX, comm);
+    st = cs_nb_init(ctx, v, call, &req);
+    for (int run = 0; st == CS_OK && run < (in_place ? 1 : 2); run++) {
+        st = from_mpi(cs_nb_start(&req));
+        if (st == CS_OK) {
+            st = from_mpi(cs_nb_wait(&req, &status));
+        }
+        if (st == CS_OK &&
+            (req == MPI_REQUEST_NULL || status.MPI_SOURCE != MPI_ANY_SOURCE ||
+             status.MPI_TAG != MPI_ANY_TAG ||
+             MPI_Get_count(&status, MPI_BYTE, &count) != MPI_SUCCESS || count != 0)) {
+            fprintf(stderr, "persistent request: handle lost or status not empty\n");
+            st = CS_ERR_INTERNAL;
+        }
+    }
+    if (req != MPI_REQUEST_NULL && cs_nb_request_free(&req) != MPI_SUCCESS) {
+        st = CS_ERR_INTERNAL;
+    }
+    return st;
+}
+
 /* Runs one case on every rank. Returns 1 passed, 0 failed, -1 skipped (the same everywhere). */
 static int run_case(const tcase_t *tc) {
     const coll_ops_t *ops = &colls[tc->algo->coll];
@@ -896,7 +949,7 @@ static int run_case(const tcase_t *tc) {
         report_status(tc, "the native MPI collective", CS_ERR_MPI);
         bad = 1;
     }
-    st = cs_algo_run_variant(tc->variant, &call);
+    st = run_form(tc->variant, &call);
     if (st == CS_ERR_NOT_APPLICABLE) {
         /* Refused without communicating (a known MPI library defect, see
          * cs_exec_ireduce_safe): a skip when every rank refuses, a failure otherwise. */
@@ -988,6 +1041,9 @@ static void test_variant(const cs_variant_t *v, int quick, totals_t *all) {
         ncounts = add_count(counts, ncounts, nprocs + 1);
         ncounts = add_count(counts, ncounts, 3 * nprocs + 2);
         ncounts = add_count(counts, ncounts, MID_COUNT);
+    }
+    if (form != FORM_BLOCKING && (algo->build == NULL || algo->setup != NULL)) {
+        return; /* cannot be an operation (core/nb.h) */
     }
     reports = 0;
     memset(&tc, 0, sizeof(tc));
@@ -1154,9 +1210,13 @@ int main(int argc, char **argv) {
             quick = 1;
         } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             only = argv[++i];
+        } else if (strcmp(argv[i], "--form") == 0 && i + 1 < argc &&
+                   (strcmp(argv[i + 1], "nb") == 0 || strcmp(argv[i + 1], "persistent") == 0)) {
+            form = strcmp(argv[++i], "nb") == 0 ? FORM_NB : FORM_PERSISTENT;
         } else {
             if (world_rank == 0) {
-                fprintf(stderr, "usage: %s [--quick] [--only PREFIX]\n", argv[0]);
+                fprintf(stderr, "usage: %s [--quick] [--only PREFIX] [--form nb|persistent]\n",
+                        argv[0]);
             }
             MPI_Finalize();
             return 2;
@@ -1164,6 +1224,15 @@ int main(int argc, char **argv) {
     }
     setup_types();
     run_pass(MPI_COMM_WORLD, "world", quick, only, &all);
+    if (form != FORM_BLOCKING) { /* the classic collectives only, on MPI_COMM_WORLD */
+        free_types();
+        if (world_rank == 0) {
+            printf("%d skipped (not applicable)\n", all.skipped);
+            printf("%d passed, %d failed\n", all.passed, all.failed);
+        }
+        MPI_Finalize();
+        return all.failed > 0 ? 1 : 0;
+    }
     cs_test_neighbors(MPI_COMM_WORLD, "world", quick, only, &all);
     /* Ranks in reverse order: catches confusing world ranks with communicator ranks, and the
      * per-communicator context is created and freed (MPI_Comm_free) while MPI runs. */

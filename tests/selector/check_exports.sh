@@ -18,10 +18,22 @@ exports() {
 # (declarations may wrap after the return type: lines are joined first)
 cat "$header" "${header%.h}"_*.h | tr '\n' ' ' | grep -oE 'COLLSEL_API [^(;]*[ *](collsel_[a-z_]+)\(' |
     sed -E 's/.*(collsel_[a-z_]+)\($/\1/' | sort -u >"$work/want.collsel"
-sed -nE 's/^CS_COLL\([A-Z_]+, [a-z_]+, [01], [01], [01], ([A-Za-z_]+),.*/MPI_\1/p' "$table" |
-    sort -u >"$work/want.collsel_pmpi"
 exports "$lib" >"$work/got.collsel"
 exports "$pmpi" >"$work/got.collsel_pmpi"
+# per CS_COLL line MPI_<Mpi> and its nonblocking MPI_<Impi> (the line's last argument), the
+# persistent MPIX_<Mpi>_init where the MPI library has Open MPI's extension (MPI_<Mpi>_init
+# under MPI 4), and the completion and start functions (selector/pmpi.c)
+mpis=$(sed -nE 's/^CS_COLL\([A-Z_]+, [a-z_]+, [01], [01], [01], ([A-Za-z_]+),.*/\1/p' "$table")
+{
+    for m in $mpis; do
+        echo "MPI_$m"
+        echo "MPI_I${m,}" # the nonblocking form: MPI_Ibcast, MPI_Ineighbor_allgather ...
+        if grep -qx "MPIX_Bcast_init" "$work/got.collsel_pmpi"; then echo "MPIX_${m}_init"; fi
+        if grep -qx "MPI_Bcast_init" "$work/got.collsel_pmpi"; then echo "MPI_${m}_init"; fi
+    done
+    printf 'MPI_%s\n' Wait Test Waitall Testall Waitany Testany Waitsome Testsome \
+        Request_get_status Request_free Start Startall
+} | sort -u >"$work/want.collsel_pmpi"
 
 status=0
 for which in collsel collsel_pmpi; do

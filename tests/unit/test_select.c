@@ -634,7 +634,7 @@ END_TEST
  * them: the key's size as the selector's entry point makes it (KEY, COUNTS) and the `bytes` of
  * the normalised call (FILL, cs_call_finish), which must be equal. Returns the size. */
 #define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ARGS, FILL, KEY, ARRAYS,       \
-                CACHED)                                                                            \
+                CACHED, Impi)                                                                      \
     static uint64_t key_##name(int rank, int nprocs, const cs_neighbors_t *nbrs,                   \
                                CS_UNPAREN PARAMS) {                                                \
         const cs_call_key_t key = cs_call_key(CS_COLL_##ID, CS_UNPAREN KEY);                       \

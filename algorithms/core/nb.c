@@ -1,0 +1,638 @@
+/* Nonblocking and persistent operations over generalized requests (see nb.h). */
+#include "nb.h"
+
+#include "exec.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Requests swapped on the stack for arrays up to this long (longer ones are allocated). */
+#define SWAP_LOCAL 64
+
+struct cs_nb_op {
+    cs_comm_t *ctx;
+    cs_call_t call;
+    cs_sched_t sched; /* built when the operation was made, its own */
+    void *scratch;
+    MPI_Request *reqs;
+    MPI_Status *statuses;
+    cs_mpi_transport_t tr;
+    cs_exec_t exec;
+    int persistent;
+    int error;          /* the MPI error code of the last run */
+    MPI_Request run;    /* the generalized request of the current run; MPI_REQUEST_NULL when
+                           inactive (persistent: set back when a completion call freed it) */
+    MPI_Request handle; /* persistent: the application's handle */
+    int detached;       /* nonblocking, MPI_Request_free'd while outstanding */
+    int release;        /* persistent, MPI_Request_free'd while its run was outstanding */
+    /* links[OUT]: the outstanding list; links[PERS]: the persistent list (a persistent
+     * operation is on both while it runs) */
+    struct {
+        struct cs_nb_op *next, *prev;
+    } links[2];
+};
+
+enum { OUT, PERS };
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static cs_nb_op_t *outstanding; /* started, schedule not finished */
+static cs_nb_op_t *persistents; /* persistent handles not freed */
+static atomic_int noutstanding, npersistent;
+static int drain_hooked;
+
+/* Puts op at the front of list `l` (OUT or PERS), whose first operation is *head. */
+static void push(cs_nb_op_t **head, cs_nb_op_t *op, int l) {
+    op->links[l].prev = NULL;
+    op->links[l].next = *head;
+    if (*head != NULL) {
+        (*head)->links[l].prev = op;
+    }
+    *head = op;
+}
+
+static void unlink_op(cs_nb_op_t **head, cs_nb_op_t *op, int l) {
+    if (op->links[l].prev != NULL) {
+        op->links[l].prev->links[l].next = op->links[l].next;
+    } else {
+        *head = op->links[l].next;
+    }
+    if (op->links[l].next != NULL) {
+        op->links[l].next->links[l].prev = op->links[l].prev;
+    }
+    op->links[l].next = op->links[l].prev = NULL;
+}
+
+static void destroy(cs_nb_op_t *op) {
+    if (op != NULL) {
+        cs_sched_free(&op->sched);
+        free(op->scratch);
+        free(op->reqs);
+        free(op->statuses);
+        free(op);
+    }
+}
+
+/* The MPI error code of status `st`. */
+static int mpi_code(int st) {
+    int code = MPI_ERR_OTHER, cls = MPI_ERR_OTHER;
+    if (st == CS_OK) {
+        return MPI_SUCCESS;
+    }
+    if (st == CS_ERR_NOMEM) {
+        return MPI_ERR_NO_MEM;
+    }
+    if (st == CS_ERR_MPI) {
+        code = cs_status_mpi_code();
+        if (code == MPI_SUCCESS || PMPI_Error_class(code, &cls) != MPI_SUCCESS ||
+            cls == MPI_ERR_IN_STATUS || cls == MPI_ERR_PENDING) {
+            code = MPI_ERR_OTHER;
+        }
+    }
+    return code;
+}
+
+/* --- generalized request callbacks ------------------------------------------------------------ */
+
+/* The status of a completed collective: empty (MPI's "empty status"), with the run's error. */
+static int query_fn(void *extra, MPI_Status *status) {
+    const cs_nb_op_t *op = extra;
+    if (status != MPI_STATUS_IGNORE) {
+        PMPI_Status_set_elements(status, MPI_BYTE, 0);
+        PMPI_Status_set_cancelled(status, 0);
+        status->MPI_SOURCE = MPI_ANY_SOURCE;
+        status->MPI_TAG = MPI_ANY_TAG;
+        status->MPI_ERROR = op->error;
+    }
+    return op->error;
+}
+
+/* A nonblocking operation's request is freed: so is the operation (no longer outstanding). */
+static int free_op_fn(void *extra) {
+    destroy(extra);
+    return MPI_SUCCESS;
+}
+
+/* A persistent operation's run or handle: the operation lives on (cs_nb_request_free). */
+static int free_nothing_fn(void *extra) {
+    (void)extra;
+    return MPI_SUCCESS;
+}
+
+/* Collectives cannot be cancelled (MPI): refused. */
+static int cancel_fn(void *extra, int complete) {
+    (void)extra;
+    (void)complete;
+    return MPI_ERR_REQUEST;
+}
+
+/* --- finishing ------------------------------------------------------------------------------ */
+
+/* Completes the run of `op`, whose schedule finished (lock held, op off the outstanding list);
+ * frees what was freed while it ran. `op` may be gone on return. */
+static void finish(cs_nb_op_t *op) {
+    MPI_Request run = op->run;
+    PMPI_Grequest_complete(run);
+    if (op->detached) {
+        PMPI_Request_free(&run); /* free_op_fn frees op */
+    } else if (op->release) {
+        PMPI_Request_free(&run);
+        PMPI_Grequest_complete(op->handle);
+        PMPI_Request_free(&op->handle);
+        destroy(op);
+    }
+}
+
+int cs_nb_progress(void) {
+    if (atomic_load_explicit(&noutstanding, memory_order_relaxed) == 0 ||
+        pthread_mutex_trylock(&lock) != 0) {
+        return CS_OK; /* nothing to do, or another thread is at it */
+    }
+    for (cs_nb_op_t *op = outstanding, *next; op != NULL; op = next) {
+        next = op->links[OUT].next;
+        int st = cs_exec_progress(&op->exec);
+        if (st == CS_INPROGRESS) {
+            continue;
+        }
+        unlink_op(&outstanding, op, OUT);
+        atomic_fetch_sub(&noutstanding, 1);
+        op->error = mpi_code(st);
+        finish(op);
+    }
+    pthread_mutex_unlock(&lock);
+    return CS_OK;
+}
+
+int cs_nb_outstanding(void) {
+    return atomic_load_explicit(&noutstanding, memory_order_relaxed);
+}
+
+void cs_nb_forget_context(const cs_comm_t *ctx) {
+    int any = 1;
+    while (any) {
+        any = 0;
+        pthread_mutex_lock(&lock);
+        for (const cs_nb_op_t *o = outstanding; o != NULL && !any; o = o->links[OUT].next) {
+            any = o->ctx == ctx;
+        }
+        pthread_mutex_unlock(&lock);
+        if (any) {
+            cs_nb_progress();
+        }
+    }
+    pthread_mutex_lock(&lock);
+    for (cs_nb_op_t *o = persistents; o != NULL; o = o->links[PERS].next) {
+        if (o->ctx == ctx) {
+            o->ctx = NULL; /* cannot start again (cs_nb_start) */
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* MPI_Finalize (an attribute on MPI_COMM_SELF, deleted first): runs every outstanding
+ * operation to its end (they may be detached, and every rank gets here) and frees the
+ * persistent operations the application did not free. */
+static int drain_fn(MPI_Comm comm, int keyval, void *value, void *extra) {
+    (void)comm;
+    (void)keyval;
+    (void)value;
+    (void)extra;
+    while (cs_nb_outstanding() > 0) {
+        cs_nb_progress();
+    }
+    pthread_mutex_lock(&lock);
+    while (persistents != NULL) {
+        cs_nb_op_t *op = persistents;
+        unlink_op(&persistents, op, PERS);
+        if (op->run != MPI_REQUEST_NULL) {
+            PMPI_Request_free(&op->run);
+        }
+        PMPI_Grequest_complete(op->handle);
+        PMPI_Request_free(&op->handle);
+        destroy(op);
+    }
+    atomic_store(&npersistent, 0);
+    drain_hooked = 0;
+    pthread_mutex_unlock(&lock);
+    return MPI_SUCCESS;
+}
+
+/* Arranges drain_fn at MPI_Finalize, once (lock held). */
+static int hook_drain(void) {
+    int rc = CS_OK, key = MPI_KEYVAL_INVALID;
+    if (drain_hooked) {
+        return CS_OK;
+    }
+    CS_MPI_CHECK(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drain_fn, &key, NULL));
+    CS_MPI_CHECK(PMPI_Comm_set_attr(MPI_COMM_SELF, key, NULL));
+    drain_hooked = 1;
+out:
+    if (key != MPI_KEYVAL_INVALID) {
+        PMPI_Comm_free_keyval(&key); /* the attribute keeps it until MPI_Finalize */
+    }
+    return rc;
+}
+
+/* --- making and starting -------------------------------------------------------------------- */
+
+/* 1 when schedule `s` needs nothing shared with other runs (see nb.h). */
+static int self_contained(const cs_sched_t *s) {
+    if (s->ncolls > 0 || s->window_bytes > 0 || s->state != NULL) {
+        return 0;
+    }
+    for (int i = 0; i < s->nops; i++) {
+        if (s->ops[i].kind == CS_OP_COLL || s->ops[i].kind == CS_OP_SYNC) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Makes an operation of variant v for call on ctx (see cs_nb_issue). */
+static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, int persistent,
+                cs_nb_op_t **out) {
+    int rc = CS_OK;
+    const cs_algo_t *a = v->algo;
+    cs_nb_op_t *op = NULL;
+    size_t nreqs;
+    *out = NULL;
+    CS_REQUIRE(a->build != NULL && a->setup == NULL && a->run == NULL && !cs_algo_is_native(a),
+               CS_ERR_NOT_APPLICABLE);
+    rc = cs_algo_applicable(a, call);
+    if (rc != CS_OK) {
+        goto out;
+    }
+    op = calloc(1, sizeof(*op));
+    CS_REQUIRE(op != NULL, CS_ERR_NOMEM);
+    op->run = MPI_REQUEST_NULL;
+    op->handle = MPI_REQUEST_NULL;
+    op->ctx = ctx;
+    op->call = *call;
+    op->persistent = persistent;
+    rc = cs_algo_build_state(a, &v->params, call, NULL, &op->sched);
+    if (rc != CS_OK) {
+        goto out; /* a refusal is not an error worth logging */
+    }
+    CS_REQUIRE(self_contained(&op->sched), CS_ERR_NOT_APPLICABLE);
+    if (op->sched.scratch_bytes > 0) {
+        size_t bytes = ((size_t)op->sched.scratch_bytes + 63) / 64 * 64;
+        CS_REQUIRE(posix_memalign(&op->scratch, 64, bytes) == 0, CS_ERR_NOMEM);
+    }
+    nreqs = op->sched.max_comm > 0 ? (size_t)op->sched.max_comm : 1;
+    op->reqs = malloc(nreqs * sizeof(*op->reqs));
+    op->statuses = malloc(nreqs * sizeof(*op->statuses));
+    CS_REQUIRE(op->reqs != NULL && op->statuses != NULL, CS_ERR_NOMEM);
+    for (size_t i = 0; i < nreqs; i++) {
+        op->reqs[i] = MPI_REQUEST_NULL;
+    }
+    if (persistent && op->sched.pcache != NULL) { /* the struct datatypes now, not at a start */
+        CS_CHECK(cs_exec_mpi_prebuild(&op->sched, call->sendbuf, call->recvbuf, op->scratch, NULL));
+    }
+    op->tr.comm = ctx->comm;
+    op->tr.tag = CS_NB_TAG_FIRST + (int)(ctx->nb_seq++ % CS_NB_TAGS);
+    op->tr.reqs = op->reqs;
+    op->tr.statuses = op->statuses;
+    op->tr.comms = NULL;
+    op->tr.ncomms = 0;
+    op->tr.win = MPI_WIN_NULL;
+    *out = op;
+    op = NULL;
+out:
+    destroy(op);
+    return rc;
+}
+
+/* Starts a run of `op` (inactive): a new generalized request in op->run, the first round
+ * started; outstanding until its schedule finishes (at once when it has nothing to wait for). */
+static int run_start(cs_nb_op_t *op) {
+    int rc = CS_OK, st;
+    cs_exec_start(&op->exec, &op->sched, op->call.sendbuf, op->call.recvbuf, op->scratch,
+                  &cs_exec_mpi_transport, &op->tr);
+    CS_MPI_CHECK(PMPI_Grequest_start(query_fn, op->persistent ? free_nothing_fn : free_op_fn,
+                                     cancel_fn, op, &op->run));
+    op->error = MPI_SUCCESS;
+    st = cs_exec_progress(&op->exec);
+    if (st == CS_INPROGRESS) {
+        pthread_mutex_lock(&lock);
+        push(&outstanding, op, OUT);
+        atomic_fetch_add(&noutstanding, 1);
+        pthread_mutex_unlock(&lock);
+    } else {
+        op->error = mpi_code(st);
+        PMPI_Grequest_complete(op->run);
+    }
+out:
+    return rc;
+}
+
+int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
+                MPI_Request *request) {
+    int rc = CS_OK;
+    cs_nb_op_t *op = NULL;
+    pthread_mutex_lock(&lock);
+    rc = hook_drain();
+    pthread_mutex_unlock(&lock);
+    if (rc != CS_OK) {
+        return rc;
+    }
+    rc = make(ctx, v, call, 0, &op);
+    if (rc != CS_OK) {
+        return rc;
+    }
+    rc = run_start(op);
+    if (rc != CS_OK) {
+        destroy(op); /* no request was made */
+        return rc;
+    }
+    *request = op->run; /* op belongs to the request now (free_op_fn) */
+    return CS_OK;
+}
+
+int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, MPI_Request *request) {
+    int rc = CS_OK;
+    cs_nb_op_t *op = NULL;
+    pthread_mutex_lock(&lock);
+    rc = hook_drain();
+    pthread_mutex_unlock(&lock);
+    if (rc != CS_OK) {
+        return rc;
+    }
+    CS_CHECK(make(ctx, v, call, 1, &op));
+    CS_MPI_CHECK(PMPI_Grequest_start(query_fn, free_nothing_fn, cancel_fn, op, &op->handle));
+    pthread_mutex_lock(&lock);
+    push(&persistents, op, PERS);
+    atomic_fetch_add(&npersistent, 1);
+    pthread_mutex_unlock(&lock);
+    *request = op->handle;
+    op = NULL;
+out:
+    destroy(op);
+    return rc;
+}
+
+/* The persistent operation whose handle is `h`, or NULL (lock held). */
+static cs_nb_op_t *find_persistent(MPI_Request h) {
+    if (h == MPI_REQUEST_NULL) {
+        return NULL;
+    }
+    for (cs_nb_op_t *op = persistents; op != NULL; op = op->links[PERS].next) {
+        if (op->handle == h) {
+            return op;
+        }
+    }
+    return NULL;
+}
+
+/* --- the completion functions ------------------------------------------------------------- */
+
+/* An array of requests as the MPI library gets it: `use` is the caller's array, or a copy in
+ * which persistent collsel handles are replaced by their current run. */
+typedef struct swap {
+    MPI_Request *use;
+    MPI_Request local[SWAP_LOCAL];
+    int copied;
+} swap_t;
+
+static int swap_in(int n, MPI_Request *user, swap_t *s) {
+    int any = 0;
+    s->use = user;
+    s->copied = 0;
+    if (atomic_load_explicit(&npersistent, memory_order_relaxed) == 0 || n <= 0) {
+        return MPI_SUCCESS;
+    }
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n && !any; i++) {
+        any = find_persistent(user[i]) != NULL;
+    }
+    if (any) {
+        MPI_Request *tmp = n <= SWAP_LOCAL ? s->local : malloc((size_t)n * sizeof(*tmp));
+        if (tmp == NULL) {
+            pthread_mutex_unlock(&lock);
+            return MPI_ERR_NO_MEM;
+        }
+        for (int i = 0; i < n; i++) {
+            const cs_nb_op_t *op = find_persistent(user[i]);
+            tmp[i] = op != NULL ? op->run : user[i];
+        }
+        s->use = tmp;
+        s->copied = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    return MPI_SUCCESS;
+}
+
+/* Back to the caller's array: other requests as MPI left them; a persistent handle stays, and
+ * a run MPI completed and freed makes its operation inactive. */
+static void swap_out(int n, MPI_Request *user, swap_t *s) {
+    if (!s->copied) {
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n; i++) {
+        cs_nb_op_t *op = find_persistent(user[i]);
+        if (op == NULL) {
+            user[i] = s->use[i];
+        } else if (s->use[i] == MPI_REQUEST_NULL) {
+            op->run = MPI_REQUEST_NULL;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (s->use != s->local) {
+        free(s->use);
+    }
+}
+
+int cs_nb_test(MPI_Request *request, int *flag, MPI_Status *status) {
+    swap_t s;
+    int err = swap_in(1, request, &s);
+    if (err == MPI_SUCCESS) {
+        cs_nb_progress();
+        err = PMPI_Test(s.use, flag, status);
+        swap_out(1, request, &s);
+    }
+    return err;
+}
+
+int cs_nb_wait(MPI_Request *request, MPI_Status *status) {
+    swap_t s;
+    int err = swap_in(1, request, &s), flag = 0;
+    while (err == MPI_SUCCESS && !flag) {
+        cs_nb_progress();
+        if (cs_nb_outstanding() == 0) {
+            err = PMPI_Wait(s.use, status);
+            break;
+        }
+        err = PMPI_Test(s.use, &flag, status);
+    }
+    if (s.use != NULL) {
+        swap_out(1, request, &s);
+    }
+    return err;
+}
+
+int cs_nb_testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+    swap_t s;
+    int err = swap_in(count, requests, &s);
+    if (err == MPI_SUCCESS) {
+        cs_nb_progress();
+        err = PMPI_Testall(count, s.use, flag, statuses);
+        swap_out(count, requests, &s);
+    }
+    return err;
+}
+
+int cs_nb_waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    swap_t s;
+    int err = swap_in(count, requests, &s), flag = 0;
+    if (err != MPI_SUCCESS) {
+        return err;
+    }
+    while (err == MPI_SUCCESS && !flag) {
+        cs_nb_progress();
+        if (cs_nb_outstanding() == 0) {
+            err = PMPI_Waitall(count, s.use, statuses);
+            break;
+        }
+        err = PMPI_Testall(count, s.use, &flag, statuses);
+    }
+    swap_out(count, requests, &s);
+    return err;
+}
+
+int cs_nb_testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+    swap_t s;
+    int err = swap_in(count, requests, &s);
+    if (err == MPI_SUCCESS) {
+        cs_nb_progress();
+        err = PMPI_Testany(count, s.use, index, flag, status);
+        swap_out(count, requests, &s);
+    }
+    return err;
+}
+
+int cs_nb_waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+    swap_t s;
+    int err = swap_in(count, requests, &s), flag = 0;
+    if (err != MPI_SUCCESS) {
+        return err;
+    }
+    while (err == MPI_SUCCESS && !flag) {
+        cs_nb_progress();
+        if (cs_nb_outstanding() == 0) {
+            err = PMPI_Waitany(count, s.use, index, status);
+            break;
+        }
+        err = PMPI_Testany(count, s.use, index, &flag, status);
+    }
+    swap_out(count, requests, &s);
+    return err;
+}
+
+int cs_nb_testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                   MPI_Status statuses[]) {
+    swap_t s;
+    int err = swap_in(incount, requests, &s);
+    if (err == MPI_SUCCESS) {
+        cs_nb_progress();
+        err = PMPI_Testsome(incount, s.use, outcount, indices, statuses);
+        swap_out(incount, requests, &s);
+    }
+    return err;
+}
+
+int cs_nb_waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                   MPI_Status statuses[]) {
+    swap_t s;
+    int err = swap_in(incount, requests, &s);
+    if (err != MPI_SUCCESS) {
+        return err;
+    }
+    *outcount = 0;
+    while (err == MPI_SUCCESS && *outcount == 0) {
+        cs_nb_progress();
+        if (cs_nb_outstanding() == 0) {
+            err = PMPI_Waitsome(incount, s.use, outcount, indices, statuses);
+            break;
+        }
+        err = PMPI_Testsome(incount, s.use, outcount, indices, statuses);
+    }
+    swap_out(incount, requests, &s);
+    return err;
+}
+
+int cs_nb_request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+    swap_t s;
+    int err = swap_in(1, &request, &s);
+    if (err == MPI_SUCCESS) {
+        cs_nb_progress();
+        err = PMPI_Request_get_status(s.use[0], flag, status);
+        swap_out(1, &request, &s);
+    }
+    return err;
+}
+
+int cs_nb_request_free(MPI_Request *request) {
+    cs_nb_op_t *op = NULL;
+    if (request == NULL || *request == MPI_REQUEST_NULL ||
+        (atomic_load(&npersistent) == 0 && atomic_load(&noutstanding) == 0)) {
+        return PMPI_Request_free(request);
+    }
+    pthread_mutex_lock(&lock);
+    op = find_persistent(*request);
+    if (op != NULL) {
+        unlink_op(&persistents, op, PERS);
+        atomic_fetch_sub(&npersistent, 1);
+        *request = MPI_REQUEST_NULL;
+        for (cs_nb_op_t *o = outstanding; o != NULL; o = o->links[OUT].next) {
+            if (o == op) { /* its run finishes in the background (finish) */
+                op->release = 1;
+                pthread_mutex_unlock(&lock);
+                return MPI_SUCCESS;
+            }
+        }
+        pthread_mutex_unlock(&lock);
+        if (op->run != MPI_REQUEST_NULL) { /* completed, never waited for */
+            PMPI_Request_free(&op->run);
+        }
+        PMPI_Grequest_complete(op->handle);
+        PMPI_Request_free(&op->handle);
+        destroy(op);
+        return MPI_SUCCESS;
+    }
+    for (cs_nb_op_t *o = outstanding; o != NULL; o = o->links[OUT].next) {
+        if (!o->persistent && o->run == *request) {
+            o->detached = 1; /* finish() frees it */
+            *request = MPI_REQUEST_NULL;
+            pthread_mutex_unlock(&lock);
+            return MPI_SUCCESS;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return PMPI_Request_free(request);
+}
+
+int cs_nb_start(MPI_Request *request) {
+    cs_nb_op_t *op = NULL;
+    if (request != NULL && atomic_load_explicit(&npersistent, memory_order_relaxed) > 0) {
+        pthread_mutex_lock(&lock);
+        op = find_persistent(*request);
+        pthread_mutex_unlock(&lock);
+    }
+    if (op == NULL) {
+        return PMPI_Start(request);
+    }
+    if (op->run != MPI_REQUEST_NULL || op->ctx == NULL) {
+        /* still active (MPI requires completion before a start), or its communicator is gone */
+        return MPI_ERR_REQUEST;
+    }
+    return mpi_code(run_start(op));
+}
+
+int cs_nb_startall(int count, MPI_Request requests[]) {
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < count && err == MPI_SUCCESS; i++) {
+        err = cs_nb_start(&requests[i]);
+    }
+    return err;
+}

@@ -1,0 +1,106 @@
+/* Nonblocking and persistent collectives from schedules, as MPI requests (docs/nonblocking.md).
+ *
+ * An operation (cs_nb_op_t) runs one schedule step by step (exec.h cs_exec_progress) with its
+ * own copy of everything a run touches: the schedule (built when the operation is made), the
+ * scratch memory, the request and status arrays and a tag. So any number of operations may be
+ * outstanding on one communicator next to blocking collectives, which use the context's cached
+ * schedules, scratch and requests and the tag CS_TAG.
+ *
+ * Matching. Every operation takes the next number of its context's sequence (cs_comm_t.nb_seq)
+ * when it is made, in issue order, which MPI makes the same on every rank; its messages carry
+ * tag CS_NB_TAG_FIRST + seq mod CS_NB_TAGS on the private duplicate. Operations never match
+ * each other's messages, blocking schedules' (CS_TAG) or the application's (another
+ * communicator), unless CS_NB_TAGS operations are outstanding at once on one communicator.
+ *
+ * Only schedules that need nothing shared with other runs can be operations: an algorithm with
+ * a schedule builder and no per-communicator state (no COLL operations on sub-communicators,
+ * whose start order would differ between ranks when operations overlap, no shared-memory
+ * window). cs_nb_issue and cs_nb_init refuse others with CS_ERR_NOT_APPLICABLE, locally and the
+ * same way on every rank (the caller then runs the MPI library's nonblocking collective).
+ *
+ * The request. A nonblocking operation is an MPI generalized request (MPI_Grequest_start): its
+ * query function gives the empty status of a collective (and the run's error), its free
+ * function frees the operation, its cancel function refuses. cs_nb_progress() advances every
+ * outstanding operation and calls MPI_Grequest_complete on those whose schedule finished; MPI's
+ * own completion calls then see them complete. A persistent operation's handle is a
+ * generalized request made at init that never completes (the handle the application keeps);
+ * each start makes a fresh generalized request for the run, which the completion functions
+ * below put in the handle's place when they hand an array to MPI (cs_nb_wait ...). Nothing of
+ * collsel's is allocated at a start (MPI_Grequest_start takes MPI's request).
+ *
+ * Progress happens only in cs_nb_progress(), which the completion functions below call (and
+ * the selector's nonblocking entry points): without them (an application calling MPI_Wait of
+ * the MPI library on a collsel request) a request never completes. libcollsel_pmpi interposes
+ * MPI_Wait ... MPI_Startall with them.
+ *
+ * Thread safety: one lock guards the list of outstanding operations and the persistent
+ * handles; progress runs under it. */
+#ifndef CS_NB_H
+#define CS_NB_H
+
+#include "algo.h"
+#include "comm.h"
+
+#include <mpi.h>
+
+/* The tags of operations: CS_NB_TAG_FIRST .. CS_NB_TAG_FIRST + CS_NB_TAGS - 1, all within
+ * MPI's guaranteed MPI_TAG_UB (32767) and apart from CS_TAG. */
+#define CS_NB_TAG_FIRST 8192
+#define CS_NB_TAGS      24576
+
+typedef struct cs_nb_op cs_nb_op_t;
+
+/* Makes a nonblocking operation running variant `v` for the normalised `call` on `ctx` and
+ * starts it: *request is its generalized request, completed by cs_nb_progress() and freed by a
+ * completion call or MPI_Request_free like any MPI request. CS_ERR_NOT_APPLICABLE (nothing
+ * made, no sequence number taken) when `v` cannot run `call` or cannot be an operation (see
+ * above); CS_ERR_NOMEM, CS_ERR_MPI. The call's buffers and arrays must stay valid until the
+ * request completes, as MPI requires. */
+int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
+                MPI_Request *request) CS_MUST_CHECK;
+
+/* Makes a persistent operation (inactive) for variant `v` and `call` on `ctx`: the schedule is
+ * built now, so that starts allocate nothing. *request is its handle, started by cs_nb_start
+ * and freed by cs_nb_request_free. Failures as cs_nb_issue. */
+int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
+               MPI_Request *request) CS_MUST_CHECK;
+
+/* Advances every outstanding operation as far as it goes without blocking, completing the
+ * generalized requests of those that finished (a failed run completes with its error). CS_OK;
+ * an operation's failure is its request's, not this call's. */
+int cs_nb_progress(void);
+
+/* The context `ctx` is being freed (its communicator freed, or MPI_Finalize): runs its
+ * outstanding operations to their end first (blocking; every rank frees the communicator, so
+ * every rank gets here), and makes its persistent operations unable to start again (their
+ * handles can still be freed). comm.c calls it before freeing a context. */
+void cs_nb_forget_context(const cs_comm_t *ctx);
+
+/* The number of outstanding operations (started, not finished). */
+int cs_nb_outstanding(void);
+
+/* The completion and start functions of MPI, for arrays that may hold collsel requests among
+ * any others: persistent collsel handles are replaced by their current run (or
+ * MPI_REQUEST_NULL when inactive) for the MPI library's function and kept in the caller's
+ * array; operations are progressed first, and blocking forms loop on the test form while any
+ * operation is outstanding. Arguments, results and MPI_STATUS(ES)_IGNORE as in MPI; the
+ * return value is MPI's error code. */
+int cs_nb_wait(MPI_Request *request, MPI_Status *status);
+int cs_nb_test(MPI_Request *request, int *flag, MPI_Status *status);
+int cs_nb_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int cs_nb_testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]);
+int cs_nb_waitany(int count, MPI_Request requests[], int *index, MPI_Status *status);
+int cs_nb_testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status);
+int cs_nb_waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                   MPI_Status statuses[]);
+int cs_nb_testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                   MPI_Status statuses[]);
+int cs_nb_request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+/* MPI_Request_free: a persistent collsel handle is freed (an active run finishes in the
+ * background first); an outstanding nonblocking operation is detached: it finishes in the
+ * background (later progress, at the latest MPI_Finalize) and is freed then. */
+int cs_nb_request_free(MPI_Request *request);
+int cs_nb_start(MPI_Request *request);
+int cs_nb_startall(int count, MPI_Request requests[]);
+
+#endif

@@ -1,0 +1,183 @@
+/* The nonblocking and persistent entry points (collsel_ibcast ..., collsel_bcast_init ...),
+ * generated from algorithms/core/coll.def like entry.c's, and the completion functions
+ * (collsel_wait ... collsel_startall) that libcollsel_pmpi's MPI_Wait ... MPI_Startall call.
+ * The operations themselves are core/nb.h's; docs/nonblocking.md has the design.
+ *
+ * A nonblocking call or a persistent init never communicates (MPI does not let them wait for
+ * other processes): it uses collsel only on a communicator that already has its context and
+ * selector state (made collectively by an earlier blocking collective through collsel, or by
+ * collsel_explain), and decides from the environment and the rules alone, the same way on every
+ * rank. Everything else goes to the MPI library's nonblocking collective (PMPI_I<coll>) or
+ * persistent init (PMPIX_<Coll>_init in Open MPI 4.1, PMPI_<Coll>_init in MPI 4): a
+ * communicator without a context, a collective that agrees on its key per call (gatherv,
+ * scatterv, alltoallv: that takes a collective), a call that does not normalise, and a chosen
+ * variant that cannot be an operation (core/nb.h: per-communicator state, shared window), whose
+ * next ranked candidate is tried first. */
+#include "collsel.h"
+
+#include "core/nb.h"
+#include "select_int.h"
+
+#if defined(OMPI_HAVE_MPI_EXT) || defined(OPEN_MPI)
+#include <mpi-ext.h>
+#endif
+
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define NATIVE_INIT(Mpi) PMPIX_##Mpi##_init
+#elif MPI_VERSION >= 4
+#define NATIVE_INIT(Mpi) PMPI_##Mpi##_init
+#else
+#error "persistent collectives need MPI 4 (MPI_<Coll>_init) or Open MPI's MPIX_<Coll>_init"
+#endif
+
+/* coll.def's PARAMS and ARGS with the nonblocking (REQ) and persistent (INIT) tails. */
+#define PARAMS_REQ(...)  (__VA_ARGS__, MPI_Request * request)
+#define PARAMS_INIT(...) (__VA_ARGS__, MPI_Info info, MPI_Request * request)
+#define ARGS_REQ(...)    (__VA_ARGS__, request)
+#define ARGS_INIT(...)   (__VA_ARGS__, info, request)
+
+/* The context and selector state of `comm` when it has them and they are current, without
+ * communicating; CS_ERR_NOT_APPLICABLE (native) otherwise, and for the collectives whose key is
+ * agreed per call. Progresses outstanding operations first (every collsel call does). */
+static int nb_enter(MPI_Comm comm, cs_coll_t coll, const MPI_Request *request, cs_sel_at_t *at) {
+    cs_comm_t *ctx;
+    const cs_sel_comm_t *sc;
+    cs_nb_progress();
+    if (request == NULL || comm == MPI_COMM_NULL || cs_coll_agrees(coll) ||
+        !atomic_load_explicit(&cs_sel_hot.active, memory_order_relaxed)) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    ctx = cs_comm_find(comm);
+    if (ctx == NULL || ctx->selector == NULL) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    sc = ctx->selector;
+    if (sc->native_only || sc->epoch < atomic_load(&cs_sel_rules_epoch)) {
+        return CS_ERR_NOT_APPLICABLE; /* set up again by the next blocking call */
+    }
+    at->ctx = ctx;
+    at->sc = ctx->selector;
+    at->iv = NULL;
+    return CS_OK;
+}
+
+/* The rule interval a nonblocking or persistent call of `coll` of `bytes` takes its ranked
+ * candidates from. The hook for tuning for overlap: for now the blocking collective's rules. */
+static const cs_sel_interval_t *nb_rules(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes) {
+    return cs_sel_lookup(sc, coll, cs_sel_lookup_key(coll, bytes));
+}
+
+/* Normalises the filled `call` and makes it an operation (persistent: an inactive one) of the
+ * forced variant, else of the first ranked candidate that can be one; CS_ERR_NOT_APPLICABLE
+ * when none can (native: the caller's), a failure otherwise. */
+static int nb_choose(const cs_sel_at_t *at, MPI_Comm comm, cs_call_t *call, int neighbor,
+                     int persistent, MPI_Request *request) {
+    const cs_neighbors_t *nbrs = NULL;
+    const cs_variant_t *forced = &cs_sel_env.force[call->coll];
+    const cs_sel_interval_t *iv;
+    int rc;
+    if ((neighbor && cs_comm_neighbors(at->ctx, &nbrs) != CS_OK) ||
+        cs_call_finish(call, comm, at->ctx->rank, at->ctx->nprocs, nbrs) != CS_OK) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    if (forced->algo != NULL) {
+        return persistent ? cs_nb_init(at->ctx, forced, call, request)
+                          : cs_nb_issue(at->ctx, forced, call, request);
+    }
+    iv = nb_rules(at->sc, call->coll, call->bytes);
+    for (int i = 0; iv != NULL && i < iv->ncand; i++) {
+        if (cs_algo_is_native(iv->cand[i].algo)) {
+            break;
+        }
+        rc = persistent ? cs_nb_init(at->ctx, &iv->cand[i], call, request)
+                        : cs_nb_issue(at->ctx, &iv->cand[i], call, request);
+        if (rc != CS_ERR_NOT_APPLICABLE) {
+            return rc;
+        }
+    }
+    return CS_ERR_NOT_APPLICABLE;
+}
+
+#define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ARGS, FILL, KEY, ARRAYS,       \
+                CACHED, Impi)                                                                      \
+    int collsel_i##name PARAMS_REQ PARAMS {                                                        \
+        cs_sel_at_t at;                                                                            \
+        cs_call_t call;                                                                            \
+        if (nb_enter(comm, CS_COLL_##ID, request, &at) == CS_OK) {                                 \
+            FILL(&call, CS_UNPAREN ARGS);                                                          \
+            int rc = nb_choose(&at, comm, &call, neighbor, 0, request);                            \
+            if (rc != CS_ERR_NOT_APPLICABLE) {                                                     \
+                return cs_sel_mpi_status(rc, comm);                                                \
+            }                                                                                      \
+        }                                                                                          \
+        return PMPI_##Impi ARGS_REQ ARGS;                                                          \
+    }                                                                                              \
+    int collsel_##name##_init PARAMS_INIT PARAMS {                                                 \
+        cs_sel_at_t at;                                                                            \
+        cs_call_t call;                                                                            \
+        if (nb_enter(comm, CS_COLL_##ID, request, &at) == CS_OK) {                                 \
+            FILL(&call, CS_UNPAREN ARGS);                                                          \
+            int rc = nb_choose(&at, comm, &call, neighbor, 1, request);                            \
+            if (rc != CS_ERR_NOT_APPLICABLE) {                                                     \
+                return cs_sel_mpi_status(rc, comm);                                                \
+            }                                                                                      \
+        }                                                                                          \
+        return NATIVE_INIT(Mpi) ARGS_INIT ARGS;                                                    \
+    }
+#include "core/coll.def"
+#undef CS_COLL
+
+int collsel_progress(void) {
+    cs_nb_progress();
+    return MPI_SUCCESS;
+}
+
+int collsel_wait(MPI_Request *request, MPI_Status *status) {
+    return cs_nb_wait(request, status);
+}
+
+int collsel_test(MPI_Request *request, int *flag, MPI_Status *status) {
+    return cs_nb_test(request, flag, status);
+}
+
+int collsel_waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    return cs_nb_waitall(count, requests, statuses);
+}
+
+int collsel_testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+    return cs_nb_testall(count, requests, flag, statuses);
+}
+
+int collsel_waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+    return cs_nb_waitany(count, requests, index, status);
+}
+
+int collsel_testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+    return cs_nb_testany(count, requests, index, flag, status);
+}
+
+int collsel_waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                     MPI_Status statuses[]) {
+    return cs_nb_waitsome(incount, requests, outcount, indices, statuses);
+}
+
+int collsel_testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                     MPI_Status statuses[]) {
+    return cs_nb_testsome(incount, requests, outcount, indices, statuses);
+}
+
+int collsel_request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+    return cs_nb_request_get_status(request, flag, status);
+}
+
+int collsel_request_free(MPI_Request *request) {
+    return cs_nb_request_free(request);
+}
+
+int collsel_start(MPI_Request *request) {
+    return cs_nb_start(request);
+}
+
+int collsel_startall(int count, MPI_Request requests[]) {
+    return cs_nb_startall(count, requests);
+}
