@@ -44,6 +44,7 @@
 
 enum stmt {
     ST_BEGIN,
+    ST_BEGIN_READ,
     ST_COMMIT,
     ST_ROLLBACK,
     ST_SAVEPOINT,
@@ -95,6 +96,7 @@ enum stmt {
 
 static const char *const sql[NSTMTS] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_BEGIN_READ] = "BEGIN DEFERRED",
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_SAVEPOINT] = "SAVEPOINT cs_db_atomic",
@@ -758,6 +760,10 @@ const char *cs_db_errmsg(const cs_db_t *db) {
 
 int cs_db_begin(cs_db_t *db) {
     return db != NULL ? run_stmt(db, ST_BEGIN) : CS_ERR_ARG;
+}
+
+int cs_db_begin_read(cs_db_t *db) {
+    return db != NULL ? run_stmt(db, ST_BEGIN_READ) : CS_ERR_ARG;
 }
 
 int cs_db_commit(cs_db_t *db) {

@@ -222,6 +222,12 @@ const char *cs_db_migration_sql(int version);
  * CS_ERR_DB when a batch is already open or the lock cannot be had. */
 int cs_db_begin(cs_db_t *db) CS_MUST_CHECK;
 
+/* Starts a read snapshot (BEGIN DEFERRED): the reads until cs_db_commit() or cs_db_rollback()
+ * all see one committed state of the file, however a tuning run writes it meanwhile (its
+ * batches commit whole, before or after the snapshot). Takes no lock until the first read.
+ * Works on a read-only connection. CS_ERR_DB when a batch or snapshot is already open. */
+int cs_db_begin_read(cs_db_t *db) CS_MUST_CHECK;
+
 /* Stores the open batch durably. CS_ERR_DB when none is open or the commit fails (the batch
  * is then still open: retry or roll back). */
 int cs_db_commit(cs_db_t *db) CS_MUST_CHECK;

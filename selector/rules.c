@@ -104,22 +104,91 @@ int cs_sel_rules_read(cs_db_t *db, int64_t machine_id, cs_rule_t **rules, int *n
     return CS_OK;
 }
 
-/* Opens the database and reads this machine's rules into table, its patterns into pats and
- * its LogGP parameters at the ppn nearest `ppn` (lock held). Sets table_state and table_why;
- * prints the one warning when a database was named but cannot be used. */
-static void load_table(int ppn) {
-    const char *path = cs_sel_db_path();
-    char why[4608] = "";
-    char bad_why[1024] = "";
-    int nbad = 0;
+int cs_sel_rules_load(const char *path, int ppn, cs_sel_loaded_t *out, char *why, size_t len) {
     cs_db_t *db = NULL;
     cs_machine_t m;
     cs_db_machine_t want;
     int64_t machine_id = 0;
     loader_t l = {NULL, 0, 0, 0};
     pat_loader_t pl = {NULL, 0, 0};
-    cs_db_loggp_t dl;
-    bool found = false;
+    bool found = false, snapshot = false;
+    char dbwhy[4096] = "";
+    int rc;
+    memset(out, 0, sizeof(*out));
+    snprintf(why, len, "%s", "");
+    rc = cs_db_open(path, CS_DB_READ_ONLY, &db, dbwhy, sizeof(dbwhy));
+    if (rc != CS_OK) {
+        snprintf(why, len, "%s", dbwhy[0] ? dbwhy : cs_status_str(rc));
+        goto out;
+    }
+    rc = cs_db_begin_read(db);
+    snapshot = rc == CS_OK;
+    cs_machine_fingerprint(&m);
+    want.host = NULL; /* other nodes of a cluster have other names but the same hardware */
+    want.topology = m.topology;
+    want.mpi_library = m.mpi_library;
+    if (rc == CS_OK) {
+        rc = cs_db_find_machine(db, &want, &machine_id);
+    }
+    if (rc == CS_ERR_NOT_FOUND) {
+        snprintf(why, len,
+                 "%s has no rules for this machine (%s; %s): tune it here with collsel-bench", path,
+                 m.topology, m.mpi_library);
+        goto out;
+    }
+    if (rc == CS_OK) {
+        rc = cs_sel_rules_read(db, machine_id, &l.v, &l.n, &out->nbad, out->bad_why,
+                               sizeof(out->bad_why));
+    }
+    if (rc == CS_OK) {
+        rc = cs_db_foreach_pattern(db, machine_id, add_pattern, &pl);
+    }
+    if (rc == CS_OK) {
+        rc = cs_db_get_loggp(db, machine_id, ppn, &out->loggp, &found);
+    }
+    if (rc == CS_OK) {
+        snapshot = false;
+        rc = cs_db_commit(db); /* ends the snapshot: a read-only one has nothing to store */
+    }
+    if (rc != CS_OK) {
+        snprintf(why, len, "%s: cannot read rules: %s", path,
+                 rc == CS_ERR_DB ? cs_db_errmsg(db) : cs_status_str(rc));
+        goto out;
+    }
+    out->rules = l.v;
+    out->n = l.n;
+    out->pats = pl.v;
+    out->npats = pl.n;
+    out->have_loggp = found;
+    snprintf(out->topology, sizeof(out->topology), "%s", m.topology);
+    l.v = NULL;
+    pl.v = NULL;
+out:
+    if (snapshot && cs_db_rollback(db) != CS_OK) {
+        cs_log(CS_LOG_DEBUG, "database '%s': %s (closed anyway)", path, cs_db_errmsg(db));
+    }
+    cs_db_close(db);
+    free(l.v);
+    free(pl.v);
+    if (rc != CS_OK) {
+        out->nbad = 0;
+        out->bad_why[0] = '\0';
+    }
+    return rc;
+}
+
+void cs_sel_loaded_free(cs_sel_loaded_t *l) {
+    free(l->rules);
+    free(l->pats);
+    memset(l, 0, sizeof(*l));
+}
+
+/* Loads the rule table (cs_sel_rules_load) into table, pats and loggp (lock held). Sets
+ * table_state and table_why; prints the one warning when a database was named but cannot be
+ * used. */
+static void load_table(int ppn) {
+    const char *path = cs_sel_db_path();
+    cs_sel_loaded_t ld;
     int rc;
     table_state = TABLE_UNUSABLE;
     if (path[0] == '\0') {
@@ -127,67 +196,46 @@ static void load_table(int ppn) {
         cs_log(CS_LOG_WARN, "%s: every collective is native", table_why);
         return;
     }
-    rc = cs_db_open(path, CS_DB_READ_ONLY, &db, why, sizeof(why));
+    rc = cs_sel_rules_load(path, ppn, &ld, table_why, sizeof(table_why));
     if (rc != CS_OK) {
-        snprintf(table_why, sizeof(table_why), "%s", why[0] ? why : cs_status_str(rc));
-        goto warn;
+        /* The database was named and cannot be used: said once, whatever COLLSEL_VERBOSE is. */
+        if (cs_log_world_root()) { /* once per job, even when several groups load the rules */
+            fprintf(stderr, "collsel: warning: %s; every collective is native\n", table_why);
+        }
+        return;
     }
-    cs_machine_fingerprint(&m);
-    want.host = NULL; /* other nodes of a cluster have other names but the same hardware */
-    want.topology = m.topology;
-    want.mpi_library = m.mpi_library;
-    rc = cs_db_find_machine(db, &want, &machine_id);
-    if (rc == CS_ERR_NOT_FOUND) {
-        snprintf(table_why, sizeof(table_why),
-                 "%s has no rules for this machine (%s; %s): tune it here with collsel-bench", path,
-                 m.topology, m.mpi_library);
-        goto warn;
-    }
-    if (rc == CS_OK) {
-        rc = cs_sel_rules_read(db, machine_id, &l.v, &l.n, &nbad, bad_why, sizeof(bad_why));
-    }
-    if (rc == CS_OK) {
-        rc = cs_db_foreach_pattern(db, machine_id, add_pattern, &pl);
-    }
-    if (rc == CS_OK) {
-        rc = cs_db_get_loggp(db, machine_id, ppn, &dl, &found);
-    }
-    if (rc != CS_OK) {
-        snprintf(table_why, sizeof(table_why), "%s: cannot read rules: %s", path,
-                 rc == CS_ERR_DB ? cs_db_errmsg(db) : cs_status_str(rc));
-        goto warn;
-    }
-    cs_db_close(db);
-    table = l.v;
-    ntable = l.n;
-    pats = pl.v;
-    npats = pl.n;
-    have_loggp = found;
-    if (found) { /* microseconds and microseconds per byte pass unchanged (core/loggp.h) */
-        loggp.L = dl.l_us;
-        loggp.o = dl.o_us;
-        loggp.g = dl.g_us;
-        loggp.G = dl.g_per_byte_us;
+    table = ld.rules;
+    ntable = ld.n;
+    pats = ld.pats;
+    npats = ld.npats;
+    have_loggp = ld.have_loggp;
+    if (ld.have_loggp) { /* microseconds and microseconds per byte pass unchanged (loggp.h) */
+        loggp.L = ld.loggp.l_us;
+        loggp.o = ld.loggp.o_us;
+        loggp.g = ld.loggp.g_us;
+        loggp.G = ld.loggp.g_per_byte_us;
     }
     table_state = TABLE_OK;
     /* Bad rows (anyone may write the file): skipped, and said in this one line. */
-    if (nbad > 0) {
+    if (ld.nbad > 0) {
         snprintf(table_why, sizeof(table_why),
-                 "%d rules from %s (%d bad rules skipped; the first: %s)", ntable, path, nbad,
-                 bad_why);
+                 "%d rules from %s (%d bad rules skipped; the first: %s)", ntable, path, ld.nbad,
+                 ld.bad_why);
     } else {
         snprintf(table_why, sizeof(table_why), "%d rules from %s", ntable, path);
     }
-    cs_log(CS_LOG_WARN, "%s (machine %s)", table_why, m.topology);
-    return;
-warn:
-    cs_db_close(db);
-    free(l.v);
-    free(pl.v);
-    /* The database was named and cannot be used: said once, whatever COLLSEL_VERBOSE is. */
-    if (cs_log_world_root()) { /* once per job, even when several groups load the rules */
-        fprintf(stderr, "collsel: warning: %s; every collective is native\n", table_why);
+    cs_log(CS_LOG_WARN, "%s (machine %s)", table_why, ld.topology);
+}
+
+/* A copy of n elements of `size` bytes at src (malloc'ed; NULL when n is 0 or memory is short),
+ * taken with cs_sel_lock held: rank 0 broadcasts from it, so that a collsel_finalize in another
+ * thread can free the table meanwhile. */
+static void *snapshot(const void *src, int n, size_t size) {
+    void *copy = n > 0 && src != NULL ? malloc((size_t)n * size) : NULL;
+    if (copy != NULL) {
+        memcpy(copy, src, (size_t)n * size);
     }
+    return copy;
 }
 
 /* Rank 0's patterns and LogGP parameters to every rank of `comm` (after the rules; rank 0
@@ -202,13 +250,16 @@ static int share_extras(MPI_Comm comm, int rank) {
         head[0] = npats;
         head[1] = have_loggp;
         l = loggp;
+        copy = snapshot(pats, npats, sizeof(*pats));
     }
     pthread_mutex_unlock(&cs_sel_lock);
     CS_MPI_CHECK(PMPI_Bcast(head, 2, MPI_INT, 0, comm));
     CS_MPI_CHECK(PMPI_Bcast(&l, (int)sizeof(l), MPI_BYTE, 0, comm));
     if (head[0] > 0) {
         int ok;
-        copy = rank == 0 ? pats : malloc((size_t)head[0] * sizeof(*copy));
+        if (rank != 0) {
+            copy = malloc((size_t)head[0] * sizeof(*copy));
+        }
         ok = copy != NULL;
         CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm));
         if (ok) {
@@ -223,8 +274,6 @@ static int share_extras(MPI_Comm comm, int rank) {
                 copy = NULL;
             }
             pthread_mutex_unlock(&cs_sel_lock);
-        } else {
-            copy = NULL; /* rank 0's own table */
         }
     }
     if (head[1]) {
@@ -238,15 +287,15 @@ static int share_extras(MPI_Comm comm, int rank) {
         }
     }
 out:
-    if (rank != 0) {
-        free(copy);
-    }
+    free(copy); /* rank 0's snapshot, or what another rank did not keep */
     return rc;
 }
 
 int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn) {
     int rc = CS_OK;
     int need, state = 0, n = 0;
+    cs_rule_t *snap = NULL; /* rank 0: the table as loaded (snapshot()) */
+    cs_rule_t *copy = NULL; /* what is broadcast: rank 0's snapshot, or the received table */
     pthread_mutex_lock(&cs_sel_lock);
     need = table_state == TABLE_NONE;
     pthread_mutex_unlock(&cs_sel_lock);
@@ -261,6 +310,7 @@ int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn) {
         }
         state = table_state;
         n = ntable;
+        snap = state == TABLE_OK ? snapshot(table, ntable, sizeof(*table)) : NULL;
     }
     pthread_mutex_unlock(&cs_sel_lock);
     {
@@ -270,13 +320,12 @@ int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn) {
         n = head[1];
     }
     if (state == TABLE_OK && n > 0) {
-        cs_rule_t *copy = rank == 0 ? table : malloc((size_t)n * sizeof(*copy));
-        int ok = copy != NULL;
+        int ok;
+        copy = rank == 0 ? snap : malloc((size_t)n * sizeof(*copy));
+        ok = copy != NULL;
+        snap = NULL;
         CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm));
         if (!ok) {
-            if (rank != 0) {
-                free(copy);
-            }
             state = TABLE_UNUSABLE;
             n = 0;
         } else {
@@ -285,11 +334,10 @@ int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn) {
                 pthread_mutex_lock(&cs_sel_lock);
                 if (table_state == TABLE_NONE) {
                     table = copy;
+                    copy = NULL;
                     ntable = n;
                     table_state = TABLE_OK;
                     snprintf(table_why, sizeof(table_why), "%d rules (from rank 0)", n);
-                } else {
-                    free(copy);
                 }
                 pthread_mutex_unlock(&cs_sel_lock);
             }
@@ -309,6 +357,8 @@ int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn) {
         pthread_mutex_unlock(&cs_sel_lock);
     }
 out:
+    free(snap);
+    free(copy);
     return rc;
 }
 

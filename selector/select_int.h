@@ -89,6 +89,30 @@ cs_sel_memo_t cs_sel_memo[CS_COLL_COUNT];
 CS_SEL_INTERNAL int cs_sel_rules_read(cs_db_t *db, int64_t machine_id, cs_rule_t **rules, int *n,
                                       int *nbad, char *why, size_t len) CS_MUST_CHECK;
 
+/* What cs_sel_rules_load read: one snapshot of a database. */
+typedef struct cs_sel_loaded {
+    cs_rule_t *rules; /* malloc'ed; n well-formed rules */
+    int n;
+    int nbad;               /* rows skipped as bad (cs_sel_rules_read) */
+    char bad_why[1024];     /* the first of them */
+    cs_sel_pattern_t *pats; /* malloc'ed; the tuned patterns' signatures */
+    int npats;
+    int have_loggp; /* loggp holds the machine's LogGP parameters at the ppn nearest */
+    cs_db_loggp_t loggp;
+    char topology[256]; /* this machine's hwloc summary, as matched */
+} cs_sel_loaded_t;
+
+/* Reads this machine's rules, patterns and LogGP parameters (at the ppn nearest `ppn`) from the
+ * database at `path` into *out, all from one read snapshot (cs_db_begin_read): a tuning run
+ * writing the file meanwhile is seen before or after one of its batches, never in between, and
+ * the reader waits for its locks at most the busy timeout (db/db.c). Opens the file read-only,
+ * so a database in a read-only directory serves. MPI-free. CS_OK; CS_ERR_NOT_FOUND when the
+ * file or this machine's rules are not there; CS_ERR_DB, CS_ERR_NOMEM: why[0..len-1] says
+ * what, *out is empty. Free with cs_sel_loaded_free(). */
+CS_SEL_INTERNAL int cs_sel_rules_load(const char *path, int ppn, cs_sel_loaded_t *out, char *why,
+                                      size_t len) CS_MUST_CHECK;
+CS_SEL_INTERNAL void cs_sel_loaded_free(cs_sel_loaded_t *l);
+
 /* Makes sure every rank of `comm` (`rank` in it, `ppn` per node) has the rule table, loading
  * it on rank 0 if any rank has none (collective). The table carries the tuned patterns'
  * signatures and the machine's LogGP parameters (measured at the ppn nearest `ppn`), which

@@ -55,7 +55,14 @@
 #   reinit         collsel_finalize, then collsel_init(other database): every communicator,
 #                  MPI_COMM_WORLD (used before) included, follows the new database.
 #   threads        cs_sel_threads: 8 threads call collsel_init at once, then collectives on
-#                  per-thread communicators at once (MPI_THREAD_MULTIPLE); good and bad database.
+#                  per-thread communicators at once, then 4 threads creating, using and freeing
+#                  communicators at once (MPI_THREAD_MULTIPLE); good and bad database; at np 1
+#                  also collsel_finalize/collsel_init racing with collectives. (The same program
+#                  runs under ThreadSanitizer in scripts/test: tests/selector/tsan_threads.sh.)
+#   frees          cs_sel_dispatch at 3 processes under valgrind (rules for this machine): no
+#                  loss record of any kind, still reachable included, was allocated by collsel's
+#                  own code (valgrind's frames in algorithms/, selector/, db/): collsel frees
+#                  everything it allocates by MPI_Finalize. MPI's own blocks are left alone.
 #   preload_npN    cs_mpi_test (full) preloaded with libcollsel_pmpi and a database for this
 #                  machine at N processes: every case passes, and COLLSEL_VERBOSE=2 lists the
 #                  tuned (non-native) algorithms for MPI_COMM_WORLD.
@@ -662,15 +669,55 @@ group_reinit() {
 }
 
 group_threads() {
-    step "8 threads in collsel_init, then 4 threads in collectives, np 3"
+    step "8 threads in collsel_init, 4 threads in collectives, 4 making and freeing communicators, np 3"
     run threads 3 -x COLLSEL_DB="$FOUR" "$THREADS" 8
     expect_pass threads
     expect_silent threads
     grep -q "^allreduce/reduce_bcast:" "$WORK/threads.out" || fail "threads: $(cat "$WORK/threads.out")"
+    step "the same at np 1 (collsel_finalize and collsel_init racing with collectives)"
+    run threads_np1 1 -x COLLSEL_DB="$FOUR" "$THREADS" 8
+    expect_pass threads_np1
+    expect_silent threads_np1
     step "the same with a missing database"
     run threads_nodb 3 -x COLLSEL_DB="$WORK/missing.db" "$THREADS" 8
     expect_pass threads_nodb
     expect_warning threads_nodb "$WORK/missing.db" "does not exist"
+}
+
+# Memory collsel allocated itself and still held at exit: valgrind's loss records (every kind,
+# still reachable included) whose allocating frame, the first after the allocator, lies in
+# collsel's sources. Prints them; empty when everything was freed.
+collsel_blocks() {
+    awk '/are (still reachable|definitely lost|indirectly lost|possibly lost) in loss record/ {
+             rec = $0; n = 0; next
+         }
+         rec != "" && /(at|by) 0x/ {
+             if (++n == 2) {
+                 if ($0 ~ /\((algorithms|selector|db|bench)\//) print rec "\n" $0
+                 rec = ""
+             }
+         }' "$@"
+}
+
+group_frees() {
+    local vg src
+    vg=$(command -v valgrind) || fail "valgrind not found (scripts/deps installs it)"
+    src=$(cd "$(dirname "$0")/../.." && pwd)
+    step "cs_sel_dispatch under valgrind, np 3: everything collsel allocated is freed by exit"
+    run frees 3 -x COLLSEL_DB="$FOUR" "$vg" --leak-check=full --show-leak-kinds=all \
+        --errors-for-leak-kinds=definite --error-exitcode=3 --num-callers=40 \
+        --fullpath-after="$src/" --suppressions="$src/tests/mpi/valgrind.supp" \
+        --log-file="$WORK/frees.vg.%p" "$DISPATCH" --tuned-sizes 4
+    expect_pass frees
+    grep -q "in use at exit" "$WORK"/frees.vg.* || fail "frees: no leak summary in the valgrind logs"
+    collsel_blocks "$WORK"/frees.vg.* >"$WORK/frees.ours"
+    [ ! -s "$WORK/frees.ours" ] || fail "collsel still held memory at exit: $(head -n 40 "$WORK/frees.ours")"
+    # the check finds collsel's blocks when there are some (a log line as valgrind writes it)
+    printf '%s\n' '==1== 8 bytes in 1 blocks are still reachable in loss record 1 of 1' \
+        '==1==    at 0x1: malloc (vg_replace_malloc.c:1)' \
+        '==1==    by 0x2: cs_comm_get (algorithms/core/comm.c:1)' >"$WORK/frees.probe"
+    [ -n "$(collsel_blocks "$WORK/frees.probe")" ] || fail "frees: the loss-record filter finds nothing"
+    echo "frees: $(grep -h 'in use at exit' "$WORK"/frees.vg.* | sed 's/^==[0-9]*== *//' | head -n 1) (rank 0's; MPI's own)"
 }
 
 group_preload() {
@@ -735,6 +782,7 @@ setup) group_setup ;;
 errh) group_errh ;;
 reinit) group_reinit ;;
 threads) group_threads ;;
+frees) group_frees ;;
 preload_np*) group_preload "${GROUP#preload_np}" ;;
 *) fail "unknown group '$GROUP'" ;;
 esac

@@ -8,11 +8,18 @@
  * collsel and checks the results; then each of 4 threads runs collectives at the same time on
  * its own duplicate of MPI_COMM_WORLD, each communicator's first use (rules shared and pruned)
  * included, and checks its results against PMPI. Finally collsel_explain on one duplicate must
- * agree with MPI_COMM_WORLD's. Exit status 1 on any wrong result. */
+ * agree with MPI_COMM_WORLD's. Then communicators created and freed concurrently: each of the 4
+ * threads makes, uses (past COLLSEL_WARMUP, so each gets a context and its rules) and frees
+ * CHURN_ROUNDS duplicates and splits of its own communicator, one after the other. Then, on one
+ * process only (np 1: the race is then about memory, not about which calls of two ranks see the
+ * change), a thread calls collsel_finalize and collsel_init 200 times while the others run
+ * collectives. Exit status 1 on any wrong result. Built with -DCOLLSEL_TSAN=ON it is the
+ * ThreadSanitizer test (docs/testing.md). */
 #include "collsel.h"
 
 #include <mpi.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +27,7 @@
 #define MAX_THREADS  64
 #define COMM_THREADS 4
 #define COUNTS       6
+#define CHURN_ROUNDS 4
 
 static pthread_barrier_t start;
 static int rank, nprocs;
@@ -81,6 +89,77 @@ static void *comm_thread(void *arg) {
     return NULL;
 }
 
+/* Communicators made and freed while the other threads do the same on theirs: rounds of a
+ * duplicate or a split (halves, rank order reversed) of comms[t], each used for more calls than
+ * COLLSEL_WARMUP makes native (so it gets its context), then freed. */
+static void *churn_thread(void *arg) {
+    int *slot = arg;
+    int t = *slot, bad = 0;
+    for (int round = 0; round < CHURN_ROUNDS; round++) {
+        MPI_Comm c;
+        int me;
+        MPI_Comm_rank(comms[t], &me);
+        if (round % 2 == 0) {
+            bad += MPI_Comm_dup(comms[t], &c) != MPI_SUCCESS;
+        } else {
+            bad += MPI_Comm_split(comms[t], me % 2, -me, &c) != MPI_SUCCESS;
+        }
+        for (int k = 0; k < 3; k++) {
+            bad += exercise(c, 300 + 10 * t + round);
+        }
+        bad += MPI_Comm_free(&c) != MPI_SUCCESS;
+    }
+    *slot = bad;
+    return NULL;
+}
+
+static const char *db_path; /* COLLSEL_DB, for the init/finalize thread */
+static atomic_int racing;   /* the collective threads still run */
+
+/* collsel_finalize then collsel_init, again and again, while collectives run on other threads
+ * (one process: see the header). */
+static void *reinit_thread(void *arg) {
+    int *slot = arg, bad = 0, rounds = 0;
+    while (atomic_load(&racing) > 0 || rounds < 200) {
+        bad += collsel_finalize() != MPI_SUCCESS;
+        bad += collsel_init(db_path) != MPI_SUCCESS;
+        rounds++;
+    }
+    *slot = bad;
+    return NULL;
+}
+
+static void *racing_thread(void *arg) {
+    int *slot = arg;
+    int t = *slot;
+    *slot = exercise(comms[t], 500 + t) + exercise(comms[t], 600 + t);
+    atomic_fetch_sub(&racing, 1);
+    return NULL;
+}
+
+/* Runs fn on threads 0..n-1 with status[t] = t; returns the number of threads whose status
+ * came back non-zero (each said on stderr as `what`). */
+static int on_threads(void *(*fn)(void *), int n, int *status, pthread_t *threads,
+                      const char *what) {
+    int bad = 0;
+    for (int t = 0; t < n; t++) {
+        status[t] = t;
+        if (pthread_create(&threads[t], NULL, fn, &status[t]) != 0) {
+            fprintf(stderr, "cannot create thread %d\n", t);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+    }
+    for (int t = 0; t < n; t++) {
+        pthread_join(threads[t], NULL);
+        if (status[t] != 0) {
+            fprintf(stderr, "rank %d: %d wrong results in thread %d (%s)\n", rank, status[t], t,
+                    what);
+            bad++;
+        }
+    }
+    return bad;
+}
+
 int main(int argc, char **argv) {
     int provided = MPI_THREAD_SINGLE, nthreads = 8, bad = 0;
     pthread_t threads[MAX_THREADS];
@@ -130,20 +209,7 @@ int main(int argc, char **argv) {
     for (int t = 0; t < COMM_THREADS; t++) {
         MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]);
     }
-    for (int t = 0; t < COMM_THREADS; t++) {
-        status[t] = t;
-        if (pthread_create(&threads[t], NULL, comm_thread, &status[t]) != 0) {
-            fprintf(stderr, "cannot create thread %d\n", t);
-            MPI_Abort(MPI_COMM_WORLD, 3);
-        }
-    }
-    for (int t = 0; t < COMM_THREADS; t++) {
-        pthread_join(threads[t], NULL);
-        if (status[t] != 0) {
-            fprintf(stderr, "rank %d: %d wrong results in thread %d\n", rank, status[t], t);
-            bad++;
-        }
-    }
+    bad += on_threads(comm_thread, COMM_THREADS, status, threads, "first use");
     if (collsel_explain("allreduce", 4096, MPI_COMM_WORLD, here, sizeof(here)) != MPI_SUCCESS ||
         collsel_explain("allreduce", 4096, comms[0], there, sizeof(there)) != MPI_SUCCESS ||
         strcmp(here, there) != 0) {
@@ -153,6 +219,25 @@ int main(int argc, char **argv) {
     }
     if (rank == 0) {
         printf("%s\n", here);
+    }
+    /* 4. communicators created and freed concurrently */
+    bad += on_threads(churn_thread, COMM_THREADS, status, threads, "churn");
+
+    /* 5. collsel_finalize and collsel_init racing with calls (one process) */
+    if (nprocs == 1) {
+        pthread_t reinit;
+        int reinit_status = 0;
+        db_path = getenv("COLLSEL_DB");
+        atomic_store(&racing, COMM_THREADS);
+        if (pthread_create(&reinit, NULL, reinit_thread, &reinit_status) != 0) {
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        bad += on_threads(racing_thread, COMM_THREADS, status, threads, "racing init/finalize");
+        pthread_join(reinit, NULL);
+        if (reinit_status != 0) {
+            fprintf(stderr, "collsel_init or collsel_finalize failed %d times\n", reinit_status);
+            bad++;
+        }
     }
     for (int t = 0; t < COMM_THREADS; t++) {
         MPI_Comm_free(&comms[t]);

@@ -9,10 +9,13 @@
  *     its NOT NULL and CHECK constraints: NULL texts (a NULL collective crashed the reader),
  *     numbers beyond an int (read back cut to their low 32 bits, 2^32 + 4 processes as 4),
  *     text in numeric columns, and 100000 rules; pattern signatures out of range or NULL.
+ *   - cs_sel_rules_load on a database a tuning run writes meanwhile (every load succeeds and
+ *     sees one commit whole) and on one in a read-only directory.
  *   - the environment: COLLSEL_DB longer than the path buffer (was cut short: another file),
  *     COLLSEL_NODE_SIZE beyond a long (was taken as LONG_MAX), COLLSEL_VERBOSE; the same
  *     for collsel_init's path.
- * No MPI is initialised; nothing is communicated. */
+ * No MPI is initialised; nothing is communicated (the loads run MPI_Get_library_version,
+ * which MPI allows before MPI_Init). */
 #include "collsel.h"
 #include "core/log.h"
 #include "core/machine.h"
@@ -21,11 +24,16 @@
 #include "select_int.h"
 
 #include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define INF CS_RULE_UNBOUNDED
@@ -444,6 +452,202 @@ START_TEST(test_env_numbers) {
 }
 END_TEST
 
+/* --- a database written while read, and one in a read-only directory ------------------------- */
+
+/* One consistent state the live writer stores: allreduce rules of `nrules` intervals all naming
+ * `algo`, the pattern "live" with `nedges` edges and LogGP latency `l_us`. A reader that mixed
+ * two commits would see the rules of one and the pattern or latency of the other. */
+typedef struct live_state {
+    int nrules, nedges;
+    const char *algo;
+    double l_us;
+} live_state_t;
+
+static const live_state_t live_states[2] = {{3, 1, "allreduce/recursive_doubling", 1.0},
+                                            {7, 2, "allreduce/reduce_bcast", 2.0}};
+
+static void live_store(cs_db_t *db, int64_t machine_id, const live_state_t *st) {
+    cs_rule_t r[8];
+    cs_db_pattern_t pat = {machine_id, "live", 4, st->nedges, 1, 1, 1.0, 1.0, 0, 0, NULL};
+    cs_db_loggp_t lg = {machine_id, 4, 0, st->l_us, 0.1, 0.1, 0.001};
+    for (int i = 0; i < st->nrules; i++) {
+        r[i] = rule(CS_COLL_ALLREDUCE, 4, 4, (uint64_t)i * 64,
+                    i + 1 < st->nrules ? (uint64_t)(i + 1) * 64 : INF, 1, st->algo, "");
+        r[i].machine_id = machine_id;
+    }
+    ck_assert_int_eq(cs_db_begin(db), CS_OK);
+    ck_assert_int_eq(
+        cs_db_replace_rules(db, machine_id, CS_COLL_ALLREDUCE, 4, 4, r, (size_t)st->nrules), CS_OK);
+    ck_assert_int_eq(cs_db_put_pattern(db, &pat), CS_OK);
+    ck_assert_int_eq(cs_db_put_loggp(db, &lg), CS_OK);
+    ck_assert_int_eq(cs_db_commit(db), CS_OK);
+}
+
+/* A database at `path` with this machine's fingerprint (what cs_sel_rules_load looks for) in
+ * state 0. Returns the machine's id. */
+static int64_t live_db(void) {
+    cs_machine_t m;
+    cs_db_machine_t dm;
+    cs_db_t *db = NULL;
+    int64_t id = 0;
+    char why[512];
+    cs_machine_fingerprint(&m);
+    dm.host = m.host;
+    dm.topology = m.topology;
+    dm.mpi_library = m.mpi_library;
+    make_db();
+    ck_assert_msg(cs_db_open(path, CS_DB_READ_WRITE, &db, why, sizeof(why)) == CS_OK, "%s", why);
+    ck_assert_int_eq(cs_db_find_or_insert_machine(db, &dm, &id), CS_OK);
+    live_store(db, id, &live_states[0]);
+    cs_db_close(db);
+    return id;
+}
+
+/* Which live state `ld` is (0 or 1); fails on anything else, a mixture included. */
+static int live_which(const cs_sel_loaded_t *ld) {
+    for (int k = 0; k < 2; k++) {
+        const live_state_t *st = &live_states[k];
+        int ok = ld->n == st->nrules && ld->npats == 1 && ld->have_loggp;
+        for (int i = 0; ok && i < ld->n; i++) {
+            ok = strcmp(ld->rules[i].algorithm, st->algo) == 0;
+        }
+        if (ok && ld->pats[0].sig.nedges == st->nedges && ld->loggp.l_us == st->l_us) {
+            return k;
+        }
+    }
+    ck_abort_msg("a read saw no single commit: %d rules (first %s; %d bad: %s), %d patterns, "
+                 "loggp %d L %g",
+                 ld->n, ld->n > 0 ? ld->rules[0].algorithm : "-", ld->nbad, ld->bad_why, ld->npats,
+                 ld->have_loggp, ld->loggp.l_us);
+    return -1;
+}
+
+/* A tuning run writes the database while applications load their rules: a child process
+ * stores the two states alternately, one batch each 2 ms, for 1.5 s; meanwhile every load succeeds
+ * and sees exactly one of them (one snapshot), and both are seen. The longest load is printed
+ * (no timing is asserted). */
+START_TEST(test_live_writer) {
+    int64_t id = live_db();
+    int fds[2], status = 0, loads = 0, seen[2] = {0, 0}, writes = 0;
+    double worst = 0;
+    pid_t child;
+    ck_assert_int_eq(pipe(fds), 0);
+    child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) { /* the writer */
+        cs_db_t *db = NULL;
+        char why[512];
+        struct timespec t0, t;
+        int n = 0;
+        close(fds[0]);
+        if (cs_db_open(path, CS_DB_READ_WRITE, &db, why, sizeof(why)) != CS_OK) {
+            _exit(2);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+            live_store(db, id, &live_states[++n & 1]);
+            nanosleep(&(struct timespec){0, 2000000},
+                      NULL); /* a tuning run commits far less often */
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) < 1.5);
+        cs_db_close(db);
+        if (write(fds[1], &n, sizeof(n)) != (ssize_t)sizeof(n)) {
+            _exit(3);
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    for (;;) {
+        cs_sel_loaded_t ld;
+        char why[1024];
+        struct timespec t0, t1;
+        int rc, done = waitpid(child, &status, WNOHANG) == child;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        rc = cs_sel_rules_load(path, 4, &ld, why, sizeof(why));
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ck_assert_msg(rc == CS_OK, "load %d failed while the database was written: %s", loads, why);
+        seen[live_which(&ld)]++;
+        loads++;
+        cs_sel_loaded_free(&ld);
+        double ms =
+            1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
+        worst = ms > worst ? ms : worst;
+        if (done) {
+            break;
+        }
+    }
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the writer failed: %d", status);
+    ck_assert_int_eq(read(fds[0], &writes, sizeof(writes)), (ssize_t)sizeof(writes));
+    close(fds[0]);
+    printf(
+        "live writer: %d commits, %d loads (%d of state 0, %d of state 1), longest load %.1f ms\n",
+        writes, loads, seen[0], seen[1], worst);
+    ck_assert_msg(writes >= 5 && loads >= 5, "too little overlap: %d commits, %d loads", writes,
+                  loads);
+    ck_assert_msg(seen[0] > 0 && seen[1] > 0, "the loads never saw a new commit");
+    unlink(path);
+}
+END_TEST
+
+/* The database in a directory nobody may write (and itself read-only): the rules load, and
+ * nothing is created next to it. Root ignores permission bits, so as root the load runs in a
+ * child that has become nobody. */
+START_TEST(test_read_only_dir) {
+    char dir[64] = "/tmp/collsel-test-rodir-XXXXXX", dbpath[128];
+    int64_t id;
+    pid_t child;
+    int status = 0;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    id = live_db();
+    (void)id;
+    snprintf(dbpath, sizeof(dbpath), "%s/rules.db", dir);
+    ck_assert_int_eq(rename(path, dbpath), 0);
+    ck_assert_int_eq(chmod(dbpath, 0444), 0);
+    ck_assert_int_eq(chmod(dir, 0555), 0);
+    child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        cs_sel_loaded_t ld;
+        char why[1024], probe[160];
+        int fd;
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) {
+            _exit(10);
+        }
+        snprintf(probe, sizeof(probe), "%s/probe", dir);
+        fd = open(probe, O_CREAT | O_WRONLY, 0600);
+        if (fd >= 0) { /* the directory is writable after all: the test proves nothing */
+            close(fd);
+            unlink(probe);
+            _exit(11);
+        }
+        if (cs_sel_rules_load(dbpath, 4, &ld, why, sizeof(why)) != CS_OK) {
+            fprintf(stderr, "read-only directory: %s\n", why);
+            _exit(12);
+        }
+        _exit(ld.n == live_states[0].nrules ? 0 : 13);
+    }
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "the load in a read-only directory failed (exit %d: 10 cannot become nobody, 11 "
+                  "directory writable, 12 load failed, 13 wrong rules)",
+                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    {
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        int files = 0;
+        ck_assert_ptr_nonnull(d);
+        while ((e = readdir(d)) != NULL) {
+            files += e->d_name[0] != '.';
+        }
+        closedir(d);
+        ck_assert_msg(files == 1, "the reader left %d files in the directory", files);
+    }
+    unlink(dbpath);
+    rmdir(dir);
+}
+END_TEST
+
 static Suite *rules_suite(void) {
     Suite *s = suite_create("rules_check");
     TCase *check = tcase_create("check");
@@ -455,6 +659,8 @@ static Suite *rules_suite(void) {
     tcase_add_test(read, test_read_bad_rows);
     tcase_add_test(read, test_read_many);
     tcase_add_test(read, test_read_bad_patterns);
+    tcase_add_test(read, test_live_writer);
+    tcase_add_test(read, test_read_only_dir);
     tcase_set_timeout(read, 60);
     tcase_add_test(env, test_env_long_db);
     tcase_add_test(env, test_env_numbers);
