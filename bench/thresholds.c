@@ -1,6 +1,8 @@
 /* Protocol thresholds through MPI_T (see thresholds.h). */
 #include "thresholds.h"
 
+#include "core/mpit.h"
+
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,42 +52,10 @@ void cs_bench_thresholds_add(cs_bench_thresholds_t *t, const char *name, uint64_
     t->v[i].bytes = bytes;
 }
 
-/* The value of cvar `index` as a positive integer, or 0 when it cannot be read as one. */
-static uint64_t read_cvar(int index, MPI_Datatype type) {
-    MPI_T_cvar_handle handle = MPI_T_CVAR_HANDLE_NULL;
-    int count = 0, size = 0;
-    unsigned char buf[16] = {0};
-    uint64_t value = 0;
-    if (PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 || size > 8) {
-        return 0;
-    }
-    if (PMPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS) {
-        return 0;
-    }
-    if (count == 1 && PMPI_T_cvar_read(handle, buf) == MPI_SUCCESS) {
-        if (type == MPI_INT) {
-            int v;
-            memcpy(&v, buf, sizeof(v));
-            value = v > 0 ? (uint64_t)v : 0;
-        } else if (type == MPI_LONG || type == MPI_LONG_LONG) {
-            long long v = 0;
-            memcpy(&v, buf, (size_t)size < sizeof(v) ? (size_t)size : sizeof(v));
-            value = v > 0 ? (uint64_t)v : 0;
-        } else if (type == MPI_UNSIGNED || type == MPI_UNSIGNED_LONG ||
-                   type == MPI_UNSIGNED_LONG_LONG || type == MPI_COUNT) {
-            unsigned long long v = 0;
-            memcpy(&v, buf, (size_t)size < sizeof(v) ? (size_t)size : sizeof(v));
-            value = (uint64_t)v;
-        }
-    }
-    PMPI_T_cvar_handle_free(&handle);
-    return value;
-}
-
 void cs_bench_thresholds_discover(cs_bench_thresholds_t *t) {
-    int provided = 0, num = 0;
+    int num = 0;
     memset(t, 0, sizeof(*t));
-    if (PMPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+    if (cs_mpit_begin() != CS_OK) {
         return;
     }
     t->mpi_t = 1;
@@ -103,13 +73,13 @@ void cs_bench_thresholds_discover(cs_bench_thresholds_t *t) {
             bind != MPI_T_BIND_NO_OBJECT || !cs_bench_threshold_name(name)) {
             continue;
         }
-        bytes = read_cvar(i, type);
+        bytes = cs_mpit_read_u64(i);
         /* INT_MAX and the like mean "no limit", not a protocol switch. */
         if (bytes > 0 && bytes < ((uint64_t)1 << 31) - 4096) {
             cs_bench_thresholds_add(t, name, bytes);
         }
     }
-    PMPI_T_finalize();
+    cs_mpit_end();
 }
 
 int cs_bench_thresholds_find(cs_bench_thresholds_t *t, MPI_Comm comm) {

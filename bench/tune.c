@@ -11,6 +11,7 @@
 #include "derive.h"
 #include "loggp.h"
 #include "measure.h"
+#include "ompi/ompi.h"
 #include "options.h"
 #include "patterns.h"
 #include "plan.h"
@@ -22,6 +23,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* One line when the plan has Open MPI's own algorithms (<coll>/ompi) and they cannot run here:
+ * the family is skipped (its variants() lists none), and the user learns why. */
+static void say_ompi(const cs_bench_plan_t *plan, int rank) {
+    char why[160];
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        for (int i = 0; i < plan->nalgos[c]; i++) {
+            const char *slash = strchr(plan->algos[c][i]->name, '/');
+            if (slash != NULL && strcmp(slash, "/ompi") == 0) {
+                if (!cs_ompi_available(why, sizeof(why))) {
+                    cs_bench_say(rank, "Open MPI's own algorithms (<coll>/ompi): skipped: %s", why);
+                }
+                return;
+            }
+        }
+    }
+}
 
 static int print_failure(const cs_db_failure_t *f, void *ctx) {
     (void)ctx;
@@ -733,6 +751,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
             status = cs_bench_plan_list(&opts, plan, ppn, rank) != CS_OK;
             printf("%s%s\n", thr_text,
                    opts.no_refine ? " (--no-refine: not measured, still rule boundaries)" : "");
+            say_ompi(plan, rank);
         }
         free(plan);
         free(thr);
@@ -757,6 +776,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
                      machine.nnodes, machine.ppn, machine.topology, r.path);
     }
     if (!opts.quiet) {
+        say_ompi(plan, rank);
         cs_bench_say(rank, "%s", thr_text);
     }
     if (machine.cores > 0 && machine.ppn > machine.cores) {

@@ -1,12 +1,16 @@
 /* collsel-report: draws a tuning database as a static web page of gnuplot plots.
  *
  *   collsel-report DB [-o DIR] [--format png|svg|both]
+ *   collsel-report DB --export ompi-rules|mpich-json FILE
+ *   collsel-report DB --export env [--comm-size N]
  *
  * Reads DB read-only (db/db.h), checks it for damage, loads what the page shows (model.h),
  * writes the plots' data and scripts (plot.h), runs gnuplot, writes index.html (html.h), all
  * into a temporary directory that replaces DIR at the end (outdir.h). Nothing is left behind
- * on failure. docs/report.md describes the page for its readers. */
+ * on failure. docs/report.md describes the page for its readers. With --export it writes the
+ * results in an MPI library's own format instead (export.h, docs/export.md). */
 #include "db.h"
+#include "export.h"
 #include "html.h"
 #include "model.h"
 #include "outdir.h"
@@ -22,6 +26,8 @@
 
 static const char usage[] =
     "usage: collsel-report DB [-o DIR] [--format png|svg|both]\n"
+    "       collsel-report DB --export ompi-rules|mpich-json FILE\n"
+    "       collsel-report DB --export env [--comm-size N]\n"
     "\n"
     "Draws the collsel tuning database DB (opened read-only) as a static web page:\n"
     "DIR/index.html with, per collective, latency against message size, the speedup of the\n"
@@ -32,6 +38,11 @@ static const char usage[] =
     "                    results/vm.db -> results/vm-report). An existing report there is\n"
     "                    replaced as a whole; any other existing file or directory is refused.\n"
     "  --format FMT      png, svg or both (default both)\n"
+    "  --export KIND     write the tuned choices in an MPI library's format instead of the\n"
+    "                    page (docs/export.md): ompi-rules FILE (Open MPI coll/tuned dynamic\n"
+    "                    rules), mpich-json FILE (MPICH csel JSON), env (OMPI_MCA_* lines on\n"
+    "                    stdout forcing Open MPI's algorithms for one communicator size)\n"
+    "  --comm-size N     the communicator size of --export env (default: the only one)\n"
     "  -h, --help        this text\n"
     "\n"
     "Environment: COLLSEL_GNUPLOT names the gnuplot program (default: gnuplot on PATH).\n"
@@ -64,7 +75,10 @@ static void default_dir(const char *db, char *buf, size_t len) {
 }
 
 int main(int argc, char **argv) {
-    const char *db_path = NULL, *dir = NULL, *format = "both";
+    const char *db_path = NULL, *dir = NULL, *format = "both", *export_name = NULL;
+    const char *export_file = NULL;
+    cs_export_kind_t export_kind = CS_EXPORT_ENV;
+    int comm_size = 0;
     char default_out[4096], why[8192] = "";
     int status = EXIT_FAILURE;
     cs_db_t *db = NULL;
@@ -83,6 +97,26 @@ int main(int argc, char **argv) {
                 return usage_error("%s needs a value", a);
             }
             *(strcmp(a, "--format") == 0 ? &format : &dir) = argv[++i];
+        } else if (strcmp(a, "--export") == 0) {
+            if (i + 1 >= argc || cs_export_kind(argv[i + 1], &export_kind) != CS_OK) {
+                return usage_error("--export needs ompi-rules FILE, mpich-json FILE or env%s", "");
+            }
+            export_name = argv[++i];
+            if (export_kind != CS_EXPORT_ENV) {
+                if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+                    return usage_error("--export %s needs a FILE", export_name);
+                }
+                export_file = argv[++i];
+            }
+        } else if (strcmp(a, "--comm-size") == 0) {
+            char *end = NULL;
+            if (i + 1 >= argc) {
+                return usage_error("%s needs a value", a);
+            }
+            comm_size = (int)strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end != '\0' || comm_size < 1) {
+                return usage_error("--comm-size '%s': give a communicator size >= 1", argv[i]);
+            }
         } else if (strncmp(a, "--output=", 9) == 0) {
             dir = a + 9;
         } else if (strncmp(a, "--format=", 9) == 0) {
@@ -144,6 +178,33 @@ int main(int argc, char **argv) {
     }
     cs_db_close(db);
     db = NULL;
+
+    if (export_name != NULL) {
+        FILE *f = export_file != NULL ? fopen(export_file, "w") : stdout;
+        int rc;
+        if (f == NULL) {
+            fprintf(stderr, "collsel-report: cannot write '%s'\n", export_file);
+            goto out;
+        }
+        rc = cs_export_write(report, export_kind, comm_size, f, why, sizeof(why));
+        if ((f != stdout && fclose(f) != 0) || (f == stdout && fflush(f) != 0)) {
+            rc = rc == CS_OK ? CS_ERR_ARG : rc;
+            snprintf(why, sizeof(why), "cannot write '%s'",
+                     export_file != NULL ? export_file : "stdout");
+        }
+        if (rc != CS_OK) {
+            fprintf(stderr, "collsel-report: --export %s: %s\n", export_name, why);
+            if (export_file != NULL) {
+                remove(export_file);
+            }
+            goto out;
+        }
+        if (export_file != NULL) {
+            printf("collsel-report: %s written to %s\n", export_name, export_file);
+        }
+        status = EXIT_SUCCESS;
+        goto out;
+    }
 
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));

@@ -21,6 +21,9 @@ int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) {
     if ((a->reqs & CS_REQ_ALLCOUNTS) && call->allcounts == NULL) {
         return CS_ERR_NOT_APPLICABLE;
     }
+    if ((a->reqs & CS_REQ_TRUE_LB0) && (call->send.true_lb != 0 || call->recv.true_lb != 0)) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
     /* Schedules move ranges of up to p blocks as one int count. Decided here from what every
      * rank knows alike, so that no rank refuses a call the others run. The neighbourhood
      * collectives and gatherv, scatterv and alltoallv are exempt: their counts may differ

@@ -43,6 +43,10 @@ enum cs_req {
      * allcounts, set by cs_comm_agree): NULL on every rank alike when not agreed or when the
      * ranks' block types differ in size. */
     CS_REQ_ALLCOUNTS = 1u << 3,
+    /* The call's send and receive types have a true lower bound of 0 (Open MPI's own
+     * algorithms, ompi/ompi.c, mishandle others). Decided per rank: the ranks of a call agree
+     * when they pass types of one layout, as MPI requires of reductions. */
+    CS_REQ_TRUE_LB0 = 1u << 4,
 };
 
 typedef struct cs_algo {

@@ -87,6 +87,37 @@ static int mpi_wait(void *ctx, int n) {
     return err == MPI_SUCCESS ? CS_OK : round_error(t, n, err);
 }
 
+/* The MPI library's blocking collective of a COLL with `blocking` set (sched.h), on comm. */
+static int blocking_coll(const cs_coll_op_t *c, const void *send, void *recv, const int *counts,
+                         MPI_Comm comm) {
+    const void *sb = c->in_place ? MPI_IN_PLACE : send;
+    switch (c->coll) {
+    case CS_COLL_BARRIER:
+        return PMPI_Barrier(comm);
+    case CS_COLL_BCAST:
+        return PMPI_Bcast(recv, c->recvcount, c->recvtype, c->root, comm);
+    case CS_COLL_GATHER:
+        return PMPI_Gather(sb, c->sendcount, c->sendtype, recv, c->recvcount, c->recvtype, c->root,
+                           comm);
+    case CS_COLL_SCATTER:
+        return PMPI_Scatter(send, c->sendcount, c->sendtype, c->in_place ? MPI_IN_PLACE : recv,
+                            c->recvcount, c->recvtype, c->root, comm);
+    case CS_COLL_REDUCE:
+        return PMPI_Reduce(sb, recv, c->sendcount, c->sendtype, c->op, c->root, comm);
+    case CS_COLL_ALLREDUCE:
+        return PMPI_Allreduce(sb, recv, c->sendcount, c->sendtype, c->op, comm);
+    case CS_COLL_ALLGATHER:
+        return PMPI_Allgather(sb, c->sendcount, c->sendtype, recv, c->recvcount, c->recvtype, comm);
+    case CS_COLL_ALLGATHERV:
+        return PMPI_Allgatherv(sb, c->sendcount, c->sendtype, recv, counts, counts + c->group.size,
+                               c->recvtype, comm);
+    case CS_COLL_ALLTOALL:
+        return PMPI_Alltoall(sb, c->sendcount, c->sendtype, recv, c->recvcount, c->recvtype, comm);
+    default:
+        return MPI_ERR_OTHER;
+    }
+}
+
 static int mpi_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *recv,
                     const int *counts, int index) {
     cs_mpi_transport_t *t = ctx;
@@ -98,6 +129,11 @@ static int mpi_coll(void *ctx, const cs_coll_op_t *c, const void *send, void *re
         return CS_ERR_INTERNAL; /* a COLL without the state it was built for */
     }
     comm = t->comms[c->comm];
+    if (c->blocking) {
+        *req = MPI_REQUEST_NULL; /* done when started */
+        err = blocking_coll(c, send, recv, counts, comm);
+        return err == MPI_SUCCESS ? CS_OK : cs_status_mpi(err);
+    }
     switch (c->coll) {
     case CS_COLL_BARRIER:
         err = PMPI_Ibarrier(comm, req);

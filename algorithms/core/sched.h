@@ -151,6 +151,11 @@ typedef struct cs_coll_op {
     int comm;     /* index of the group's sub-communicator in the state's comms */
     int root;     /* rooted collectives: the root's index in the group */
     int in_place; /* this rank passes MPI_IN_PLACE (see above) */
+    /* 1: the MPI library's blocking collective (MPI_Bcast ...), run when the round starts, so
+     * the round holds nothing else that could wait on it; for a communicator set up to run one
+     * of the library's own blocking algorithms (ompi/ompi.c). Nonblocking execution of such a
+     * schedule blocks there. */
+    int blocking;
     cs_ref_t send;
     int sendcount; /* reduce, allreduce: the count, equal on both sides */
     MPI_Datatype sendtype;

@@ -6,6 +6,8 @@
  *                                validation rows and a verification failure (see below)
  *   make_report_db PATH two      "full" plus a second machine with one run
  *   make_report_db PATH empty    the schema only: no machine, no run
+ *   make_report_db PATH ompi     Open MPI's own algorithms (<coll>/ompi) for the export test
+ *                                (tests/export): see ompi() below
  *
  * "full", machine "testhost" (4 cores):
  *   run 1  done     tuning, np 4: gather on 4 processes
@@ -325,11 +327,42 @@ static void second_machine(void) {
     rules(m, r, "allreduce", 2, iv, 1);
 }
 
+/* Machine "exporthost", one done run at np 4: allreduce and bcast on 4 processes at 8 B, 64 KiB
+ * and 1 MiB, where a different <coll>/ompi variant wins at each size (the winner 1x, the other
+ * Open MPI variants 2x, collsel's own algorithm 3x, native 4x):
+ *   allreduce  recursive_doubling, ring, rabenseifner
+ *   bcast      basic_linear, scatter_allgather, pipeline with 64 KiB segments
+ * collsel's allreduce/recursive_doubling and bcast/binomial are measured too (mpich-json maps
+ * them). */
+static void ompi(void) {
+    static const uint64_t sizes[] = {8, 65536, 1048576};
+    static const char *const ar[] = {"alg=recursive_doubling,fanout=0,segsize_bytes=0",
+                                     "alg=ring,fanout=0,segsize_bytes=0",
+                                     "alg=rabenseifner,fanout=0,segsize_bytes=0"};
+    static const char *const bc[] = {"alg=basic_linear,fanout=0,segsize_bytes=0",
+                                     "alg=scatter_allgather,fanout=0,segsize_bytes=0",
+                                     "alg=pipeline,fanout=0,segsize_bytes=65536"};
+    int64_t m = machine("exporthost");
+    int64_t r = run(m, CS_DB_RUN_TUNE, "colls=0x18", 0);
+    for (int i = 0; i < 3; i++) {
+        double t = model(5, 1, sizes[i]);
+        measure(r, "allreduce", "allreduce/native", "", 4, sizes[i], 4 * t);
+        measure(r, "allreduce", "allreduce/recursive_doubling", "", 4, sizes[i], 3 * t);
+        measure(r, "bcast", "bcast/native", "", 4, sizes[i], 4 * t);
+        measure(r, "bcast", "bcast/binomial", "", 4, sizes[i], 3 * t);
+        for (int k = 0; k < 3; k++) {
+            measure(r, "allreduce", "allreduce/ompi", ar[k], 4, sizes[i], k == i ? t : 2 * t);
+            measure(r, "bcast", "bcast/ompi", bc[k], 4, sizes[i], k == i ? t : 2 * t);
+        }
+    }
+    check(cs_db_finish_run(db, r, CS_DB_RUN_DONE), "finish");
+}
+
 int main(int argc, char **argv) {
     char why[512];
     if (argc != 3 || (strcmp(argv[2], "full") != 0 && strcmp(argv[2], "two") != 0 &&
-                      strcmp(argv[2], "empty") != 0)) {
-        fprintf(stderr, "usage: make_report_db PATH full|two|empty\n");
+                      strcmp(argv[2], "empty") != 0 && strcmp(argv[2], "ompi") != 0)) {
+        fprintf(stderr, "usage: make_report_db PATH full|two|empty|ompi\n");
         return 2;
     }
     remove(argv[1]);
@@ -337,7 +370,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "make_report_db: %s\n", why);
         return 1;
     }
-    if (strcmp(argv[2], "empty") != 0) {
+    if (strcmp(argv[2], "ompi") == 0) {
+        ompi();
+    } else if (strcmp(argv[2], "empty") != 0) {
         full();
     }
     if (strcmp(argv[2], "two") == 0) {

@@ -99,7 +99,7 @@ START_TEST(test_desc_and_entry_points) {
         ck_assert_msg((a->build != NULL) != (a->run != NULL),
                       "'%s' must set exactly one of build and run", a->name);
         ck_assert_msg((a->reqs & ~(unsigned)(CS_REQ_COMMUTATIVE | CS_REQ_POW2 | CS_REQ_NODES |
-                                             CS_REQ_ALLCOUNTS)) == 0,
+                                             CS_REQ_TRUE_LB0 | CS_REQ_ALLCOUNTS)) == 0,
                       "'%s' declares unknown requirements 0x%x", a->name, a->reqs);
         ck_assert_msg(!(a->reqs & CS_REQ_ALLCOUNTS) || a->coll == CS_COLL_GATHERV ||
                           a->coll == CS_COLL_SCATTERV,

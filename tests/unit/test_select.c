@@ -835,6 +835,9 @@ static Suite *select_suite(void) {
 int main(int argc, char **argv) {
     SRunner *sr = srunner_create(select_suite());
     int failed;
+    /* Open MPI's own algorithms (<coll>/ompi) list variants only with dynamic rules on at
+     * MPI_Init (algorithms/ompi/ompi.c); a value from the environment wins. */
+    setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
     MPI_Init(&argc, &argv);
     srunner_set_fork_status(sr, CK_NOFORK); /* MPI is initialised once, in this process */
     srunner_run_all(sr, CK_NORMAL);
