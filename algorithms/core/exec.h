@@ -38,8 +38,9 @@ typedef struct cs_transport {
     int (*test)(void *ctx, int n, int *done);
     /* Blocks until the `n` operations started this round have completed. */
     int (*wait)(void *ctx, int n);
-    /* Starts the native collective `c` of a COLL operation with the resolved buffers (NULL
-     * where the slot has no buffer on this rank) and, for allgatherv, the group's recvcounts
+    /* Starts the native collective `c` of a COLL operation with the resolved buffers (base +
+     * offset, also where the slot has no buffer on this rank: that side is insignificant there,
+     * and a base of NULL may be MPI_BOTTOM) and, for allgatherv, the group's recvcounts
      * followed by its displs (NULL otherwise); `index` as for start(). NULL: the
      * transport has no collectives (a COLL fails with CS_ERR_NOT_APPLICABLE). */
     int (*coll)(void *ctx, const cs_coll_op_t *c, const void *send, void *recv, const int *counts,
