@@ -91,8 +91,11 @@ typedef struct cs_exec {
 /* 0 when the MPI library's MPI_Ireduce is known to corrupt memory for a reduction of type `t`
  * (commutative op or not) to root `root` of its communicator, 1 otherwise. Open MPI's libnbc
  * (seen in 4.1.4; the blocking MPI_Reduce is fine) writes past its temporary buffer for a
- * commutative op, a root other than 0 and a datatype whose true lower bound is not 0. Builders
- * that would start such a COLL return CS_ERR_NOT_APPLICABLE instead. */
+ * commutative op and a datatype whose true lower bound is not 0: first seen with a root other
+ * than 0, then at root 0 too, with a lower bound of a few KiB or an absolute type at MPI_BOTTOM
+ * (a segmentation fault at np 3 in a plain MPI_Ireduce, no collsel involved); a small bound may
+ * overrun silently. Builders that would start such a COLL return CS_ERR_NOT_APPLICABLE
+ * instead. */
 int cs_exec_ireduce_safe(const cs_type_t *t, int commutative, int root);
 
 /* Binds `s` (which must outlive the execution) and the slot bases; the window slot has no
