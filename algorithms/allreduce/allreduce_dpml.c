@@ -226,8 +226,10 @@ static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
     lranks = malloc((size_t)l * sizeof(int));
     CS_REQUIRE(lranks != NULL, CS_ERR_NOMEM);
     CS_CHECK(leaders_of(nodes, l, lranks));
-    if (n == 0) {
-        goto out; /* every rank has nothing to do */
+    if (n == 0 || t->size == 0) {
+        /* every rank has nothing to do (a zero-size type: no data, and its regions, all of
+         * span 0, would alias, which MPI_Iallreduce refuses) */
+        goto out;
     }
     node = c->rank / ppn;
     lrank = c->rank % ppn;

@@ -8,6 +8,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The most elements one message or copy of a schedule for `call` may need: for the collectives
+ * of one vector (bcast, reduce, allreduce, scan, exscan, and reduce_scatter(_block), whose send
+ * side is the whole input vector, at most INT_MAX elements by normalisation) the vector, which
+ * every builder cuts into pieces; for the others p blocks (a range of blocks moves as one
+ * message). */
+static MPI_Aint largest_run(const cs_call_t *call) {
+    int n = call->sendcount > call->recvcount ? call->sendcount : call->recvcount;
+    switch (call->coll) {
+    case CS_COLL_BCAST:
+    case CS_COLL_REDUCE:
+    case CS_COLL_ALLREDUCE:
+    case CS_COLL_SCAN:
+    case CS_COLL_EXSCAN:
+    case CS_COLL_REDUCE_SCATTER_BLOCK:
+    case CS_COLL_REDUCE_SCATTER:
+        return n;
+    default:
+        return (MPI_Aint)call->nprocs * n;
+    }
+}
+
 int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) {
     if (a->coll != call->coll) {
         return CS_ERR_NOT_APPLICABLE;
@@ -24,15 +45,14 @@ int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) {
     if ((a->reqs & CS_REQ_TRUE_LB0) && (call->send.true_lb != 0 || call->recv.true_lb != 0)) {
         return CS_ERR_NOT_APPLICABLE;
     }
-    /* Schedules move ranges of up to p blocks as one int count. Decided here from what every
-     * rank knows alike, so that no rank refuses a call the others run. The neighbourhood
+    /* Schedules move ranges of blocks as one int count. Decided here from what every rank
+     * knows alike, so that no rank refuses a call the others run. The neighbourhood
      * collectives and gatherv, scatterv and alltoallv are exempt: their counts may differ
      * between ranks; their schedules move the caller's blocks as they are (one count per
-     * block), and a builder that packs blocks checks the agreed counts (call.h: allcounts). */
+     * block), and a builder that packs blocks checks the agreed counts (call.h: allcounts).
+     * tests/sim/test_sim_huge.c builds every schedule past these sizes and checks it. */
     if (a->build != NULL && !cs_coll_is_neighbor(call->coll) && !cs_coll_agrees(call->coll) &&
-        (MPI_Aint)call->nprocs *
-                (call->sendcount > call->recvcount ? call->sendcount : call->recvcount) >
-            INT_MAX) {
+        largest_run(call) > INT_MAX) {
         return CS_ERR_NOT_APPLICABLE;
     }
     return CS_OK;

@@ -100,8 +100,10 @@ int cs_algo_variants(const cs_algo_t *a, int nprocs, int ppn, cs_variant_t *out,
 /* The variant's name, "<coll>/<alg>" or "<coll>/<alg>(key=value,...)". */
 void cs_variant_name(const cs_variant_t *v, char *buf, size_t len);
 
-/* CS_OK when `a` can run `call`, CS_ERR_NOT_APPLICABLE otherwise (wrong collective, or a
- * declared requirement does not hold). */
+/* CS_OK when `a` can run `call`, CS_ERR_NOT_APPLICABLE otherwise (wrong collective, a
+ * declared requirement does not hold, or a schedule could need a message of more than INT_MAX
+ * elements: p blocks of a block collective, the vector of bcast, reduce, allreduce, scan,
+ * exscan and reduce_scatter(_block); then the MPI library's collective runs). */
 int cs_algo_applicable(const cs_algo_t *a, const cs_call_t *call) CS_MUST_CHECK;
 
 /* Resets `s`, runs a->build for `call` with `params` (NULL: the defaults) and closes the last

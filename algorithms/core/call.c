@@ -226,9 +226,10 @@ out:
     return rc;
 }
 
-/* Address of block `index` of `count` elements of `t` in `buf`. */
+/* Address of block `index` of `count` elements of `t` in `buf`; in integers, because `buf` may
+ * be MPI_BOTTOM (NULL in Open MPI) with an absolute type. */
 static void *block_addr(const void *buf, MPI_Aint index_elems, const cs_type_t *t) {
-    return (char *)buf + index_elems * t->extent;
+    return (void *)((uintptr_t)buf + (uintptr_t)(index_elems * t->extent));
 }
 
 /* Fills the raw fields shared by all constructors. */

@@ -184,7 +184,8 @@ static int mpi_sync(void *ctx) {
 
 int cs_exec_ireduce_safe(const cs_type_t *t, int commutative, int root) {
 #if defined(OPEN_MPI) && OPEN_MPI
-    return !(commutative && root != 0 && t->true_lb != 0);
+    (void)root;
+    return !(commutative && t->true_lb != 0);
 #else
     (void)t;
     (void)commutative;
@@ -214,13 +215,11 @@ void cs_exec_start(cs_exec_t *e, const cs_sched_t *s, const void *sendbuf, void 
     e->ncomm = 0;
 }
 
+/* The address of `r`. In integers: a slot's base may be MPI_BOTTOM (NULL in Open MPI), with
+ * the caller's absolute datatype, and its offsets then address the data all the same (a COLL
+ * phase at offset k of such a buffer must get MPI_BOTTOM + k, not NULL). */
 static inline void *addr(const cs_exec_t *e, cs_ref_t r) {
-    return (char *)e->base[r.slot] + r.off;
-}
-
-/* addr(), or NULL when the slot has no buffer on this rank (a COLL's insignificant side). */
-static void *addr_or_null(const cs_exec_t *e, cs_ref_t r) {
-    return e->base[r.slot] != NULL ? addr(e, r) : NULL;
+    return (void *)((uintptr_t)e->base[r.slot] + (uintptr_t)r.off);
 }
 
 static int start_coll(cs_exec_t *e, const cs_op_t *op) {
@@ -229,7 +228,7 @@ static int start_coll(cs_exec_t *e, const cs_op_t *op) {
     if (e->tr->coll == NULL) {
         return CS_ERR_NOT_APPLICABLE;
     }
-    return e->tr->coll(e->tr_ctx, c, addr_or_null(e, c->send), addr_or_null(e, c->recv),
+    return e->tr->coll(e->tr_ctx, c, addr(e, c->send), addr(e, c->recv),
                        c->counts >= 0 ? s->ints + c->counts : NULL, e->ncomm);
 }
 

@@ -38,8 +38,9 @@ typedef struct cs_transport {
     int (*test)(void *ctx, int n, int *done);
     /* Blocks until the `n` operations started this round have completed. */
     int (*wait)(void *ctx, int n);
-    /* Starts the native collective `c` of a COLL operation with the resolved buffers (NULL
-     * where the slot has no buffer on this rank) and, for allgatherv, the group's recvcounts
+    /* Starts the native collective `c` of a COLL operation with the resolved buffers (base +
+     * offset, also where the slot has no buffer on this rank: that side is insignificant there,
+     * and a base of NULL may be MPI_BOTTOM) and, for allgatherv, the group's recvcounts
      * followed by its displs (NULL otherwise); `index` as for start(). NULL: the
      * transport has no collectives (a COLL fails with CS_ERR_NOT_APPLICABLE). */
     int (*coll)(void *ctx, const cs_coll_op_t *c, const void *send, void *recv, const int *counts,
@@ -90,8 +91,11 @@ typedef struct cs_exec {
 /* 0 when the MPI library's MPI_Ireduce is known to corrupt memory for a reduction of type `t`
  * (commutative op or not) to root `root` of its communicator, 1 otherwise. Open MPI's libnbc
  * (seen in 4.1.4; the blocking MPI_Reduce is fine) writes past its temporary buffer for a
- * commutative op, a root other than 0 and a datatype whose true lower bound is not 0. Builders
- * that would start such a COLL return CS_ERR_NOT_APPLICABLE instead. */
+ * commutative op and a datatype whose true lower bound is not 0: first seen with a root other
+ * than 0, then at root 0 too, with a lower bound of a few KiB or an absolute type at MPI_BOTTOM
+ * (a segmentation fault at np 3 in a plain MPI_Ireduce, no collsel involved); a small bound may
+ * overrun silently. Builders that would start such a COLL return CS_ERR_NOT_APPLICABLE
+ * instead. */
 int cs_exec_ireduce_safe(const cs_type_t *t, int commutative, int root);
 
 /* Binds `s` (which must outlive the execution) and the slot bases; the window slot has no

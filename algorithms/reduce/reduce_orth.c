@@ -8,9 +8,8 @@
  * k+1 reduced in rank order: non-commutative ops are correct. A rank takes part up to the first
  * dimension k* where its coordinate differs from the root's and sends there; until then it
  * reduces into an accumulator (the root's receive buffer, scratch elsewhere).
- * With native phases and a commutative op, a datatype whose true lower bound is not 0 and a
- * root off coordinate 0 on some line is not applicable under Open MPI, whose MPI_Ireduce
- * corrupts memory there (cs_exec_ireduce_safe).
+ * With native phases, a commutative op and a datatype whose true lower bound is not 0 is not
+ * applicable under Open MPI, whose MPI_Ireduce corrupts memory there (cs_exec_ireduce_safe).
  * Cost: sum over dimensions of T_reduce(d_k, n); binomial phases ~ log2(p)(alpha + n beta +
  * n gamma). Rounds: 1 copy + one phase per dimension. Requirements: none; any root; in place at
  * the root. Scratch: n at a non-root that reduces. Parameters: dims, phase (sweep: native,
@@ -32,7 +31,8 @@ static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
     int last = -1; /* k*: the phase this rank sends in, ndims at the root */
     cs_ref_t acc = cs_ref(CS_SLOT_RECV, 0), send = cs_ref(CS_SLOT_SEND, 0);
     CS_CHECK(cs_orth_init(&o, c, params));
-    /* A root other than 0 has a coordinate other than 0 on some line, on every rank alike. */
+    /* Alike on every rank whose type has the same lower bound (an absolute type at MPI_BOTTOM
+     * has it off 0 on every rank). */
     CS_REQUIRE(o.phase != NULL || cs_exec_ireduce_safe(&c->send, c->commutative, c->root),
                CS_ERR_NOT_APPLICABLE);
     last = cs_orth_root_dim(&o, c->root);

@@ -14,6 +14,13 @@
  *   - root: every rank for bcast, gather, scatter, reduce;
  *   - count: 0, 1, p-1, p, p+1, 3p+2, 4099 (messages past the eager limit), and 300000 ints
  *     (over 1 MiB per process; int data and root p-1 only);
+ *   - odd types, counts 1 and p+1 only, roots 0 and p-1 (not with --quick): a strided vector
+ *     with a negative lower bound and holes (ints at bytes 0 and 12, lb -8, extent 28), a
+ *     zero-size type (MPI_Type_contiguous(0, MPI_INT), count > 0: no data, only the margins
+ *     are compared), and buffers passed as MPI_BOTTOM with an absolute struct type built from
+ *     MPI_Get_address of two separate arrays (element k is (A[k], B[k]); for bcast and the
+ *     reductions, whose one type can address one buffer only, in place); reductions with the
+ *     commutative user sum;
  *   - MPI_IN_PLACE where the collective allows it (gather/scatter/reduce root, allreduce,
  *     allgather, allgatherv, alltoall, reduce_scatter_block, reduce_scatter, scan, exscan;
  *     gatherv/scatterv root, alltoallv; in place, only the first block of a reduce_scatter's
@@ -72,7 +79,8 @@
 #define MID_COUNT     4099 /* past Open MPI's shared-memory eager limit (4 KiB) */
 #define BIG_COUNT     300000
 #define PRIME         31
-#define MAX_REPORTS   10 /* failure lines per rank and algorithm */
+#define GAP_BYTES     4096 /* between the two arrays of the MPI_BOTTOM type: room for 1024 ints */
+#define MAX_REPORTS   10   /* failure lines per rank and algorithm */
 #define COUNT_OF(a)   (sizeof(a) / sizeof((a)[0]))
 
 /* A test datatype: the MPI handle and where the fields of one element sit. */
@@ -80,6 +88,7 @@ typedef struct dtype {
     const char *name;
     MPI_Datatype type;
     MPI_Aint lb, extent;
+    MPI_Aint true_lb, true_extent;
     int nfields;
     MPI_Aint field_off[4]; /* bytes from the element's origin */
     int is_double;         /* fields are doubles, else ints */
@@ -96,6 +105,7 @@ typedef struct kind {
     int modular; /* values must lie in [0, PRIME) */
     const dtype_t *recv_type;
     int send_ratio, recv_ratio;
+    int bottom; /* buffers passed as MPI_BOTTOM with absolute types (to_bottom) */
 } kind_t;
 
 typedef struct tcase {
@@ -137,6 +147,7 @@ typedef struct side {
                          * defined (an in-place reduce_scatter's result); < 0: all of it */
     int recv_undefined; /* MPI leaves the result undefined here (exscan's rank 0): not compared */
     int *recvcounts, *displs, *sendcounts, *sdispls;
+    MPI_Datatype abs[2]; /* MPI_BOTTOM kinds: the absolute send and receive types */
 } side_t;
 
 enum { SIDE_NATIVE, SIDE_ALGO };
@@ -154,6 +165,12 @@ static int rank, nprocs; /* in comm */
 static int world_rank;   /* prints the summaries */
 static dtype_t t_int, t_double, t_derived, t_mat;
 static kind_t movement_kinds[5], reduction_kinds[5];
+/* The odd types (fewer cases each): negative lower bound with holes, zero size, MPI_BOTTOM. */
+static dtype_t t_vneg, t_empty, t_pair;
+static kind_t odd_movement_kinds[3], odd_reduction_kinds[3];
+/* The absolute types of the current case (to_bottom), which the user ops look up too. */
+static dtype_t bottoms[4];
+static int nbottoms;
 static int reports;
 /* --form: how a variant runs (cs_algo_run_variant, or as an operation of core/nb.h) */
 static enum { FORM_BLOCKING, FORM_NB, FORM_PERSISTENT } form;
@@ -165,10 +182,15 @@ static int mixed(const kind_t *k) {
 /* ---- field access and values ------------------------------------------------------------- */
 
 static const dtype_t *lookup(MPI_Datatype type) {
-    const dtype_t *all[] = {&t_int, &t_double, &t_derived, &t_mat};
+    const dtype_t *all[] = {&t_int, &t_double, &t_derived, &t_mat, &t_vneg, &t_empty, &t_pair};
     for (size_t i = 0; i < COUNT_OF(all); i++) {
         if (all[i]->type == type) {
             return all[i];
+        }
+    }
+    for (int i = 0; i < nbottoms; i++) {
+        if (bottoms[i].type == type) {
+            return &bottoms[i];
         }
     }
     return NULL;
@@ -245,7 +267,10 @@ static void sum_fn(void *in, void *inout, int *len, MPI_Datatype *type) {
 /* ---- buffers ------------------------------------------------------------------------------ */
 
 static int buf_alloc(buf_t *b, const dtype_t *t, long count, int sentinel) {
-    b->bytes = (size_t)(count * t->extent) + 2 * MARGIN_BYTES;
+    /* count extents, or further where the data reaches past them (t_pair's second array) */
+    MPI_Aint span = count * t->extent;
+    MPI_Aint reach = count > 0 ? (count - 1) * t->extent + t->true_lb - t->lb + t->true_extent : 0;
+    b->bytes = (size_t)(reach > span ? reach : span) + 2 * MARGIN_BYTES;
     b->mem = malloc(b->bytes);
     if (b->mem == NULL) {
         return CS_ERR_NOMEM;
@@ -272,6 +297,11 @@ static void fill(const tcase_t *tc, char *origin, long first, long n, int owner)
 }
 
 static void side_free(side_t *s) {
+    for (int k = 0; k < 2; k++) {
+        if (s->abs[k] != MPI_DATATYPE_NULL && s->abs[k] != (MPI_Datatype)0) {
+            MPI_Type_free(&s->abs[k]);
+        }
+    }
     buf_free(&s->send);
     buf_free(&s->recv);
     free(s->recvcounts);
@@ -286,6 +316,7 @@ static void side_free(side_t *s) {
 static void args_init(const tcase_t *tc, side_t *s) {
     memset(s, 0, sizeof(*s));
     s->recv_checked = -1;
+    s->abs[0] = s->abs[1] = MPI_DATATYPE_NULL;
     s->a.type = tc->kind->type->type;
     s->a.recvtype = tc->kind->recv_type->type;
     s->a.op = tc->kind->op;
@@ -786,12 +817,79 @@ static const coll_ops_t colls[CS_COLL_COUNT] = {
     [CS_COLL_ALLTOALLV] = {prep_alltoallv, native_alltoallv, construct_alltoallv, 1},
 };
 
+/* ---- MPI_BOTTOM ----------------------------------------------------------------------------- */
+
+/* 1 for the collectives with one datatype for both buffers (MPI_BOTTOM can then address only
+ * one of them: bcast, and the reductions in place). */
+static int one_type(cs_coll_t coll) {
+    return coll == CS_COLL_BCAST || cs_coll_is_reduction(coll);
+}
+
+/* The absolute type of the t_pair elements at `origin`: a struct of one int of each of two
+ * separate arrays, A at origin and B at origin + GAP_BYTES (MPI_Get_address of both), resized
+ * to t_pair's extent, so element k is (A[k], B[k]) at MPI_BOTTOM. Registered in `bottoms` for
+ * the user ops. */
+static int bottom_type(const dtype_t *rel, char *origin, MPI_Datatype *out) {
+    int lens[2] = {1, 1};
+    MPI_Datatype types[2] = {MPI_INT, MPI_INT}, st;
+    MPI_Aint disps[2];
+    dtype_t *d;
+    if (nbottoms >= (int)COUNT_OF(bottoms)) {
+        return CS_ERR_INTERNAL;
+    }
+    MPI_Get_address(origin + rel->field_off[0], &disps[0]);
+    MPI_Get_address(origin + rel->field_off[1], &disps[1]);
+    MPI_Type_create_struct(2, lens, disps, types, &st);
+    MPI_Type_create_resized(st, disps[0], rel->extent, out);
+    MPI_Type_free(&st);
+    MPI_Type_commit(out);
+    d = &bottoms[nbottoms++];
+    *d = *rel;
+    d->type = *out;
+    d->lb = disps[0];
+    d->true_lb = disps[0];
+    d->field_off[0] = disps[0]; /* from MPI_BOTTOM */
+    d->field_off[1] = disps[1];
+    return CS_OK;
+}
+
+/* MPI_BOTTOM kinds: after prepare(), the algorithm side's significant buffers are passed as
+ * MPI_BOTTOM with absolute types built from their addresses (for one-type collectives only one
+ * buffer is significant here: test_variant runs them in place, or bcast). The data stays where
+ * prepare() put it, so the comparison is unchanged. The native reference keeps plain pointers
+ * and the relative type: Open MPI 4.1.4's MPI_Reduce leaves an in-place root's MPI_BOTTOM buffer
+ * as it was (its input, not the reduction) when the other ranks send from MPI_BOTTOM too. */
+static int to_bottom(const tcase_t *tc, side_t *s) {
+    int rc = CS_OK;
+    int single = one_type(tc->algo->coll);
+    int send_real = s->a.sendbuf != NULL && s->a.sendbuf != MPI_IN_PLACE && s->send.mem != NULL;
+    int recv_real = s->a.recvbuf != NULL && s->a.recvbuf != MPI_IN_PLACE && s->recv.mem != NULL &&
+                    (!single || s->recv_significant);
+    CS_REQUIRE(!(single && send_real && recv_real), CS_ERR_INTERNAL);
+    if (send_real) {
+        CS_CHECK(bottom_type(tc->kind->type, (char *)s->a.sendbuf, &s->abs[0]));
+        s->a.sendbuf = MPI_BOTTOM;
+        s->a.type = s->abs[0];
+    }
+    if (recv_real) {
+        CS_CHECK(bottom_type(tc->kind->recv_type, (char *)s->a.recvbuf, &s->abs[1]));
+        s->a.recvbuf = MPI_BOTTOM;
+        if (single) {
+            s->a.type = s->abs[1];
+        } else {
+            s->a.recvtype = s->abs[1];
+        }
+    }
+out:
+    return rc;
+}
+
 /* ---- checking ----------------------------------------------------------------------------- */
 
 /* Prints a failure at byte `byte` of a buffer's allocation, as the element index it falls in
  * (negative or >= count: in a margin, i.e. an under- or overrun). */
 static void report(const tcase_t *tc, const char *what, long byte, const dtype_t *t) {
-    MPI_Aint extent = t->extent;
+    MPI_Aint extent = t->extent > 0 ? t->extent : 1;
     long rel = byte - MARGIN_BYTES;
     long elem = rel >= 0 ? rel / (long)extent : -((-rel + (long)extent - 1) / (long)extent);
     if (++reports > MAX_REPORTS) {
@@ -916,8 +1014,12 @@ static int run_case(const tcase_t *tc) {
     int bad = 0, st;
     int verdict[2]; /* {failed, not applicable}, maxed over ranks */
     memset(side, 0, sizeof(side));
+    nbottoms = 0;
     for (int k = 0; k < 2; k++) {
         st = ops->prepare(tc, &side[k]);
+        if (st == CS_OK && tc->kind->bottom && k == SIDE_ALGO) {
+            st = to_bottom(tc, &side[k]);
+        }
         if (st != CS_OK) {
             report_status(tc, "allocating test buffers", st);
             bad = 1;
@@ -1013,6 +1115,15 @@ static int openmpi_ring_bug(const tcase_t *tc) {
     return tc->algo->coll == CS_COLL_ALLREDUCE && tc->kind->type == &t_derived && tc->count > 100;
 }
 
+/* Open MPI 4.1.4's MPI_Reduce leaves an in-place root's MPI_BOTTOM buffer unchanged (the root's
+ * input instead of the reduction) when the other ranks send from MPI_BOTTOM too, whatever
+ * its algorithm: reduce/native, which is that call, is left out there (collsel's own reduce
+ * algorithms run it, against the reference on plain pointers). */
+static int openmpi_bottom_reduce_bug(const tcase_t *tc) {
+    return tc->algo->coll == CS_COLL_REDUCE && tc->kind->bottom && tc->in_place &&
+           cs_algo_is_native(tc->algo);
+}
+
 static void test_variant(const cs_variant_t *v, int quick, totals_t *all) {
     const cs_algo_t *algo = v->algo;
     const coll_ops_t *ops = &colls[algo->coll];
@@ -1078,6 +1189,35 @@ static void test_variant(const cs_variant_t *v, int quick, totals_t *all) {
             }
         }
     }
+    /* The odd types: counts 1 and p+1, roots 0 and p-1. MPI_BOTTOM addresses one buffer of a
+     * one-type collective, so those run in place only (bcast has one buffer). */
+    for (int k = 0; !quick && cs_coll_has_data(algo->coll) && k < 3; k++) {
+        const kind_t *odd = reduction ? &odd_reduction_kinds[k] : &odd_movement_kinds[k];
+        for (int c = 0; c < 2; c++) {
+            for (int root = 0; root < nroots; root++) {
+                if (root != 0 && root != nprocs - 1) {
+                    continue;
+                }
+                for (int ip = 0; ip <= ops->in_place_allowed; ip++) {
+                    if (odd->bottom && one_type(algo->coll) && algo->coll != CS_COLL_BCAST && !ip) {
+                        continue;
+                    }
+                    tc.kind = odd;
+                    tc.in_place = ip;
+                    if (openmpi_bottom_reduce_bug(&tc)) {
+                        continue;
+                    }
+                    for (int packed = 0; packed < nlayouts; packed++) {
+                        tc.count = c == 0 ? 1 : nprocs + 1;
+                        tc.root = root;
+                        tc.packed = packed;
+                        tc.salt++;
+                        tally(&t, run_case(&tc));
+                    }
+                }
+            }
+        }
+    }
     for (int ip = 0; !quick && cs_coll_has_data(algo->coll) && ip <= ops->in_place_allowed; ip++) {
         /* Large cases: int data, the last rank as root. */
         tc.kind = &kinds[0];
@@ -1106,11 +1246,43 @@ static void dtype_init(dtype_t *t, const char *name, MPI_Datatype type, int nfie
     t->name = name;
     t->type = type;
     MPI_Type_get_extent(type, &t->lb, &t->extent);
+    MPI_Type_get_true_extent(type, &t->true_lb, &t->true_extent);
     t->nfields = nfields;
     for (int f = 0; f < nfields; f++) {
         t->field_off[f] = offs != NULL ? offs[f] : f * field_bytes;
     }
     t->is_double = is_double;
+}
+
+/* The odd types: a strided vector with a negative lower bound (ints at bytes 0 and 12, resized
+ * to lb -8, extent 28: holes before, between and after the data), a zero-size type (0 ints; any
+ * count of it is no data), and t_pair, two ints GAP_BYTES apart with extent 4: element k is
+ * (A[k], B[k]) of two arrays A and B, which to_bottom() turns into absolute addresses. */
+static void setup_odd_types(MPI_Op sum_op) {
+    MPI_Datatype vec, vneg, empty, hindexed, pair;
+    int blocklens[2] = {1, 1};
+    MPI_Aint vec_offs[2] = {0, 12}, pair_offs[2] = {0, GAP_BYTES};
+    MPI_Type_vector(2, 1, 3, MPI_INT, &vec);
+    MPI_Type_create_resized(vec, -8, 28, &vneg);
+    MPI_Type_free(&vec);
+    MPI_Type_commit(&vneg);
+    MPI_Type_contiguous(0, MPI_INT, &empty);
+    MPI_Type_commit(&empty);
+    MPI_Type_create_hindexed(2, blocklens, pair_offs, MPI_INT, &hindexed);
+    MPI_Type_create_resized(hindexed, 0, sizeof(int), &pair);
+    MPI_Type_free(&hindexed);
+    MPI_Type_commit(&pair);
+    dtype_init(&t_vneg, "vector_lb-8", vneg, 2, 0, vec_offs, 0);
+    dtype_init(&t_empty, "empty", empty, 0, 0, NULL, 0);
+    dtype_init(&t_pair, "bottom_pair", pair, 2, 0, pair_offs, 0);
+    odd_movement_kinds[0] = (kind_t){"vector_lb-8", &t_vneg, MPI_OP_NULL, 0, &t_vneg, 1, 1, 0};
+    odd_movement_kinds[1] = (kind_t){"empty", &t_empty, MPI_OP_NULL, 0, &t_empty, 1, 1, 0};
+    odd_movement_kinds[2] =
+        (kind_t){"MPI_BOTTOM(struct of 2 arrays)", &t_pair, MPI_OP_NULL, 0, &t_pair, 1, 1, 1};
+    odd_reduction_kinds[0] = (kind_t){"vector_lb-8/user_sum", &t_vneg, sum_op, 0, &t_vneg, 1, 1, 0};
+    odd_reduction_kinds[1] = (kind_t){"empty/user_sum", &t_empty, sum_op, 0, &t_empty, 1, 1, 0};
+    odd_reduction_kinds[2] =
+        (kind_t){"MPI_BOTTOM(struct of 2 arrays)/user_sum", &t_pair, sum_op, 0, &t_pair, 1, 1, 1};
 }
 
 static void setup_types(void) {
@@ -1131,18 +1303,20 @@ static void setup_types(void) {
     MPI_Op_create(sum_fn, 1, &sum_op);
     MPI_Op_create(matmul_fn, 0, &matmul_op);
     MPI_Op_create(affine_fn, 0, &affine_op);
-    movement_kinds[0] = (kind_t){"int", &t_int, MPI_OP_NULL, 0, &t_int, 1, 1};
-    movement_kinds[1] = (kind_t){"double", &t_double, MPI_OP_NULL, 0, &t_double, 1, 1};
-    movement_kinds[2] = (kind_t){"hindexed_lb4", &t_derived, MPI_OP_NULL, 0, &t_derived, 1, 1};
-    movement_kinds[3] = (kind_t){"hindexed_lb4->int", &t_derived, MPI_OP_NULL, 0, &t_int, 1, 2};
-    movement_kinds[4] = (kind_t){"int->hindexed_lb4", &t_int, MPI_OP_NULL, 0, &t_derived, 2, 1};
-    reduction_kinds[0] = (kind_t){"int/sum", &t_int, MPI_SUM, 0, &t_int, 1, 1};
-    reduction_kinds[1] = (kind_t){"double/sum", &t_double, MPI_SUM, 0, &t_double, 1, 1};
-    reduction_kinds[2] = (kind_t){"hindexed_lb4/user_sum", &t_derived, sum_op, 0, &t_derived, 1, 1};
+    movement_kinds[0] = (kind_t){"int", &t_int, MPI_OP_NULL, 0, &t_int, 1, 1, 0};
+    movement_kinds[1] = (kind_t){"double", &t_double, MPI_OP_NULL, 0, &t_double, 1, 1, 0};
+    movement_kinds[2] = (kind_t){"hindexed_lb4", &t_derived, MPI_OP_NULL, 0, &t_derived, 1, 1, 0};
+    movement_kinds[3] = (kind_t){"hindexed_lb4->int", &t_derived, MPI_OP_NULL, 0, &t_int, 1, 2, 0};
+    movement_kinds[4] = (kind_t){"int->hindexed_lb4", &t_int, MPI_OP_NULL, 0, &t_derived, 2, 1, 0};
+    reduction_kinds[0] = (kind_t){"int/sum", &t_int, MPI_SUM, 0, &t_int, 1, 1, 0};
+    reduction_kinds[1] = (kind_t){"double/sum", &t_double, MPI_SUM, 0, &t_double, 1, 1, 0};
+    reduction_kinds[2] =
+        (kind_t){"hindexed_lb4/user_sum", &t_derived, sum_op, 0, &t_derived, 1, 1, 0};
     reduction_kinds[3] =
-        (kind_t){"int4/matmul(noncommutative)", &t_mat, matmul_op, 1, &t_mat, 1, 1};
-    reduction_kinds[4] =
-        (kind_t){"hindexed_lb4/affine(noncommutative)", &t_derived, affine_op, 1, &t_derived, 1, 1};
+        (kind_t){"int4/matmul(noncommutative)", &t_mat, matmul_op, 1, &t_mat, 1, 1, 0};
+    reduction_kinds[4] = (kind_t){
+        "hindexed_lb4/affine(noncommutative)", &t_derived, affine_op, 1, &t_derived, 1, 1, 0};
+    setup_odd_types(sum_op);
 }
 
 static void free_types(void) {
@@ -1151,6 +1325,9 @@ static void free_types(void) {
     }
     MPI_Type_free(&t_derived.type);
     MPI_Type_free(&t_mat.type);
+    MPI_Type_free(&t_vneg.type);
+    MPI_Type_free(&t_empty.type);
+    MPI_Type_free(&t_pair.type);
 }
 
 /* Tests every variant of every selected algorithm on communicator `c`. */
