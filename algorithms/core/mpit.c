@@ -1,17 +1,26 @@
 /* Control variables through MPI_T (see mpit.h). */
 #include "mpit.h"
 
+#include <pthread.h>
 #include <string.h>
 
+/* MPI_T is initialised once per process and never finalised (mpit.h): 0 not yet tried, 1 up,
+ * -1 refused. Guarded by `lock`. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int state;
+
 int cs_mpit_begin(void) {
-    int provided = 0;
-    return PMPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS ? CS_OK
-                                                                           : CS_ERR_NOT_APPLICABLE;
+    int provided = 0, up;
+    pthread_mutex_lock(&lock);
+    if (state == 0) {
+        state = PMPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS ? 1 : -1;
+    }
+    up = state == 1;
+    pthread_mutex_unlock(&lock);
+    return up ? CS_OK : CS_ERR_NOT_APPLICABLE;
 }
 
-void cs_mpit_end(void) {
-    PMPI_T_finalize();
-}
+void cs_mpit_end(void) {}
 
 /* The type, enumeration and binding of cvar `index`; 0 when the library does not say. */
 static int info(int index, MPI_Datatype *type, MPI_T_enum *enumtype, int *bind) {

@@ -5,9 +5,15 @@
  * thresholds (bench/thresholds.h) and by the `<coll>/ompi` family to discover Open MPI's
  * coll/tuned catalogue and to force its algorithms (algorithms/ompi/ompi.c).
  *
- * Every function here needs MPI_T initialised by the caller (cs_mpit_begin / cs_mpit_end, which
- * nest like MPI_T_init_thread and MPI_T_finalize) and works on cvars bound to no MPI object
- * holding one value. All are local (no communication) and never print. */
+ * Every function here needs MPI_T initialised by the caller (cs_mpit_begin / cs_mpit_end) and
+ * works on cvars bound to no MPI object holding one value. All are local (no communication) and
+ * never print.
+ *
+ * Cost rule: the first cs_mpit_begin() initialises MPI_T for the rest of the process and
+ * cs_mpit_end() does not finalise it. Open MPI's MPI_T_init_thread opens every component it
+ * has (0.2 s here: some, such as the PSM transport's library, sleep in their constructors), and
+ * its last MPI_T_finalize closes them all again, so pairs of init and finalize per variant
+ * list or setup made the MPI tests 10-20 times slower. */
 #ifndef CS_MPIT_H
 #define CS_MPIT_H
 
@@ -25,8 +31,9 @@ typedef struct cs_mpit_item {
     char name[CS_MPIT_NAME];
 } cs_mpit_item_t;
 
-/* Initialises MPI_T (MPI_T_init_thread); CS_ERR_NOT_APPLICABLE when the library refuses.
- * Every CS_OK is paired with one cs_mpit_end(). */
+/* Makes sure MPI_T is initialised (MPI_T_init_thread, once per process, thread-safe);
+ * CS_ERR_NOT_APPLICABLE when the library refused. Pair every CS_OK with one cs_mpit_end(),
+ * which marks the end of the caller's use (and finalises nothing). */
 int cs_mpit_begin(void) CS_MUST_CHECK;
 void cs_mpit_end(void);
 
