@@ -293,6 +293,12 @@ static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
         (c->send.true_lb != 0 || c->recv.true_lb != 0)) {
         return CS_ERR_NOT_APPLICABLE;
     }
+    /* Nor elements of no data (MPI_Type_contiguous(0, ...) with a count above 0): Open MPI 4.1's
+     * segmented algorithms divide by the type's size (split_bintree bcast: SIGFPE). Every rank
+     * of a call has types of one signature, so all refuse alike. */
+    if ((c->sendcount > 0 && c->send.size == 0) || (c->recvcount > 0 && c->recv.size == 0)) {
+        return CS_ERR_NOT_APPLICABLE;
+    }
     memset(&op, 0, sizeof(op));
     op.coll = c->coll;
     op.group.base = 0;
