@@ -126,7 +126,48 @@ int cs_mpit_write_int(int index, int value) {
     return ok ? CS_OK : CS_ERR_NOT_APPLICABLE;
 }
 
+/* Enumerations already read, by cvar index (guarded by `lock`): they do not change during a
+ * run, and Open MPI 4.1's MPI_T_enum_get_item leaks a copy of the item's name on every call
+ * (valgrind), which a setup per communicator would repeat without end. */
+#define ENUM_CACHE       16
+#define ENUM_CACHE_ITEMS 48
+static struct {
+    int index, n;
+    cs_mpit_item_t items[ENUM_CACHE_ITEMS];
+} enum_cache[ENUM_CACHE];
+static int enum_cached;
+
+static int read_enum(int index, cs_mpit_item_t *items, int cap, int *n);
+
 int cs_mpit_enum(int index, cs_mpit_item_t *items, int cap, int *n) {
+    int rc;
+    pthread_mutex_lock(&lock);
+    for (int e = 0; e < enum_cached; e++) {
+        if (enum_cache[e].index == index) {
+            *n = enum_cache[e].n < cap ? enum_cache[e].n : cap;
+            memcpy(items, enum_cache[e].items, (size_t)*n * sizeof(*items));
+            pthread_mutex_unlock(&lock);
+            return CS_OK;
+        }
+    }
+    if (enum_cached < ENUM_CACHE) {
+        int e = enum_cached;
+        rc = read_enum(index, enum_cache[e].items, ENUM_CACHE_ITEMS, &enum_cache[e].n);
+        if (rc == CS_OK && enum_cache[e].n < ENUM_CACHE_ITEMS) { /* complete: keep it */
+            enum_cache[e].index = index;
+            enum_cached++;
+            *n = enum_cache[e].n < cap ? enum_cache[e].n : cap;
+            memcpy(items, enum_cache[e].items, (size_t)*n * sizeof(*items));
+            pthread_mutex_unlock(&lock);
+            return CS_OK;
+        }
+    }
+    rc = read_enum(index, items, cap, n);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+static int read_enum(int index, cs_mpit_item_t *items, int cap, int *n) {
     MPI_Datatype type;
     MPI_T_enum enumtype = MPI_T_ENUM_NULL;
     int bind = 0, num = 0;

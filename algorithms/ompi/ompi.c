@@ -79,7 +79,10 @@ static const char *const segsizes[] = {"0", "8192", "65536"};
 static const char *const fanouts[] = {"2", "4"};
 
 static const cs_param_spec_t ompi_params[] = {
-    {"alg", "Open MPI coll/tuned algorithm (coll_tuned_<coll>_algorithm item)", "basic_linear"},
+    {"alg",
+     "Open MPI coll/tuned algorithm (coll_tuned_<coll>_algorithm item; 'first': the "
+     "catalogue's first, what a variant named without parameters runs)",
+     "first"},
     {"fanout", "chain width or tree radix (0: Open MPI's default)", "0"},
     {"segsize_bytes", "segment size in bytes (0: no segmentation)", "0"},
 };
@@ -217,7 +220,9 @@ static int forced_values(const cs_params_t *params, const int *index, int *value
     CS_CHECK(cs_mpit_enum(index[VAR_ALG], items, (int)(sizeof(items) / sizeof(items[0])), &nitems));
     value[VAR_ALG] = 0;
     for (int i = 0; i < nitems; i++) {
-        if (strcmp(items[i].name, alg) == 0) {
+        if (strcmp(items[i].name, alg) == 0 ||
+            (strcmp(alg, "first") == 0 && items[i].value > 0 &&
+             (value[VAR_ALG] == 0 || items[i].value < value[VAR_ALG]))) {
             value[VAR_ALG] = items[i].value;
         }
     }
