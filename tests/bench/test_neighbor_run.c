@@ -99,7 +99,7 @@ typedef struct seen {
     int nrule;
     struct { /* the confirmation pass's rows of the planned collectives */
         int c, k;
-        char algorithm[64];
+        char algorithm[64], params[128];
         uint64_t bytes;
     } conf[256];
     int nconf, conf_other;
@@ -195,6 +195,8 @@ static int on_confirmation(const cs_db_measurement_t *m, void *ctx) {
     s->conf[s->nconf].c = c;
     s->conf[s->nconf].k = k;
     snprintf(s->conf[s->nconf].algorithm, sizeof(s->conf[0].algorithm), "%s", m->point.algorithm);
+    snprintf(s->conf[s->nconf].params, sizeof(s->conf[0].params), "%s",
+             m->point.params != NULL ? m->point.params : "");
     s->conf[s->nconf].bytes = m->point.bytes;
     s->nconf++;
     return CS_OK;
@@ -227,8 +229,10 @@ static void check_confirmations(cs_db_t *db, seen_t *s) {
                     native++;
                     continue;
                 }
+                /* a candidate is a variant: two of one algorithm (balanced t=0 and t=4) are two */
                 for (int j = 0; j < todo[t].k; j++) {
-                    cands += strcmp(s->conf[i].algorithm, todo[t].algorithm[j]) == 0;
+                    cands += strcmp(s->conf[i].algorithm, todo[t].algorithm[j]) == 0 &&
+                             strcmp(s->conf[i].params, todo[t].params[j]) == 0;
                 }
             }
             check(native == 1 && cands == todo[t].k,
