@@ -399,6 +399,24 @@ out:
     return rc;
 }
 
+/* What the measurement and confirmation passes do first on the communicator `sub` of size n
+ * (comm_sizes[ci]): its processes per node (*ppn), the plan's variants for it, buffers for
+ * max_bytes, the synchronised start, and (tuning, not validating) the variants' setup costs. */
+static int prepare_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ci, cs_bench_run_t *r,
+                        int rank, int n, MPI_Comm sub, uint64_t max_bytes, int *ppn,
+                        cs_bench_bufs_t *bufs, cs_bench_sync_t *sync) {
+    int rc = CS_OK;
+    CS_CHECK(cs_machine_node_size(sub, ppn));
+    CS_CHECK(cs_bench_plan_expand(plan, n, *ppn, rank));
+    CS_CHECK(cs_bench_bufs_alloc(bufs, (size_t)(max_bytes / sizeof(int)), n));
+    CS_CHECK(cs_bench_sync_init(sync, sub));
+    if (!o->validate) {
+        CS_CHECK(measure_setups(plan, ci, r, rank, n, *ppn, sub));
+    }
+out:
+    return rc;
+}
+
 static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
                       cs_bench_validation_t *val, int rank, MPI_Comm world, pace_t *pace,
                       cs_bench_progress_t *progress) {
@@ -419,13 +437,7 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
         int n = plan->comm_sizes[ci], ppn = 0;
         CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
         if (sub != MPI_COMM_NULL) {
-            CS_CHECK(cs_machine_node_size(sub, &ppn));
-            CS_CHECK(cs_bench_plan_expand(plan, n, ppn, rank));
-            CS_CHECK(cs_bench_bufs_alloc(&bufs, (size_t)(max_bytes / sizeof(int)), n));
-            CS_CHECK(cs_bench_sync_init(&sync, sub));
-            if (!o->validate) {
-                CS_CHECK(measure_setups(plan, ci, r, rank, n, ppn, sub));
-            }
+            CS_CHECK(prepare_size(o, plan, ci, r, rank, n, sub, max_bytes, &ppn, &bufs, &sync));
         }
         for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
             cs_bench_cand_t *cands = plan->cands[c];
@@ -540,13 +552,7 @@ static int confirm_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ci,
     int rc = CS_OK, ppn = 0;
     cs_bench_bufs_t bufs = {0};
     cs_bench_sync_t sync = {0, 0};
-    CS_CHECK(cs_machine_node_size(sub, &ppn));
-    CS_CHECK(cs_bench_plan_expand(plan, n, ppn, rank));
-    CS_CHECK(cs_bench_bufs_alloc(&bufs, (size_t)(max_bytes / sizeof(int)), n));
-    CS_CHECK(cs_bench_sync_init(&sync, sub));
-    if (!o->validate) {
-        CS_CHECK(measure_setups(plan, ci, r, rank, n, ppn, sub));
-    }
+    CS_CHECK(prepare_size(o, plan, ci, r, rank, n, sub, max_bytes, &ppn, &bufs, &sync));
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         int ntodo = 0;
         if (plan->ncands[c] < 2) {
