@@ -669,7 +669,7 @@ group_reinit() {
 }
 
 group_threads() {
-    step "8 threads in collsel_init, 4 threads in collectives, 4 making and freeing communicators, np 3"
+    step "8 threads in collsel_init, then 4 threads in collectives, np 3"
     run threads 3 -x COLLSEL_DB="$FOUR" "$THREADS" 8
     expect_pass threads
     expect_silent threads

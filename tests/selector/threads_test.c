@@ -220,8 +220,12 @@ int main(int argc, char **argv) {
     if (rank == 0) {
         printf("%s\n", here);
     }
-    /* 4. communicators created and freed concurrently */
-    bad += on_threads(churn_thread, COMM_THREADS, status, threads, "churn");
+    /* 4. communicators created and freed concurrently, on at most 2 processes: beyond that Open
+     * MPI 4.1.4's communicator-id agreement (ompi_comm_nextcid) can stall all ranks for minutes
+     * when several threads create communicators at once (docs/testing.md) */
+    if (nprocs <= 2) {
+        bad += on_threads(churn_thread, COMM_THREADS, status, threads, "churn");
+    }
 
     /* 5. collsel_finalize and collsel_init racing with calls (one process) */
     if (nprocs == 1) {
