@@ -55,7 +55,7 @@
 #   reinit         collsel_finalize, then collsel_init(other database): every communicator,
 #                  MPI_COMM_WORLD (used before) included, follows the new database.
 #   threads        cs_sel_threads: 8 threads call collsel_init at once, then collectives on
-#                  per-thread communicators at once, then 4 threads creating, using and freeing
+#                  per-thread communicators at once, then (np 1 and 2 only) 4 threads creating, using and freeing
 #                  communicators at once (MPI_THREAD_MULTIPLE); good and bad database; at np 1
 #                  also collsel_finalize/collsel_init racing with collectives. (The same program
 #                  runs under ThreadSanitizer in scripts/test: tests/selector/tsan_threads.sh.)
