@@ -459,7 +459,7 @@ out:
 
 int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
                           int rank, MPI_Comm world, double budget_s, int print) {
-    int rc = CS_OK, nsizes, npoints = 0, done = 0;
+    int rc = CS_OK, nsizes, npoints = 0, done = 0, skipped = 0;
     unsigned colls = cs_bench_overlap_colls(o->colls);
     uint64_t grid[CS_BENCH_MAX_LIST], sizes[CS_BENCH_MAX_LIST];
     double rate = 0, start_s = PMPI_Wtime();
@@ -486,21 +486,23 @@ int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
     for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
         int n = plan->comm_sizes[ci], ppn = 0, verdict;
         CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
-        for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL && rc == CS_OK; c++) {
-            if (!(colls & (1u << c)) || plan->nalgos[c] == 0) {
-                continue;
-            }
-            if (ppn == 0) {
-                rc = cs_machine_node_size(sub, &ppn);
-                rc = rc == CS_OK ? cs_bench_plan_expand(plan, n, ppn, rank) : rc;
-                rc = rc == CS_OK
-                         ? cs_bench_bufs_alloc(&bufs, (size_t)(sizes[nsizes - 1] / sizeof(int)), n)
-                         : rc;
-            }
-            for (int si = 0; si < nsizes && rc == CS_OK; si++) {
+        if (sub != MPI_COMM_NULL) {
+            rc = cs_machine_node_size(sub, &ppn);
+            rc = rc == CS_OK ? cs_bench_plan_expand(plan, n, ppn, rank) : rc;
+            rc = rc == CS_OK
+                     ? cs_bench_bufs_alloc(&bufs, (size_t)(sizes[nsizes - 1] / sizeof(int)), n)
+                     : rc;
+        }
+        /* sizes outside, collectives inside: a budget spent early cuts the largest sizes of
+         * every collective, not every size of the last ones */
+        for (int si = 0; si < nsizes && sub != MPI_COMM_NULL && rc == CS_OK; si++) {
+            for (int c = 0; c < CS_COLL_COUNT && rc == CS_OK; c++) {
                 double left = budget_s - (PMPI_Wtime() - start_s);
                 double point_s = budget_s > 0 ? left / (npoints - done > 0 ? npoints - done : 1)
                                               : CS_BENCH_OVERLAP_POINT_S;
+                if (!(colls & (1u << c)) || plan->nalgos[c] == 0) {
+                    continue;
+                }
                 if (rank == 0 && !print && !o->quiet && isatty(STDERR_FILENO)) {
                     char text[32];
                     cs_bench_format_bytes(sizes[si], text, sizeof(text));
@@ -508,9 +510,13 @@ int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
                             cs_coll_name((cs_coll_t)c), n, text, done + 1, npoints);
                 }
                 CS_MPI_CHECK(PMPI_Bcast(&point_s, 1, MPI_DOUBLE, 0, sub));
+                done++;
+                if (budget_s > 0 && point_s <= 0) { /* the pass's share of --budget is spent */
+                    skipped++;
+                    continue;
+                }
                 rc = overlap_point(plan->cands[c], plan->ncands[c], (cs_coll_t)c, sizes[si], r,
                                    rank, n, ppn, sub, &bufs, point_s, rate, print);
-                done++;
             }
         }
         cs_bench_bufs_free(&bufs);
@@ -526,6 +532,10 @@ int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
     }
     if (rank == 0 && !print && !o->quiet && isatty(STDERR_FILENO)) {
         fprintf(stderr, "\n");
+    }
+    if (rank == 0 && skipped > 0) {
+        cs_bench_say(rank, "overlap: budget spent (%.0f s): %d of %d point(s) not measured",
+                     budget_s, skipped, npoints);
     }
 out:
     cs_bench_bufs_free(&bufs);
