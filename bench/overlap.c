@@ -262,10 +262,14 @@ out:
     return rc;
 }
 
-/* Measures one point: ov[i] for every candidate; *reps the repetitions kept. */
+/* Measures one point: ov[i] for every candidate; *reps the repetitions kept. Repetitions stop
+ * after CS_BENCH_OVERLAP_MAX_REPS, or once at least CS_BENCH_OVERLAP_MIN_REPS took `budget_s`,
+ * or, with fewer (too few for a candidate to win: native keeps the size), when one more would
+ * end after `deadline` (rank 0's PMPI_Wtime; 0: none), the end of the pass's share of the
+ * budget. */
 static int measure_point(cs_bench_cand_t *cands, ov_cand_t *ov, int ncand, const cs_call_t *call,
-                         cs_bench_bufs_t *b, double budget_s, unsigned seed, double rate,
-                         MPI_Comm comm, int *reps) {
+                         cs_bench_bufs_t *b, double budget_s, double deadline, unsigned seed,
+                         double rate, MPI_Comm comm, int *reps) {
     int rc = CS_OK, rank, stop = 0, kept = 0;
     int order[CS_BENCH_MAX_CANDS];
     double vals[NT * CS_BENCH_MAX_CANDS];
@@ -297,7 +301,9 @@ static int measure_point(cs_bench_cand_t *cands, ov_cand_t *ov, int ncand, const
         }
         kept++;
         if (rank == 0) {
-            stop = kept >= CS_BENCH_OVERLAP_MIN_REPS && PMPI_Wtime() - start_s >= budget_s;
+            double now = PMPI_Wtime(), per_rep = (now - start_s) / kept;
+            stop = (kept >= CS_BENCH_OVERLAP_MIN_REPS && now - start_s >= budget_s) ||
+                   (deadline > 0 && now + per_rep > deadline);
         }
         CS_MPI_CHECK(PMPI_Bcast(&stop, 1, MPI_INT, 0, comm));
     }
@@ -417,7 +423,8 @@ static void ov_free(ov_cand_t *ov, int ncand) {
  * same status. */
 static int overlap_point(cs_bench_cand_t *cands, int ncand, cs_coll_t c, uint64_t bytes,
                          cs_bench_run_t *r, int rank, int n, int ppn, MPI_Comm sub,
-                         cs_bench_bufs_t *bufs, double budget_s, double rate, int print) {
+                         cs_bench_bufs_t *bufs, double budget_s, double deadline, double rate,
+                         int print) {
     int rc = CS_OK, shared[2] = {CS_OK, 0}, reps = 0;
     cs_call_t call;
     ov_cand_t ov[CS_BENCH_MAX_CANDS];
@@ -443,7 +450,8 @@ static int overlap_point(cs_bench_cand_t *cands, int ncand, cs_coll_t c, uint64_
         }
         CS_REQUIRE(ov[i].t[0] && ov[i].t[1] && ov[i].t[2] && ov[i].t[3], CS_ERR_NOMEM);
     }
-    CS_CHECK(measure_point(cands, ov, ncand, &call, bufs, budget_s, seed, rate, sub, &reps));
+    CS_CHECK(
+        measure_point(cands, ov, ncand, &call, bufs, budget_s, deadline, seed, rate, sub, &reps));
     if (rank == 0) {
         shared[0] = store_point(r, cands, ov, ncand, c, n, ppn, call.bytes, reps);
         if (print) {
@@ -516,7 +524,8 @@ int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
                     continue;
                 }
                 rc = overlap_point(plan->cands[c], plan->ncands[c], (cs_coll_t)c, sizes[si], r,
-                                   rank, n, ppn, sub, &bufs, point_s, rate, print);
+                                   rank, n, ppn, sub, &bufs, point_s,
+                                   budget_s > 0 ? start_s + budget_s : 0, rate, print);
             }
         }
         cs_bench_bufs_free(&bufs);
@@ -666,12 +675,7 @@ static int collect(const cs_db_overlap_t *o, void *ctx) {
         }
         memcpy(r->samples, o->samples_us, o->nsamples * sizeof(double));
     }
-    r->o.point.coll = r->coll;
-    r->o.point.algorithm = r->algorithm;
-    r->o.point.params = r->params;
-    r->o.point.pattern = "";
-    r->o.samples_us = r->samples;
-    l->n++;
+    l->n++; /* its pointers are set once all are read: l->v moves as it grows */
     return CS_OK;
 }
 
@@ -683,6 +687,14 @@ int cs_bench_overlap_derive(cs_db_t *db, int64_t machine_id, int64_t run_id,
     cs_rule_t *rules = NULL;
     *nrules = 0;
     CS_CHECK(cs_db_foreach_overlap(db, run_id, collect, &l));
+    for (int i = 0; i < l.n; i++) {
+        ov_row_t *r = &l.v[i];
+        r->o.point.coll = r->coll;
+        r->o.point.algorithm = r->algorithm;
+        r->o.point.params = r->params;
+        r->o.point.pattern = "";
+        r->o.samples_us = r->samples;
+    }
     key = malloc((size_t)(l.n > 0 ? l.n : 1) * sizeof(*key));
     rules = malloc((size_t)(l.n > 0 ? l.n : 1) * sizeof(*rules));
     CS_REQUIRE(key != NULL && rules != NULL, CS_ERR_NOMEM);

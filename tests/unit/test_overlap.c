@@ -156,6 +156,39 @@ START_TEST(database_round_trip_and_derive) {
 }
 END_TEST
 
+/* Enough rows that the reader's array grows several times while they are read (the rows' texts
+ * must follow it: under AddressSanitizer a stale pointer fails here): 100 sizes at which
+ * recursive doubling always wins, one interval. */
+START_TEST(derive_many_rows) {
+    char why[512] = "";
+    cs_db_t *db = NULL;
+    cs_db_machine_t m = {"node01", "packages=1 numa=1 cores=2 pus=2", "Open MPI v4.1.4"};
+    cs_db_run_t run = {.nprocs = 4, .nnodes = 1, .ppn = 4};
+    int64_t machine_id = 0, run_id = 0;
+    bool resumed = false;
+    int nrules = 0;
+    cs_rule_t got;
+    ck_assert_int_eq(cs_db_open(":memory:", CS_DB_READ_WRITE, &db, why, sizeof(why)), CS_OK);
+    ck_assert_int_eq(cs_db_find_or_insert_machine(db, &m, &machine_id), CS_OK);
+    run.machine_id = machine_id;
+    ck_assert_int_eq(cs_db_start_run(db, &run, false, &run_id, &resumed), CS_OK);
+    for (int i = 0; i < 100; i++) {
+        double s[2][NS];
+        cs_db_overlap_t a = row("allreduce/native", 4 * (uint64_t)(i + 1), 20, 0.1, s[0]);
+        cs_db_overlap_t b =
+            row("allreduce/recursive_doubling", 4 * (uint64_t)(i + 1), 5, 0.1, s[1]);
+        ck_assert_int_eq(cs_db_insert_overlap(db, run_id, &a), CS_OK);
+        ck_assert_int_eq(cs_db_insert_overlap(db, run_id, &b), CS_OK);
+    }
+    ck_assert_int_eq(cs_bench_overlap_derive(db, machine_id, run_id, NULL, 0, &nrules), CS_OK);
+    ck_assert_int_eq(nrules, 2);
+    ck_assert_int_eq(cs_db_foreach_nb_rule(db, machine_id, first_rule, &got), CS_OK);
+    ck_assert_str_eq(got.algorithm, "allreduce/recursive_doubling");
+    ck_assert_uint_eq(got.hi_bytes, CS_RULE_UNBOUNDED);
+    cs_db_close(db);
+}
+END_TEST
+
 START_TEST(pass_sizes_and_collectives) {
     uint64_t grid[11], out[11];
     int n = 0;
@@ -209,6 +242,7 @@ int main(void) {
     tcase_add_test(tc, no_samples_or_small_gain_keeps_native);
     tcase_add_test(tc, size_without_native_is_an_error);
     tcase_add_test(tc, database_round_trip_and_derive);
+    tcase_add_test(tc, derive_many_rows);
     tcase_add_test(tc, pass_sizes_and_collectives);
     tcase_add_test(tc, parse_overlap_option);
     suite_add_tcase(s, tc);
