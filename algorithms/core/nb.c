@@ -214,7 +214,7 @@ static void *progress_main(void *arg) {
         idle = advance() > 0 ? 0 : idle + 1;
         pthread_mutex_unlock(&lock); /* let the application's threads in */
         if (idle > YIELDS) {
-            int shift = idle - YIELDS < 8 ? idle - YIELDS : 8;
+            int shift = idle - YIELDS - 1 < 7 ? idle - YIELDS - 1 : 7;
             long ns = PAUSE_MIN_NS << shift;
             struct timespec pause = {0, ns < PAUSE_MAX_NS ? ns : PAUSE_MAX_NS};
             nanosleep(&pause, NULL);

@@ -1,8 +1,9 @@
 /* cs_mpi_progress: the progress thread (COLLSEL_PROGRESS=thread, docs/nonblocking.md) makes
  * collsel's nonblocking collectives progress while the application computes without calling
- * MPI. Run by test_progress.sh with collsel algorithms forced (COLLSEL_FORCE: multi-round
- * schedules whose messages, 1 MiB by default, go by the MPI library's rendezvous protocol, so
- * that no operation can finish inside its start call).
+ * MPI. Run by test_progress.sh with collsel algorithms forced (COLLSEL_FORCE: schedules whose
+ * messages, 1 MiB by default, go by the MPI library's rendezvous protocol, in fragments that the
+ * sender pushes as it progresses: shared memory without a single-copy mechanism), so that no
+ * operation can finish inside its start call.
  *
  * Per collective (allreduce of doubles, sum; allgather of doubles) and repetition: every rank
  * fills its buffers (the receive buffer with -1, which no result holds), meets the others in a

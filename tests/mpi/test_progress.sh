@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The progress thread (COLLSEL_PROGRESS, docs/nonblocking.md) at NP processes, with
-# cs_mpi_progress (test_progress.c) and multi-round schedules forced on 1 MiB messages:
+# cs_mpi_progress (test_progress.c) and multi-round schedules forced on 1 MiB messages sent in
+# fragments (no single-copy mechanism, below):
 #   1. COLLSEL_PROGRESS=thread under MPI_THREAD_MULTIPLE: every allreduce and allgather
 #      completes while the ranks compute without calling MPI; nothing on stderr;
 #   2. COLLSEL_PROGRESS=calls (the default): none does (nothing moves the messages on), and the
@@ -14,7 +15,11 @@ mpiexec=${2:?}
 exe=${3:?}
 work=$(mktemp -d "${TMPDIR:-/tmp}/collsel-progress-XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
-export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl=self,vader
+# Shared memory without a single-copy mechanism: a large message goes as 32 KiB fragments that
+# the sender pushes as it progresses. With CMA the receiver copies a whole message at once, inside
+# its start call when the peer's request is already there, and at np 2 (one round) both ranks can
+# then hold the result without any progress after the start.
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 unset COLLSEL_DB COLLSEL_DISABLE COLLSEL_VERBOSE COLLSEL_PROGRESS LD_PRELOAD
 force='allreduce/recursive_doubling;allgather/ring'
 failed=0
