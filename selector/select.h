@@ -2,7 +2,7 @@
  *
  * Process-wide state (state.c, rules.c; select_int.h lists the selector's files):
  *   - the environment, parsed once (env.c): COLLSEL_DB, COLLSEL_DISABLE, COLLSEL_FORCE,
- *     COLLSEL_FALLBACK, COLLSEL_VERBOSE;
+ *     COLLSEL_FALLBACK, COLLSEL_VERBOSE, COLLSEL_WARMUP, COLLSEL_PROGRESS;
  *   - the rule table: every rule of the machine this process runs on (same hwloc topology and
  *     MPI library as the tuning run; the host name may differ, as on a cluster's other nodes).
  *     It is loaded once per process group: when a communicator is first used and any of its
@@ -174,6 +174,7 @@ typedef struct cs_sel_env {
     int verbose;
     int fallback;
     int warmup; /* COLLSEL_WARMUP: a communicator's calls before it gets a context (comm.c) */
+    int progress_thread; /* COLLSEL_PROGRESS=thread (core/nb.h); 0: calls (the default) */
     cs_variant_t force[CS_COLL_COUNT]; /* algo NULL: not forced */
     char db[4096];
 } cs_sel_env_t;
