@@ -12,11 +12,11 @@
  *   - overlapped: started, then a compute loop of compute_us with a test (cs_nb_test, what
  *     MPI_Test is through libcollsel_pmpi) every CS_BENCH_OVERLAP_TEST_US of computation until
  *     the request completes, then waited for ("NBC/NB", maximum overlap).
- * compute_us is the same for every candidate of the point: the largest no-overlap median of a
- * pilot run (CS_BENCH_OVERLAP_PILOT repetitions) times CS_BENCH_OVERLAP_MARGIN, so that the
- * computation is at least as long as each candidate's no-overlap time, as the paper asks. The
- * compute loop is calibrated once per run (cs_bench_overlap_calibrate): a loop of a known
- * number of iterations of dependent floating-point operations is timed, and the slowest rank's
+ * compute_us is each candidate's own: its no-overlap median (slowest rank) in a pilot of
+ * CS_BENCH_OVERLAP_PILOT runs times CS_BENCH_OVERLAP_MARGIN, so that the computation is at least
+ * as long as the candidate's no-overlap time, as the paper asks. The compute loop is calibrated
+ * once per run (cs_bench_overlap_calibrate): a loop of a known number of iterations of dependent
+ * floating-point operations is timed on every rank, and the slowest rank's
  * iterations per microsecond are taken, so that on every rank a loop of compute_us * rate
  * iterations lasts at least compute_us. Each value is the slowest rank's.
  *

@@ -5,7 +5,8 @@
 #      differ: blocking allreduce/linear, nonblocking allreduce/recursive_doubling.
 #   2. cs_overlap_run_test select DB with COLLSEL_VERBOSE=3: every rank logs its blocking call
 #      running allreduce/linear and its nonblocking and persistent calls running
-#      allreduce/recursive_doubling by the nonblocking rule; then, with the nonblocking rules
+#      allreduce/recursive_doubling by the nonblocking rule, and rank 0 listing the nonblocking
+#      rules of MPI_COMM_WORLD (COLLSEL_VERBOSE=2 and up); then, with the nonblocking rules
 #      deleted, the nonblocking call runs allreduce/linear by the blocking rule.
 # usage: test_overlap.sh EXE MPIEXEC NP SQLITE3
 set -u
@@ -31,6 +32,8 @@ COLLSEL_DB=$db COLLSEL_VERBOSE=3 "${mpi[@]}" -x COLLSEL_DB -x COLLSEL_VERBOSE \
 expect "$dir/select.log" "$np" "iallreduce 64 bytes: allreduce/recursive_doubling (nonblocking rule)"
 expect "$dir/select.log" "$np" "allreduce_init 64 bytes: allreduce/recursive_doubling (nonblocking rule)"
 expect "$dir/select.log" "$np" "allreduce 64 bytes: allreduce/linear"
+# COLLSEL_VERBOSE=2 and up: rank 0 lists the communicator's nonblocking rules
+expect "$dir/select.log" 1 "iallreduce, allreduce_init: nonblocking rules tuned at $np processes, $np per node: [0, inf) allreduce/recursive_doubling"
 
 # Without nonblocking rules the nonblocking calls follow the blocking rules, as before them.
 "$sqlite3" "$db" "DELETE FROM nb_rule" || fail "sqlite3 DELETE"
@@ -39,5 +42,6 @@ COLLSEL_DB=$db COLLSEL_VERBOSE=3 "${mpi[@]}" -x COLLSEL_DB -x COLLSEL_VERBOSE \
     fail "cs_overlap_run_test select-blocking: $(cat "$dir/blocking.out" "$dir/blocking.log")"
 expect "$dir/blocking.log" "$np" "iallreduce 64 bytes: allreduce/linear (blocking rule, no nonblocking rules)"
 expect "$dir/blocking.log" 0 "recursive_doubling"
+expect "$dir/blocking.log" 0 "nonblocking rules tuned"
 rm -rf "$dir"
 echo "bench.overlap: passed"
