@@ -31,8 +31,11 @@
  *     runs three times with fresh data in fresh buffers placed differently (the second and
  *     third calls hit the selector's call cache). Whole allocations, 64 sentinel bytes on both
  *     sides included, must be equal: results, untouched send buffers, untouched insignificant
- *     receive buffers and gaps. A barrier has no data: only its status and the algorithm
- *     the log names are checked.
+ *     receive buffers and gaps. A barrier has no data: the ranks enter it one after another,
+ *     20 ms apart (the last one changing from call to call), and every rank must leave it no
+ *     earlier than the last one entered, by a clock all ranks share (MPI_Wtime when
+ *     MPI_WTIME_IS_GLOBAL, else CLOCK_MONOTONIC when all ranks run on this machine; otherwise
+ *     only its status is checked); the log names the algorithm that ran.
  *     Rank 0 prints "expect <coll> <bytes> <algorithm>" on stdout for every call on
  *     MPI_COMM_WORLD: what COLLSEL_VERBOSE=3 must log for it (test_selector.sh checks); the
  *     bytes are the selection key (case_bytes), for gatherv, scatterv and alltoallv the one
@@ -51,6 +54,7 @@
 #include "collsel.h"
 #include "rules_spec.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
@@ -59,13 +63,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#define MARGIN_BYTES 64
-#define SENTINEL     0xA5
-#define PRIME        31
-#define MAX_SIZES    64
-#define EXPLAIN_LEN  1024
-#define REPEATS      3 /* calls per case */
+#define MARGIN_BYTES     64
+#define SENTINEL         0xA5
+#define PRIME            31
+#define MAX_SIZES        64
+#define EXPLAIN_LEN      1024
+#define REPEATS          3  /* calls per case */
+#define BARRIER_DELAY_MS 20 /* barrier_run: how much later each rank enters than the one before */
 
 enum {
     BCAST,
@@ -107,6 +113,8 @@ static int print_expect = 1; /* "expect" lines for MPI_COMM_WORLD (until collsel
 static size_t shift_bytes;   /* buf_alloc: extra sentinel bytes before the data */
 static MPI_Datatype mat_type;
 static MPI_Op matmul_op;
+static int sync_clock;   /* 1: the ranks share a clock (barrier_run checks synchronisation) */
+static int wtime_global; /* 1: MPI_WTIME_IS_GLOBAL is true (sync_now uses MPI_Wtime) */
 
 /* --- checks -------------------------------------------------------------------------------- */
 
@@ -509,10 +517,45 @@ static void side_free(side_t *s) {
     free(s->sdispls);
 }
 
-/* Barrier: no data; recv.data[0] records the status (the log checks which algorithm ran). */
+/* A clock every rank reads alike: MPI_Wtime when MPI_WTIME_IS_GLOBAL says so, else
+ * CLOCK_MONOTONIC, which is one clock for the processes of one machine (sync_clock says whether
+ * either holds; main decides). In seconds. */
+static double sync_now(void) {
+    struct timespec ts;
+    if (wtime_global) {
+        return PMPI_Wtime();
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Barrier: no data, so what it must do is checked directly. Rank k of the communicator enters
+ * ((k + turn) mod p) * BARRIER_DELAY_MS late (turn counts the barrier calls, so the last rank to
+ * enter changes from call to call), and reads the clock just before it enters and just after it
+ * leaves; then (MPI's own allreduce) every rank checks that it left no earlier than the last
+ * rank entered: a barrier that lets a rank out before all have come in fails while the last
+ * rank still sleeps. Without a clock common to all ranks (sync_clock 0) only the status is
+ * checked. recv.data[0] records the verdict; the log checks which algorithm ran. */
 static int barrier_run(const tcase_t *tc, side_t *s, int via_collsel) {
-    int rc = via_collsel ? collsel_barrier(tc->comm) : PMPI_Barrier(tc->comm);
-    s->recv.data[0] = rc == MPI_SUCCESS;
+    static int turn;
+    int late = (tc->rank + turn++) % tc->nprocs, rc, in_order = 1;
+    struct timespec delay = {0, (long)late * BARRIER_DELAY_MS * 1000000L};
+    double entered, left, last_in = 0;
+    while (nanosleep(&delay, &delay) != 0 && errno == EINTR) {
+    }
+    entered = sync_now();
+    rc = via_collsel ? collsel_barrier(tc->comm) : PMPI_Barrier(tc->comm);
+    left = sync_now();
+    PMPI_Allreduce(&entered, &last_in, 1, MPI_DOUBLE, MPI_MAX, tc->comm);
+    if (sync_clock) {
+        in_order = left >= last_in;
+        check(in_order,
+              "%s barrier on %d processes: rank %d left %.3f ms before the last rank entered "
+              "(it entered %d ms late)",
+              via_collsel ? "collsel" : "the MPI library's", tc->nprocs, tc->rank,
+              1e3 * (last_in - left), late * BARRIER_DELAY_MS);
+    }
+    s->recv.data[0] = rc == MPI_SUCCESS && in_order;
     return rc;
 }
 
@@ -868,6 +911,18 @@ int main(int argc, char **argv) {
             MPI_Finalize();
             return 2;
         }
+    }
+    {
+        /* A clock common to all ranks: MPI's global MPI_Wtime, or CLOCK_MONOTONIC when every
+         * rank runs on this machine (one shared-memory node). */
+        int *global = NULL, flag = 0, node_size = 0;
+        MPI_Comm node;
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &flag);
+        wtime_global = flag && global != NULL && *global;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Comm_size(node, &node_size);
+        MPI_Comm_free(&node);
+        sync_clock = wtime_global || node_size == world_size;
     }
     MPI_Type_contiguous(4, MPI_INT, &mat_type);
     MPI_Type_commit(&mat_type);

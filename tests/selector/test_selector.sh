@@ -14,7 +14,9 @@
 #                  MPI_COMM_WORLD); COLLSEL_VERBOSE=3 logs, on every rank, the algorithm the
 #                  rules name for every call (gatherv, scatterv, alltoallv: by the key agreed
 #                  per call); results equal PMPI's, non-commutative op, MPI_IN_PLACE and
-#                  irregular counts included, repeated calls (the call cache) too;
+#                  irregular counts included, repeated calls (the call cache) too; a
+#                  barrier lets no rank out before the last one (entering 20 ms after the
+#                  one before) came in, by a clock the ranks share;
 #                  communicators created and freed in turn; an intercommunicator goes to MPI;
 #                  nothing on stderr without COLLSEL_VERBOSE.
 #   force          COLLSEL_FORCE names each registered algorithm in turn: cs_mpi_test --quick
