@@ -7,7 +7,8 @@
  * MPI_COMM_WORLD and on two halves of it (ranks in reverse order, when N >= 2):
  *
  *  1. collsel_explain for sizes at both ends of every interval of the test rules
- *     (rules_spec.c) and must name:
+ *     (rules_spec.c; those of the communicator's nearest tuned size, where barrier ranks
+ *     barrier/orth(dims=2x2) first at 4 processes) and must name:
  *       default       the interval's first usable candidate (unknown algorithms and variants with
  *                     parameters skipped), its whole ranked list, "on <n> processes" and "tuned
  *                     at <t> processes", t the size in LIST (--tuned-sizes, default 4) nearest to
@@ -37,7 +38,10 @@
  *     MPI_WTIME_IS_GLOBAL, else CLOCK_MONOTONIC when all ranks run on this machine; otherwise
  *     only its status is checked); the log names the algorithm that ran.
  *     Rank 0 prints "expect <coll> <bytes> <algorithm>" on stdout for every call on
- *     MPI_COMM_WORLD: what COLLSEL_VERBOSE=3 must log for it (test_selector.sh checks); the
+ *     MPI_COMM_WORLD: what COLLSEL_VERBOSE=3 must log for it (test_selector.sh checks), the
+ *     first candidate that fits the communicator (orth(dims=2x2) only 4 processes), and
+ *     every rank prints "allow <coll> <bytes> <algorithm>" for the calls on its half of
+ *     MPI_COMM_WORLD, which the log shows too (whose rules may differ: those of its size); the
  *     bytes are the selection key (case_bytes), for gatherv, scatterv and alltoallv the one
  *     agreed over the communicator per call.
  *  3. 20 communicators created and freed in turn, ranks in alternating order (a
@@ -159,8 +163,11 @@ static const char *forced_key(const char *coll) {
     return NULL;
 }
 
-/* The algorithm that must run a call of `coll` with key `bytes` (into out). */
-static const char *expected(const char *coll, uint64_t bytes, char *out, int len) {
+/* The algorithm the selector chooses for a call of `coll` with key `bytes` on a communicator of
+ * `nprocs` processes (into out): with runs 0 the one collsel_explain names (the tuned winner),
+ * with runs 1 the one that runs (the first candidate that fits nprocs: rules_spec.h). */
+static const char *expected(const char *coll, uint64_t bytes, int nprocs, int runs, char *out,
+                            int len) {
     if (forced_key(coll) != NULL) {
         snprintf(out, (size_t)len, "%s", forced_key(coll));
         return out;
@@ -169,7 +176,7 @@ static const char *expected(const char *coll, uint64_t bytes, char *out, int len
         snprintf(out, (size_t)len, "%s/native", coll);
         return out;
     }
-    if (cs_spec_expected(coll, bytes, out, len) == NULL) {
+    if (cs_spec_expected(coll, bytes, nearest_tuned(nprocs), runs ? nprocs : 0, out, len) == NULL) {
         snprintf(out, (size_t)len, "%s/native", coll);
     }
     return out;
@@ -185,7 +192,7 @@ static void explain_one(const char *coll, uint64_t bytes, MPI_Comm comm, const c
     int rc = collsel_explain(coll, (size_t)bytes, comm, buf, sizeof(buf));
     check(rc == MPI_SUCCESS, "explain(%s, %llu) on %s returned %d", coll, (unsigned long long)bytes,
           comm_name, rc);
-    expected(coll, bytes, want, sizeof(want));
+    expected(coll, bytes, nprocs, 0, want, sizeof(want));
     wlen = strlen(want);
     check(strncmp(buf, want, wlen) == 0 && buf[wlen] == ':',
           "explain(%s, %llu) on %s: want %s, got '%s'", coll, (unsigned long long)bytes, comm_name,
@@ -223,6 +230,9 @@ static void explain_all(MPI_Comm comm, const char *comm_name) {
         const cs_spec_interval_t *iv = &cs_spec[i];
         uint64_t hi =
             iv->hi_bytes == CS_SPEC_UNBOUNDED ? iv->lo_bytes * 1000 + 12345 : iv->hi_bytes;
+        if (!cs_spec_applies(iv, nearest_tuned(nprocs))) {
+            continue; /* another size's rules */
+        }
         explain_one(iv->coll, iv->lo_bytes, comm, comm_name, nprocs, iv);
         explain_one(iv->coll, hi - 1, comm, comm_name, nprocs, iv);
         if (iv->hi_bytes == CS_SPEC_UNBOUNDED) {
@@ -715,7 +725,7 @@ static void run_count(tcase_t *tc, const char *comm_name, int *salt) {
             for (tc->in_place = 0; tc->in_place <= in_place_allowed(tc->coll); tc->in_place++) {
                 /* the key may change with in_place (alltoallv's irregular counts), never
                  * with the root; test_selector.sh takes each line once */
-                if (print_expect && tc->comm == MPI_COMM_WORLD && world_rank == 0 &&
+                if (print_expect && (tc->comm != MPI_COMM_WORLD || world_rank == 0) &&
                     tc->root == 0) {
                     char want[128];
                     uint64_t bytes = case_bytes(tc);
@@ -725,8 +735,10 @@ static void run_count(tcase_t *tc, const char *comm_name, int *salt) {
                         (tc->coll == GATHERV || tc->coll == SCATTERV || tc->coll == ALLTOALLV)) {
                         bytes = 0;
                     }
-                    printf("expect %s %llu %s\n", coll_names[tc->coll], (unsigned long long)bytes,
-                           expected(coll_names[tc->coll], bytes, want, sizeof(want)));
+                    printf(
+                        "%s %s %llu %s\n", tc->comm == MPI_COMM_WORLD ? "expect" : "allow",
+                        coll_names[tc->coll], (unsigned long long)bytes,
+                        expected(coll_names[tc->coll], bytes, tc->nprocs, 1, want, sizeof(want)));
                 }
                 run_case(tc, comm_name, ++*salt);
             }
@@ -743,6 +755,9 @@ static void run_all(MPI_Comm comm, const char *comm_name) {
     MPI_Comm_size(comm, &tc.nprocs);
     for (int i = 0; i < cs_spec_count; i++) {
         const cs_spec_interval_t *iv = &cs_spec[i];
+        if (!cs_spec_applies(iv, nearest_tuned(tc.nprocs))) {
+            continue; /* another size's rules */
+        }
         for (tc.coll = 0; tc.coll < NCOLLS && strcmp(coll_names[tc.coll], iv->coll) != 0;
              tc.coll++) {
         }
