@@ -46,7 +46,8 @@
  *     agreed over the communicator per call.
  *  3. 20 communicators created and freed in turn, ranks in alternating order (a
  *     non-commutative allreduce and a bcast through collsel against PMPI); an
- *     intercommunicator: explain says native, allreduce and bcast go to MPI.
+ *     intercommunicator: explain says native, allreduce, bcast, alltoall and barrier go to
+ *     MPI.
  *  4. collsel_finalize(): explain says "finalized" and calls stay correct (native).
  *  5. --reinit PATH: collsel_init(PATH), PATH being a database collsel cannot use: MPI_COMM_WORLD
  *     and a new communicator are both native, for the reason PATH gives (the rules read before
@@ -848,7 +849,8 @@ static void test_churn(void) {
     }
 }
 
-/* An intercommunicator (even world ranks against odd ones) goes straight to MPI. */
+/* An intercommunicator (even world ranks against odd ones) goes straight to MPI: allreduce,
+ * bcast, alltoall and barrier. */
 static void test_intercomm(void) {
     MPI_Comm local, inter;
     int color = world_rank % 2, lrank, rsize, in[8], out[8], ref[8];
@@ -880,6 +882,16 @@ static void test_intercomm(void) {
                         inter) == MPI_SUCCESS &&
               memcmp(out, ref, sizeof(out)) == 0,
           "bcast on an intercommunicator: wrong data (remote size %d)", rsize);
+    /* alltoall: one int to every rank of the remote group; and a barrier */
+    for (int i = 0; i < 8; i++) {
+        in[i] = world_rank * 10 + i;
+        out[i] = ref[i] = -1;
+    }
+    check(rsize <= 8 && collsel_alltoall(in, 1, MPI_INT, out, 1, MPI_INT, inter) == MPI_SUCCESS &&
+              PMPI_Alltoall(in, 1, MPI_INT, ref, 1, MPI_INT, inter) == MPI_SUCCESS &&
+              memcmp(out, ref, sizeof(out)) == 0,
+          "alltoall on an intercommunicator differs from MPI's (remote size %d)", rsize);
+    check(collsel_barrier(inter) == MPI_SUCCESS, "barrier on an intercommunicator failed");
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
 }

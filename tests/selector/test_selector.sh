@@ -92,7 +92,8 @@
 #                  fit, so the forced variant cannot run any call), cs_mpi_test --quick preloaded:
 #                  COLLSEL_FALLBACK=silent passes and prints nothing; warn passes and prints only
 #                  the warning naming the variant; error fails the job (MPI_ERRORS_ARE_FATAL)
-#                  after the error line.
+#                  after the error line. Then alltoall/orth(dims=2x2) and barrier/orth(dims=2x2)
+#                  forced at 3 processes: passes with the warning, the calls logged as native.
 #
 # Usage: test_selector.sh GROUP MPIEXEC SQLITE3 CS_MAKE_RULES_DB CS_SEL_DISPATCH CS_SEL_THREADS
 #                         CS_MPI_TEST LIBCOLLSEL_PMPI CS_SEL_NEIGHBOR  (ctest passes them all)
@@ -548,6 +549,21 @@ group_fallback() {
     [ "$RC" != 0 ] || fail "fallback_error: the job passed (exit status 0)"
     grep -q -F "collsel: error: $msg" "$WORK/fallback_error.err" ||
         fail "fallback_error: no error line: $(head -n 5 "$WORK/fallback_error.err")"
+    # The later collectives: a forced variant that cannot serve a call at 3 processes (a 2x2
+    # grid) hands it to the MPI library unchanged: results right, the warning names the
+    # variant, and the log shows native running the calls.
+    local coll
+    for force in "alltoall/orth(dims=2x2)" "barrier/orth(dims=2x2)"; do
+        coll=${force%%/*}
+        step "COLLSEL_FORCE=$force at 3 processes, COLLSEL_FALLBACK=warn"
+        run fallback_new 3 -x LD_PRELOAD="$PMPI" -x COLLSEL_FORCE="$force" -x COLLSEL_FALLBACK=warn \
+            -x COLLSEL_VERBOSE=3 "$MPI_TEST" --quick --only "$coll/"
+        expect_pass fallback_new
+        grep -q -F "collsel: warning: forced ${force%%(*}" "$WORK/fallback_new.err" ||
+            fail "COLLSEL_FORCE=$force: no warning: $(grep -v ' bytes: ' "$WORK/fallback_new.err" | head -n 5)"
+        grep -q -F " bytes: $coll/native" "$WORK/fallback_new.err" ||
+            fail "COLLSEL_FORCE=$force: no call went to native"
+    done
 }
 
 # Every case runs (in a subshell, so one failure does not hide the next).
