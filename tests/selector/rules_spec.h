@@ -3,7 +3,10 @@
  *
  * Every communicator size gets the same rules, so what a call dispatches to does not depend on
  * which tuned size the selector picks as the nearest; the tests check that choice separately
- * (collsel_explain's "tuned at N processes"). */
+ * (collsel_explain's "tuned at N processes"). The exception: intervals with a comm_size are the
+ * rules of that size only, for a collective whose best algorithm depends on the process count
+ * (an orth variant fits only the grids of its dims); sizes without such intervals get the
+ * collective's other ones. */
 #ifndef CS_SEL_RULES_SPEC_H
 #define CS_SEL_RULES_SPEC_H
 
@@ -25,13 +28,27 @@ typedef struct cs_spec_interval {
      * "ranked:": the registered candidates without parameters, in order, native last. Its
      * first word is the algorithm a call of this size must run. */
     const char *expect;
+    /* 0: the rules of every communicator size that has no interval of its own for this
+     * collective; N: the rules tuned at N processes only. */
+    int comm_size;
 } cs_spec_interval_t;
 
 extern const cs_spec_interval_t cs_spec[];
 extern const int cs_spec_count;
 
-/* The algorithm a call of `coll` with selection key `bytes` must run under these rules
- * (written into `out`, the first word of `expect`); NULL when no interval holds it. */
-const char *cs_spec_expected(const char *coll, uint64_t bytes, char *out, int outlen);
+/* 1 when interval `iv` is one of the rules tuned at `comm_size` processes. */
+int cs_spec_applies(const cs_spec_interval_t *iv, int comm_size);
+
+/* The interval of `coll` that holds selection key `bytes` in the rules tuned at `tuned`
+ * processes, or NULL. */
+const cs_spec_interval_t *cs_spec_find(const char *coll, uint64_t bytes, int tuned);
+
+/* The algorithm the selector chooses for a call of `coll` with selection key `bytes` under the
+ * rules tuned at `tuned` processes, into `out`: the first word of `expect` (what
+ * collsel_explain names) when nprocs is 0, else the first word that can run on a communicator of
+ * `nprocs` processes (an orth variant whose dims do not multiply to nprocs cannot: the selector
+ * runs the next candidate). NULL when no interval holds the key. */
+const char *cs_spec_expected(const char *coll, uint64_t bytes, int tuned, int nprocs, char *out,
+                             int outlen);
 
 #endif
