@@ -298,7 +298,9 @@ static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *c
         }
         if ((r + 1) % CHECK_EVERY == 0 || kept == reps_max) {
             if (rank == 0) {
-                stop = PMPI_Wtime() - start >= budget_s ||
+                /* a spent budget stops only once a repetition was kept: all of them late
+                 * (the lead doubles each time) must not leave a point without samples */
+                stop = (PMPI_Wtime() - start >= budget_s && kept > 0) ||
                        (kept >= MIN_REPS && all_stable(cands, ncand, (size_t)kept, work));
             }
             CS_MPI_CHECK(PMPI_Bcast(&stop, 1, MPI_INT, 0, comm));
