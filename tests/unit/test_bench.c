@@ -1,4 +1,5 @@
-/* Unit tests of collsel-bench's MPI-free parts: the command line (bench/options.c) and the
+/* Unit tests of collsel-bench's MPI-free parts: the command line (bench/options.c), the plan's
+ * sizes and default communicator sizes with their shares of the budget (bench/plan.c), and the
  * winners and size intervals (bench/rules.c). Nothing here calls MPI, so Check may fork.
  *
  * The rules tests use hand-built sizes: at each size a few entries with medians and p-values
