@@ -2,6 +2,7 @@
 #include "plan.h"
 
 #include "derive.h"
+#include "overlap.h"
 #include "patterns.h"
 #include "progress.h"
 #include "registry.h"
@@ -369,9 +370,10 @@ static void list_patterns(const cs_bench_plan_t *plan) {
 }
 
 double cs_bench_plan_size_estimate(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, int ci) {
-    if (o->budget_s > 0) {
-        return o->budget_s * (o->no_confirm || o->validate ? 1.0 : 1.0 - CS_BENCH_CONFIRM_SHARE) *
-               plan->share_at[ci];
+    if (o->budget_s > 0) { /* the measurement pass's part of the budget (tune.c) */
+        double part = o->no_confirm || o->validate ? 1.0 : 1.0 - CS_BENCH_CONFIRM_SHARE;
+        part -= !o->validate && o->overlap == CS_BENCH_OVERLAP_ON ? CS_BENCH_OVERLAP_SHARE : 0;
+        return o->budget_s * part * plan->share_at[ci];
     }
     return CS_BENCH_POINT_BUDGET_S *
            (plan->points_at[ci] + (o->validate ? 0 : plan->reserve_at[ci]));
@@ -390,9 +392,9 @@ static void list_comm_sizes(const cs_bench_opts_t *o, const cs_bench_plan_t *pla
         char dur[32];
         cs_bench_format_duration(cs_bench_plan_size_estimate(o, plan, ci), dur, sizeof(dur));
         printf("  np=%-5d ppn=%-4d %6d points (+ up to %d refinement)  %5.1f %% of %s "
-               "budget%s  about %s%s\n",
+               "measurement pass%s  about %s%s\n",
                plan->comm_sizes[ci], plan->ppn_at[ci], plan->points_at[ci], plan->reserve_at[ci],
-               100.0 * plan->share_at[ci], o->budget_s > 0 ? "the" : "a",
+               100.0 * plan->share_at[ci], o->budget_s > 0 ? "the" : "a budgeted",
                plan->default_sizes ? "" : " (by points)", dur, o->budget_s > 0 ? "" : " at most");
     }
     if (plan->default_sizes && plan->ncomm_sizes > 1) {

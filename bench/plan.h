@@ -147,7 +147,8 @@ int cs_bench_plan_expand(cs_bench_plan_t *plan, int nprocs, int ppn, int rank) C
 int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int rank) CS_MUST_CHECK;
 
 /* The estimated time of communicator size index ci: under --budget its share of the
- * measurement pass (the budget less the confirmation share, unless --no-confirm); without one
+ * measurement pass (the budget less the confirmation share, unless --no-confirm, and the
+ * overlap pass's share under --overlap on); without one
  * CS_BENCH_POINT_BUDGET_S per planned and reserved point (an upper bound of the timing, not
  * counting verification). */
 double cs_bench_plan_size_estimate(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, int ci);

@@ -84,7 +84,7 @@ unset COLLSEL_NODE_SIZE
 out=$(bench --list "${PLAN[@]}" 2>&1) || fail "--list failed: $out"
 grep -q "^communicator sizes (default plan" <<<"$out" || fail "--list: no default plan: $out"
 for pair in 2:2 4:4; do
-    grep -Eq "^  np=${pair%:*} +ppn=${pair#*:} +[0-9]+ points .* [0-9.]+ % of the budget +about " \
+    grep -Eq "^  np=${pair%:*} +ppn=${pair#*:} +[0-9]+ points .* [0-9.]+ % of the measurement pass +about " \
         <<<"$out" || fail "--list: no line for np=${pair%:*} ppn=${pair#*:}: $out"
 done
 [ "$(grep -Ec '^  np=[0-9]+ ' <<<"$out")" = 2 ] || fail "--list: other sizes than 2 and 4: $out"

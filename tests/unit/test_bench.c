@@ -9,6 +9,7 @@
 #include "derive.h"
 #include "loggp.h"
 #include "options.h"
+#include "overlap.h"
 #include "patterns.h"
 #include "plan.h"
 #include "rules.h"
@@ -1518,9 +1519,11 @@ START_TEST(default_plan_shares) {
         }
         ck_assert_double_eq_tol(sum, 1.0, 1e-12);
         ck_assert_int_eq(plan->npoints, 15);
-        /* the job size's estimate: its share of the 80 % the measurement pass gets */
-        ck_assert_double_eq_tol(cs_bench_plan_size_estimate(&o, plan, 4),
-                                90.0 * (1.0 - CS_BENCH_CONFIRM_SHARE) * 6.0 / wsum, 1e-9);
+        /* the job size's estimate: its share of what the measurement pass gets (the budget
+         * less the confirmation and overlap passes' shares) */
+        ck_assert_double_eq_tol(
+            cs_bench_plan_size_estimate(&o, plan, 4),
+            90.0 * (1.0 - CS_BENCH_CONFIRM_SHARE - CS_BENCH_OVERLAP_SHARE) * 6.0 / wsum, 1e-9);
     }
     o = parse_ok(given);
     o.patterns = 0;
