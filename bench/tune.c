@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* One line when the plan has Open MPI's own algorithms (<coll>/ompi) and they cannot run here:
  * the family is skipped (its variants() lists none), and the user learns why. */
@@ -449,22 +448,14 @@ out:
 }
 
 /* The end of a communicator size, collectively over `world`: *verdict is the lowest of every
- * rank's `status` (an error of the ranks that measured reaches the others, which would
- * otherwise wait for them forever). The ranks outside the size just measured arrive first:
- * they sleep between tests instead of spinning in an MPI call, so that on an oversubscribed
- * machine they take no core from the ranks still measuring. CS_ERR_MPI when MPI fails. */
-static int wait_idle(MPI_Comm world, int status, int *verdict) {
-    int rc = CS_OK, done = 0;
-    MPI_Request req = MPI_REQUEST_NULL;
+ * rank's `status`, so that an error of the ranks that measured reaches the others, which would
+ * otherwise wait for them forever. (The ranks outside the size wait in MPI, polling: a version
+ * that slept between tests left the measuring ranks in Open MPI's MPI_Comm_dup for most of
+ * 1m29s at np 8, size 4, instead of 1 s: docs/tuning.md.) CS_ERR_MPI when MPI fails. */
+static int size_verdict(MPI_Comm world, int status, int *verdict) {
+    int rc = CS_OK;
     *verdict = status;
-    CS_MPI_CHECK(PMPI_Iallreduce(&status, verdict, 1, MPI_INT, MPI_MIN, world, &req));
-    for (;;) {
-        CS_MPI_CHECK(PMPI_Test(&req, &done, MPI_STATUS_IGNORE));
-        if (done) {
-            break;
-        }
-        nanosleep(&(struct timespec){0, 1000000}, NULL); /* 1 ms */
-    }
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, verdict, 1, MPI_INT, MPI_MIN, world));
 out:
     return rc;
 }
@@ -488,7 +479,7 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
     for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
         int n = plan->comm_sizes[ci], ppn = 0;
         CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
-        in_size = 1; /* until wait_idle: a failure must reach the ranks outside sub */
+        in_size = 1; /* until size_verdict: a failure must reach the ranks outside sub */
         pace_size(pace, plan, ci, o->validate);
         if (sub != MPI_COMM_NULL) {
             CS_CHECK(prepare_size(o, plan, ci, r, rank, n, sub, max_bytes, &ppn, &bufs, &sync,
@@ -524,13 +515,13 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
             CS_MPI_CHECK(PMPI_Comm_free(&sub));
         }
         in_size = 0;
-        CS_CHECK(wait_idle(world, CS_OK, &verdict));
+        CS_CHECK(size_verdict(world, CS_OK, &verdict));
         CS_CHECK(verdict);
         CS_MPI_CHECK(PMPI_Bcast(&pace->done, 1, MPI_INT, 0, world));
         CS_MPI_CHECK(PMPI_Bcast(&pace->total, 1, MPI_INT, 0, world));
     }
 out:
-    if (in_size && wait_idle(world, rc, &verdict) != CS_OK) {
+    if (in_size && size_verdict(world, rc, &verdict) != CS_OK) {
         rc = CS_ERR_MPI;
     }
     cs_bench_bufs_free(&bufs);
@@ -701,7 +692,7 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
         /* Every rank learns the size's verdict, the ranks outside sub too: otherwise, when the
          * ranks of sub stop on an error (all alike, see run_point), the others would wait for
          * them at the next split. */
-        CS_CHECK(wait_idle(world, rc, &verdict));
+        CS_CHECK(size_verdict(world, rc, &verdict));
         rc = verdict;
         CS_CHECK(rc);
     }
