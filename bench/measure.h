@@ -20,8 +20,8 @@
  * missed the sync start time is discarded (both metrics);
  *   3. stops when every candidate's median under BOTH metrics has a 95 % confidence interval
  *      within 5 % of it (checked every few repetitions after a minimum), when `budget_s` is
- *      spent, or after `reps_max` repetitions; rank 0 decides and broadcasts, so all ranks
- *      stop together;
+ *      spent and at least one repetition was kept, or after `reps_max` repetitions; rank 0
+ *      decides and broadcasts, so all ranks stop together;
  *   4. removes outliers (Tukey, 3 IQR) per metric, summarises, and tests each candidate
  *      against native under each metric (one-sided rank-sum; p_value, loop_p_value).
  * Candidate 0 must be the native collective. Collective over `comm`. `progress` (may be NULL)

@@ -32,7 +32,7 @@ typedef struct cs_bench_opts {
     size_t block_sizes[CS_BENCH_MAX_LIST];
     int nblock_sizes;
     unsigned patterns;
-    int comm_sizes[CS_BENCH_MAX_LIST]; /* none: the whole job */
+    int comm_sizes[CS_BENCH_MAX_LIST]; /* none: the default plan (plan.h) */
     int ncomm_sizes;
     double budget_s; /* whole run; 0: no limit (per-point default applies) */
     int reps_max;    /* repetitions per candidate and size at most */

@@ -2,6 +2,7 @@
 #include "plan.h"
 
 #include "derive.h"
+#include "overlap.h"
 #include "patterns.h"
 #include "progress.h"
 #include "registry.h"
@@ -24,8 +25,62 @@ static int selected(const cs_bench_opts_t *o, const char *name) {
     return 0;
 }
 
+/* Adds `size` with weight w to sizes[0..n-1] (a size already there keeps the larger weight);
+ * returns the new count (n when full). */
+static int add_size(int *sizes, double *weight, int n, int cap, int size, double w) {
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] == size) {
+            weight[i] = w > weight[i] ? w : weight[i];
+            return n;
+        }
+    }
+    if (n == cap) {
+        return n;
+    }
+    sizes[n] = size;
+    weight[n] = w;
+    return n + 1;
+}
+
+int cs_bench_plan_default_sizes(int nprocs, int ppn, int *sizes, double *weight, int cap) {
+    int n = 0;
+    if (nprocs < 1 || cap < 1) {
+        return 0;
+    }
+    if (nprocs == 1) {
+        sizes[0] = 1;
+        weight[0] = 1.0;
+        return 1;
+    }
+    ppn = ppn < 1 ? 1 : ppn > nprocs ? nprocs : ppn;
+    /* the job size first, so that a full list never lacks it */
+    n = add_size(sizes, weight, n, cap, nprocs, 2.0 * log2((double)nprocs));
+    if ((nprocs + ppn - 1) / ppn > 1) { /* one node and two nodes; all nodes is the job */
+        if (ppn >= 2) {
+            n = add_size(sizes, weight, n, cap, ppn, 1.5 * log2((double)ppn));
+        }
+        if (2 * ppn <= nprocs) {
+            n = add_size(sizes, weight, n, cap, 2 * ppn, 1.5 * log2(2.0 * ppn));
+        }
+    }
+    for (long p = 2; p <= nprocs; p *= 2) {
+        n = add_size(sizes, weight, n, cap, (int)p, log2((double)p));
+    }
+    for (int i = 1; i < n; i++) { /* ascending */
+        for (int j = i; j > 0 && sizes[j] < sizes[j - 1]; j--) {
+            int s = sizes[j];
+            double w = weight[j];
+            sizes[j] = sizes[j - 1];
+            weight[j] = weight[j - 1];
+            sizes[j - 1] = s;
+            weight[j - 1] = w;
+        }
+    }
+    return n;
+}
+
 int cs_bench_plan_make(const cs_bench_opts_t *o, const cs_algo_t *const *extra, int nextra,
-                       int nprocs, cs_bench_plan_t *plan) {
+                       int nprocs, int ppn, cs_bench_plan_t *plan) {
     memset(plan, 0, sizeof(*plan));
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         int n = 0;
@@ -48,11 +103,16 @@ int cs_bench_plan_make(const cs_bench_opts_t *o, const cs_algo_t *const *extra, 
         plan->nalgos[c] = n;
     }
     if (o->ncomm_sizes == 0) {
-        plan->comm_sizes[0] = nprocs;
-        plan->ncomm_sizes = 1;
+        plan->ncomm_sizes = cs_bench_plan_default_sizes(nprocs, ppn, plan->comm_sizes,
+                                                        plan->weight_at, CS_BENCH_MAX_LIST);
+        plan->default_sizes = 1;
     } else {
         memcpy(plan->comm_sizes, o->comm_sizes, sizeof(int) * (size_t)o->ncomm_sizes);
         plan->ncomm_sizes = o->ncomm_sizes;
+    }
+    for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
+        int n = plan->comm_sizes[ci];
+        plan->ppn_at[ci] = ppn < 1 ? 1 : ppn < n ? ppn : n;
     }
     for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
         for (int k = 0; k < cs_bench_npatterns; k++) {
@@ -180,6 +240,25 @@ int cs_bench_plan_npatterns(const cs_bench_plan_t *plan, int ci, cs_coll_t c) {
     return n;
 }
 
+/* share_at from weight_at (the default plan) or, when no size has a weight (--comm-sizes),
+ * from the points and reserve of each size: every point then gets the same share. A size
+ * without points gets none. */
+static void set_shares(cs_bench_plan_t *plan) {
+    double wsum = 0, psum = 0;
+    for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
+        int pts = plan->points_at[ci] + plan->reserve_at[ci];
+        wsum += pts > 0 ? plan->weight_at[ci] : 0;
+        psum += pts;
+    }
+    for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
+        int pts = plan->points_at[ci] + plan->reserve_at[ci];
+        plan->share_at[ci] = pts == 0     ? 0
+                             : wsum > 0   ? plan->weight_at[ci] / wsum
+                             : psum > 0.0 ? pts / psum
+                                          : 0;
+    }
+}
+
 int cs_bench_plan_set_sizes(cs_bench_plan_t *plan, const cs_bench_opts_t *o,
                             const uint64_t *thresholds, int nthresholds) {
     int rc = CS_OK, nkeys = 0;
@@ -193,20 +272,25 @@ int cs_bench_plan_set_sizes(cs_bench_plan_t *plan, const cs_bench_opts_t *o,
     plan->npoints = 0;
     plan->ndata_keys = 0;
     for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
+        plan->points_at[ci] = 0;
+        plan->reserve_at[ci] = 0;
         for (int c = 0; c < CS_COLL_COUNT; c++) {
             int keys = cs_coll_is_neighbor((cs_coll_t)c)
                            ? cs_bench_plan_npatterns(plan, ci, (cs_coll_t)c)
                            : 1;
+            int data = cs_coll_has_data((cs_coll_t)c) && !cs_coll_is_neighbor((cs_coll_t)c);
             if (plan->nalgos[c] == 0) {
                 continue;
             }
             nkeys += keys;
-            plan->ndata_keys +=
-                cs_coll_has_data((cs_coll_t)c) && !cs_coll_is_neighbor((cs_coll_t)c);
-            plan->npoints += keys * cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
+            plan->ndata_keys += data;
+            plan->points_at[ci] += keys * cs_bench_plan_key_nsizes(plan, (cs_coll_t)c);
+            plan->reserve_at[ci] += data * plan->refine_max;
         }
+        plan->npoints += plan->points_at[ci];
     }
     plan->nkeys = nkeys;
+    set_shares(plan);
 out:
     return rc;
 }
@@ -285,15 +369,52 @@ static void list_patterns(const cs_bench_plan_t *plan) {
     }
 }
 
-int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ppn, int rank) {
+double cs_bench_plan_size_estimate(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, int ci) {
+    if (o->budget_s > 0) { /* the measurement pass's part of the budget (tune.c) */
+        double part = o->no_confirm || o->validate ? 1.0 : 1.0 - CS_BENCH_CONFIRM_SHARE;
+        part -= !o->validate && o->overlap == CS_BENCH_OVERLAP_ON ? CS_BENCH_OVERLAP_SHARE : 0;
+        return o->budget_s * part * plan->share_at[ci];
+    }
+    return CS_BENCH_POINT_BUDGET_S *
+           (plan->points_at[ci] + (o->validate ? 0 : plan->reserve_at[ci]));
+}
+
+/* --list: the communicator sizes, where they come from, and what each costs. */
+static void list_comm_sizes(const cs_bench_opts_t *o, const cs_bench_plan_t *plan) {
+    if (plan->default_sizes) {
+        printf("communicator sizes (default plan: 2, the powers of two up to the job size and the "
+               "job size; with several nodes one node, two nodes and all nodes; sub-communicators "
+               "are the lowest ranks; --comm-sizes overrides):\n");
+    } else {
+        printf("communicator sizes (--comm-sizes; sub-communicators are the lowest ranks):\n");
+    }
+    for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
+        char dur[32];
+        cs_bench_format_duration(cs_bench_plan_size_estimate(o, plan, ci), dur, sizeof(dur));
+        printf("  np=%-5d ppn=%-4d %6d points (+ up to %d refinement)  %5.1f %% of %s "
+               "measurement pass%s  about %s%s\n",
+               plan->comm_sizes[ci], plan->ppn_at[ci], plan->points_at[ci], plan->reserve_at[ci],
+               100.0 * plan->share_at[ci], o->budget_s > 0 ? "the" : "a budgeted",
+               plan->default_sizes ? "" : " (by points)", dur, o->budget_s > 0 ? "" : " at most");
+    }
+    if (plan->default_sizes && plan->ncomm_sizes > 1) {
+        printf("  weights: log2(size), x2 for the job size, x1.5 for one node and two nodes; "
+               "each size's share is spread equally over its points%s\n",
+               o->budget_s > 0 ? ""
+                               : " (under --budget; without one every point gets the same "
+                                 "time)");
+    }
+}
+
+int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int rank) {
     int rc = CS_OK;
     int ncolls = 0, nmeasure = 0, nrefine = 0, nnbr_colls = 0, nnbr_points = 0;
     char dur[32], text[32];
     for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
         int n = plan->comm_sizes[ci];
-        CS_CHECK(cs_bench_plan_expand(plan, n, ppn < n ? ppn : n, rank));
+        CS_CHECK(cs_bench_plan_expand(plan, n, plan->ppn_at[ci], rank));
         if (plan->ncomm_sizes > 1) {
-            printf("# communicator size %d\n", n);
+            printf("# communicator size %d (%d per node)\n", n, plan->ppn_at[ci]);
         }
         ncolls = 0;
         for (int c = 0; c < CS_COLL_COUNT; c++) {
@@ -362,6 +483,7 @@ int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ppn,
                "end with native and the best %d, %.1f s each (at most %d points)\n",
                CS_BENCH_CONFIRM_CANDS, CS_BENCH_CONFIRM_POINT_BUDGET_S, plan->npoints + nrefine);
     }
+    list_comm_sizes(o, plan);
     printf("estimated duration: at most %s (%.2f s timing per point, plus verification%s)\n", dur,
            per_point, o->budget_s > 0 ? "" : " and refinement points");
 out:

@@ -2,9 +2,18 @@
  *
  * A plan lists, per collective, the algorithms to tune (the native collective first, then each
  * registered algorithm the --algorithms globs select, then any extra test-only ones), the
- * communicator sizes (default: the whole job) and, through cs_bench_plan_expand(), the
- * candidates (every variant of every planned algorithm) on one communicator. Its points are
- * collective x communicator size x message size. --list prints it (cs_bench_plan_list).
+ * communicator sizes (--comm-sizes, or the default plan: cs_bench_plan_default_sizes) and,
+ * through cs_bench_plan_expand(), the candidates (every variant of every planned algorithm) on
+ * one communicator. Its points are collective x communicator size x message size. --list prints
+ * it (cs_bench_plan_list).
+ *
+ * The default plan (no --comm-sizes) tunes the communicator sizes an application is likely to
+ * create inside the job: 2, every power of two up to the job size and the job size; with
+ * several nodes also one node, two nodes and all nodes (ppn and 2 ppn processes: the lowest
+ * ranks, as for --comm-sizes). Under --budget each communicator size gets a share of the
+ * measurement pass's time by its weight (cs_bench_plan_default_sizes), spread equally over its
+ * points (refinement reserve included); with --comm-sizes the shares follow the point counts,
+ * so that every point gets the same time, as before the default plan existed.
  *
  * The message sizes of each (collective, communicator size), its key, are the --sizes grid plus
  * the MPI library's protocol thresholds (thresholds.h): each threshold t inside the grid's range
@@ -49,6 +58,15 @@ typedef struct cs_bench_plan {
     int ncands[CS_COLL_COUNT];
     int comm_sizes[CS_BENCH_MAX_LIST];
     int ncomm_sizes;
+    int default_sizes; /* 1: comm_sizes is the default plan (no --comm-sizes) */
+    /* Per communicator size (comm_sizes' order): its processes per node when the lowest ranks
+     * fill the nodes in order (min(job ppn, size)), its weight (the default plan's, 0 with
+     * --comm-sizes), its planned points and refinement reserve (cs_bench_plan_set_sizes), and
+     * its share of the measurement pass's budget (shares sum to 1). */
+    int ppn_at[CS_BENCH_MAX_LIST];
+    double weight_at[CS_BENCH_MAX_LIST];
+    int points_at[CS_BENCH_MAX_LIST], reserve_at[CS_BENCH_MAX_LIST];
+    double share_at[CS_BENCH_MAX_LIST];
     uint64_t sizes[CS_BENCH_MAX_SIZES]; /* of each key: the grid and the threshold points */
     int nsizes;
     uint64_t block_sizes[CS_BENCH_MAX_LIST]; /* of each neighbourhood key (--block-sizes) */
@@ -95,14 +113,26 @@ int cs_bench_refine_next(const uint64_t *sizes, const int *winner, int n, int ca
 int cs_bench_refine_max(const uint64_t *sizes, int n);
 
 /* Sets plan->sizes from the options' grid and the thresholds, plan->refine_max (0 when
- * o->no_refine) and plan->npoints. CS_ERR_NOMEM when the sizes do not fit. */
+ * o->no_refine), plan->npoints, and per communicator size points_at, reserve_at and share_at.
+ * CS_ERR_NOMEM when the sizes do not fit. */
 int cs_bench_plan_set_sizes(cs_bench_plan_t *plan, const cs_bench_opts_t *o,
                             const uint64_t *thresholds, int nthresholds) CS_MUST_CHECK;
 
-/* Fills `plan` from the options for a job of `nprocs` processes; `extra` algorithms (may be
- * NULL) join the registered ones. The candidates are not expanded yet. CS_OK. */
+/* The default plan's communicator sizes for a job of nprocs processes with ppn per node (the
+ * largest node; nodes = nprocs / ppn rounded up), ascending and unique, into sizes[0..cap-1],
+ * and their weights into weight[] (pure, no MPI). Returns how many (at most cap).
+ *   - sizes: 2, every power of two up to nprocs, and nprocs; with two nodes or more also ppn
+ *     (one node), 2 ppn (two nodes, when at most nprocs) and nprocs (all nodes); sizes below 2
+ *     are left out (a node of one process), except at np 1, whose plan is {1};
+ *   - weights: log2(size) (1 at size 1), x2 for the job size, x1.5 for one node or two nodes
+ *     (when not the job size): the job size gets the largest share, small sizes less. */
+int cs_bench_plan_default_sizes(int nprocs, int ppn, int *sizes, double *weight, int cap);
+
+/* Fills `plan` from the options for a job of `nprocs` processes, `ppn` per node (the largest
+ * node; it decides the default plan's node sizes and ppn_at); `extra` algorithms (may be NULL)
+ * join the registered ones. The candidates are not expanded yet. CS_OK. */
 int cs_bench_plan_make(const cs_bench_opts_t *o, const cs_algo_t *const *extra, int nextra,
-                       int nprocs, cs_bench_plan_t *plan) CS_MUST_CHECK;
+                       int nprocs, int ppn, cs_bench_plan_t *plan) CS_MUST_CHECK;
 
 /* Sets plan->cands and plan->ncands to the candidates of every collective on a communicator
  * of nprocs processes, ppn per node: each planned algorithm's variants. CS_ERR_NOMEM, said
@@ -110,10 +140,17 @@ int cs_bench_plan_make(const cs_bench_opts_t *o, const cs_algo_t *const *extra, 
 int cs_bench_plan_expand(cs_bench_plan_t *plan, int nprocs, int ppn, int rank) CS_MUST_CHECK;
 
 /* --list (rank 0): prints every variant the plan would run (per communicator size when there
- * are several), the sizes of each key, how many refinement points the run may add, the plan's
- * size and its estimated duration. `ppn`: processes per node of the job. Expands the
- * candidates of each communicator size in turn. */
-int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ppn,
-                       int rank) CS_MUST_CHECK;
+ * are several), the sizes of each key, how many refinement points the run may add, the
+ * communicator sizes (processes per node, points, share of the budget, estimated time each:
+ * cs_bench_plan_size_estimate), the plan's size and its estimated duration. Expands the
+ * candidates of each communicator size in turn (with plan->ppn_at). */
+int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int rank) CS_MUST_CHECK;
+
+/* The estimated time of communicator size index ci: under --budget its share of the
+ * measurement pass (the budget less the confirmation share, unless --no-confirm, and the
+ * overlap pass's share under --overlap on); without one
+ * CS_BENCH_POINT_BUDGET_S per planned and reserved point (an upper bound of the timing, not
+ * counting verification). */
+double cs_bench_plan_size_estimate(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, int ci);
 
 #endif

@@ -58,6 +58,59 @@ void cs_bench_progress_start(cs_bench_progress_t *p, int total, int enabled) {
         p->spent[c] = 0.0;
         p->points[c] = 0;
     }
+    p->nsizes = 0;
+}
+
+/* The index of communicator size comm_size in p->size_*, added when new; -1 when full. */
+static int size_index(cs_bench_progress_t *p, int comm_size) {
+    for (int i = 0; i < p->nsizes; i++) {
+        if (p->size_np[i] == comm_size) {
+            return i;
+        }
+    }
+    if (p->nsizes == CS_BENCH_PROGRESS_MAX_SIZES) {
+        return -1;
+    }
+    p->size_np[p->nsizes] = comm_size;
+    p->size_ppn[p->nsizes] = 0;
+    p->size_points[p->nsizes] = 0;
+    p->size_spent[p->nsizes] = 0.0;
+    return p->nsizes++;
+}
+
+void cs_bench_progress_size(cs_bench_progress_t *p, int comm_size, int ppn, double seconds) {
+    int i = size_index(p, comm_size);
+    if (i >= 0) {
+        p->size_ppn[i] = ppn;
+        p->size_spent[i] += seconds;
+    }
+}
+
+void cs_bench_progress_spent_sizes(const cs_bench_progress_t *p) {
+    const char *sep = " ";
+    int last = 0;
+    if (!p->enabled) {
+        return;
+    }
+    fputs("collsel-bench: time per communicator size:", stderr);
+    for (;;) { /* the smallest size above the last one printed, until none is left */
+        int next = -1;
+        char dur[32];
+        for (int i = 0; i < p->nsizes; i++) {
+            if (p->size_np[i] > last && (next < 0 || p->size_np[i] < p->size_np[next])) {
+                next = i;
+            }
+        }
+        if (next < 0) {
+            break;
+        }
+        last = p->size_np[next];
+        cs_bench_format_duration(p->size_spent[next], dur, sizeof(dur));
+        fprintf(stderr, "%snp=%d ppn=%d %s (%d points)", sep, p->size_np[next], p->size_ppn[next],
+                dur, p->size_points[next]);
+        sep = ", ";
+    }
+    fputc('\n', stderr);
 }
 
 static void draw(cs_bench_progress_t *p, const char *name) {
@@ -109,8 +162,14 @@ void cs_bench_progress_step(cs_bench_progress_t *p, const char *name) {
 void cs_bench_progress_point_done(cs_bench_progress_t *p) {
     p->done++;
     if ((int)p->coll >= 0 && p->coll < CS_COLL_COUNT) {
-        p->spent[p->coll] += now() - p->point_start;
+        int i = size_index(p, p->comm_size);
+        double t = now() - p->point_start;
+        p->spent[p->coll] += t;
         p->points[p->coll]++;
+        if (i >= 0) {
+            p->size_spent[i] += t;
+            p->size_points[i]++;
+        }
     }
 }
 

@@ -17,6 +17,8 @@
 
 #include <stdio.h>
 
+#define CS_BENCH_PROGRESS_MAX_SIZES 64 /* communicator sizes counted by the summary */
+
 typedef struct cs_bench_progress {
     int enabled, tty;
     FILE *out; /* where the bar goes: stderr or the controlling terminal */
@@ -31,6 +33,12 @@ typedef struct cs_bench_progress {
      * refinement and confirmation, or validation), kept on every rank, enabled or not. */
     double point_start, spent[CS_COLL_COUNT];
     int points[CS_COLL_COUNT];
+    /* The same per communicator size, in the order first seen (at most
+     * CS_BENCH_PROGRESS_MAX_SIZES; more are not counted): its points' seconds and count, plus
+     * the seconds of its preparation (cs_bench_progress_size), and its processes per node. */
+    int nsizes, size_np[CS_BENCH_PROGRESS_MAX_SIZES], size_ppn[CS_BENCH_PROGRESS_MAX_SIZES];
+    int size_points[CS_BENCH_PROGRESS_MAX_SIZES];
+    double size_spent[CS_BENCH_PROGRESS_MAX_SIZES];
 } cs_bench_progress_t;
 
 /* Starts reporting `total` points; `enabled` is 0 on ranks other than 0 and with --quiet. */
@@ -44,6 +52,13 @@ void cs_bench_progress_point_done(cs_bench_progress_t *p);
 /* Rank 0, unless quiet: one line "time per collective:" with the seconds and points of every
  * collective that had points, the most expensive first. */
 void cs_bench_progress_spent(const cs_bench_progress_t *p);
+/* Communicator size comm_size (ppn processes per node) was prepared (clock synchronisation,
+ * setup costs) in `seconds`: they count for the size, as its points' times do. */
+void cs_bench_progress_size(cs_bench_progress_t *p, int comm_size, int ppn, double seconds);
+/* Rank 0, unless quiet: one line "time per communicator size:" with, per size in ascending
+ * order, its processes per node, seconds (points and preparation) and points (planned,
+ * refinement and confirmation, or validation). */
+void cs_bench_progress_spent_sizes(const cs_bench_progress_t *p);
 /* Ends the progress line so that other output can follow. */
 void cs_bench_progress_end(cs_bench_progress_t *p);
 /* Ends the progress line and closes the terminal, if one was opened. */

@@ -75,14 +75,42 @@ static int print_rule(const cs_rule_t *rule, void *ctx) {
 
 /* --- the run ------------------------------------------------------------------------------- */
 
-/* Where the run stands: the budget is shared equally over the points left, `total` of which
- * includes the refinement points still reserved. */
+/* Where the run stands: the budget is shared over the points left, `total` of which includes
+ * the refinement points still reserved, by weight: each point of the communicator size being
+ * measured weighs w_here, the n_later points (reserve included) of the sizes still to come
+ * weigh w_later in all (pace_size; plan.h: share_at). The confirmation pass and a run without
+ * sizes to come share equally (w_here 1, w_later 0, n_later 0). */
 typedef struct pace {
     double start;
     int done, total;
     double budget_s; /* what the measurement pass may spend: --budget less the confirmation
                       * pass's share; the confirmation pass spends what is left of --budget */
+    double w_here, w_later;
+    int n_later;
 } pace_t;
+
+/* Rank 0, under --budget: the timing budget of the next point, its weight's part of what is
+ * left of pace->budget_s (at least CS_BENCH_MIN_POINT_BUDGET_S). */
+static double pace_point_budget(const pace_t *pace) {
+    int here = pace->total - pace->done - pace->n_later;
+    double wleft = (here > 0 ? here : 1) * pace->w_here + pace->w_later;
+    double budget =
+        (pace->budget_s - (PMPI_Wtime() - pace->start)) * pace->w_here / (wleft > 0 ? wleft : 1);
+    return budget < CS_BENCH_MIN_POINT_BUDGET_S ? CS_BENCH_MIN_POINT_BUDGET_S : budget;
+}
+
+/* The weights of communicator size index ci and of the sizes after it (see pace_t). A size
+ * without points has no share (plan.h) and never asks for a budget. */
+static void pace_size(pace_t *pace, const cs_bench_plan_t *plan, int ci, int validate) {
+    int pts = plan->points_at[ci] + (validate ? 0 : plan->reserve_at[ci]);
+    pace->w_here = pts > 0 ? plan->share_at[ci] / pts : 1;
+    pace->w_later = 0;
+    pace->n_later = 0;
+    for (int j = ci + 1; j < plan->ncomm_sizes; j++) {
+        pace->w_later += plan->share_at[j];
+        pace->n_later += plan->points_at[j] + (validate ? 0 : plan->reserve_at[j]);
+    }
+}
 
 /* One point (collective over `sub`; the call runs on `call_comm`, `sub` or for a
  * neighbourhood collective its pattern's communicator of the same ranks): measured and stored
@@ -120,10 +148,7 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
             shared[0] = cs_bench_run_has_point(r, c, pattern, n, ppn, key, confirm, &exists);
             shared[1] = exists;
             if (o->budget_s > 0) {
-                int left = pace->total - pace->done;
-                budget = (pace->budget_s - (PMPI_Wtime() - pace->start)) / (left > 0 ? left : 1);
-                budget =
-                    budget < CS_BENCH_MIN_POINT_BUDGET_S ? CS_BENCH_MIN_POINT_BUDGET_S : budget;
+                budget = pace_point_budget(pace);
             }
         }
         CS_MPI_CHECK(PMPI_Bcast(shared, 2, MPI_INT, 0, sub));
@@ -402,11 +427,14 @@ out:
 
 /* What the measurement and confirmation passes do first on the communicator `sub` of size n
  * (comm_sizes[ci]): its processes per node (*ppn), the plan's variants for it, buffers for
- * max_bytes, the synchronised start, and (tuning, not validating) the variants' setup costs. */
+ * max_bytes, the synchronised start, and (tuning, not validating) the variants' setup costs.
+ * The time it takes counts for the size in `progress` (cs_bench_progress_size). */
 static int prepare_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ci, cs_bench_run_t *r,
                         int rank, int n, MPI_Comm sub, uint64_t max_bytes, int *ppn,
-                        cs_bench_bufs_t *bufs, cs_bench_sync_t *sync) {
+                        cs_bench_bufs_t *bufs, cs_bench_sync_t *sync,
+                        cs_bench_progress_t *progress) {
     int rc = CS_OK;
+    double t0 = PMPI_Wtime();
     CS_CHECK(cs_machine_node_size(sub, ppn));
     CS_CHECK(cs_bench_plan_expand(plan, n, *ppn, rank));
     CS_CHECK(cs_bench_bufs_alloc(bufs, (size_t)(max_bytes / sizeof(int)), n));
@@ -414,6 +442,20 @@ static int prepare_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ci,
     if (!o->validate) {
         CS_CHECK(measure_setups(plan, ci, r, rank, n, *ppn, sub));
     }
+    cs_bench_progress_size(progress, n, *ppn, PMPI_Wtime() - t0);
+out:
+    return rc;
+}
+
+/* The end of a communicator size, collectively over `world`: *verdict is the lowest of every
+ * rank's `status`, so that an error of the ranks that measured reaches the others, which would
+ * otherwise wait for them forever. (The ranks outside the size wait in MPI, polling: a version
+ * that slept between tests left the measuring ranks in Open MPI's MPI_Comm_dup for most of
+ * 1m29s at np 8, size 4, instead of 1 s: docs/tuning.md.) CS_ERR_MPI when MPI fails. */
+static int size_verdict(MPI_Comm world, int status, int *verdict) {
+    int rc = CS_OK;
+    *verdict = status;
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, verdict, 1, MPI_INT, MPI_MIN, world));
 out:
     return rc;
 }
@@ -421,7 +463,7 @@ out:
 static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
                       cs_bench_validation_t *val, int rank, MPI_Comm world, pace_t *pace,
                       cs_bench_progress_t *progress) {
-    int rc = CS_OK;
+    int rc = CS_OK, in_size = 0, verdict = CS_OK;
     cs_bench_bufs_t bufs = {0};
     cs_bench_sync_t sync = {0, 0, 0};
     MPI_Comm sub = MPI_COMM_NULL;
@@ -437,8 +479,11 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
     for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
         int n = plan->comm_sizes[ci], ppn = 0;
         CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
+        in_size = 1; /* until size_verdict: a failure must reach the ranks outside sub */
+        pace_size(pace, plan, ci, o->validate);
         if (sub != MPI_COMM_NULL) {
-            CS_CHECK(prepare_size(o, plan, ci, r, rank, n, sub, max_bytes, &ppn, &bufs, &sync));
+            CS_CHECK(prepare_size(o, plan, ci, r, rank, n, sub, max_bytes, &ppn, &bufs, &sync,
+                                  progress));
         }
         for (int c = 0; c < CS_COLL_COUNT && sub != MPI_COMM_NULL; c++) {
             cs_bench_cand_t *cands = plan->cands[c];
@@ -469,10 +514,16 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
             cs_bench_bufs_free(&bufs);
             CS_MPI_CHECK(PMPI_Comm_free(&sub));
         }
+        in_size = 0;
+        CS_CHECK(size_verdict(world, CS_OK, &verdict));
+        CS_CHECK(verdict);
         CS_MPI_CHECK(PMPI_Bcast(&pace->done, 1, MPI_INT, 0, world));
         CS_MPI_CHECK(PMPI_Bcast(&pace->total, 1, MPI_INT, 0, world));
     }
 out:
+    if (in_size && size_verdict(world, rc, &verdict) != CS_OK) {
+        rc = CS_ERR_MPI;
+    }
     cs_bench_bufs_free(&bufs);
     if (sub != MPI_COMM_NULL) {
         PMPI_Comm_free(&sub);
@@ -553,7 +604,7 @@ static int confirm_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ci,
     int rc = CS_OK, ppn = 0;
     cs_bench_bufs_t bufs = {0};
     cs_bench_sync_t sync = {0, 0, 0};
-    CS_CHECK(prepare_size(o, plan, ci, r, rank, n, sub, max_bytes, &ppn, &bufs, &sync));
+    CS_CHECK(prepare_size(o, plan, ci, r, rank, n, sub, max_bytes, &ppn, &bufs, &sync, progress));
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         int ntodo = 0;
         if (plan->ncands[c] < 2) {
@@ -619,6 +670,9 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
     CS_REQUIRE(ok, CS_ERR_NOMEM);
     pace->budget_s = o->budget_s; /* what is left of the whole budget is this pass's */
     pace->total = pace->done + count;
+    pace->w_here = 1; /* shared equally over the points to confirm */
+    pace->w_later = 0;
+    pace->n_later = 0;
     progress->total = pace->total > 0 ? pace->total : 1;
     if (rank == 0 && !o->quiet && count > 0) {
         cs_bench_progress_end(progress);
@@ -638,8 +692,7 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
         /* Every rank learns the size's verdict, the ranks outside sub too: otherwise, when the
          * ranks of sub stop on an error (all alike, see run_point), the others would wait for
          * them at the next split. */
-        verdict = rc;
-        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &verdict, 1, MPI_INT, MPI_MIN, world));
+        CS_CHECK(size_verdict(world, rc, &verdict));
         rc = verdict;
         CS_CHECK(rc);
     }
@@ -689,12 +742,12 @@ out:
 
 int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int nextra,
                   MPI_Comm world) {
-    int rank, nprocs, rc = CS_OK, status = 0, resumed = 0, nrules = 0;
+    int rank, nprocs, rc = CS_OK, status = 0, resumed = 0, nrules = 0, job_ppn = 1;
     char err[512];
     cs_bench_opts_t opts;
     cs_machine_t machine;
     cs_bench_progress_t progress;
-    pace_t pace = {0, 0, 0, 0};
+    pace_t pace = {0, 0, 0, 0, 1, 0, 0};
     cs_bench_run_t r;
     cs_bench_validation_t val;
     cs_bench_plan_t *plan = NULL;
@@ -728,10 +781,15 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
             return 2;
         }
     }
+    /* the job's processes per node: the default plan's node sizes (collective over world) */
+    if (cs_machine_node_size(world, &job_ppn) != CS_OK) {
+        cs_bench_say(rank, "could not find the processes per node (MPI error)");
+        return 1;
+    }
     plan = malloc(sizeof(*plan));
     thr = malloc(sizeof(*thr));
     if (plan == NULL || thr == NULL ||
-        cs_bench_plan_make(&opts, extra, nextra, nprocs, plan) != CS_OK) {
+        cs_bench_plan_make(&opts, extra, nextra, nprocs, job_ppn, plan) != CS_OK) {
         cs_bench_say(rank, "out of memory");
         free(plan);
         free(thr);
@@ -754,10 +812,8 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         return 2;
     }
     if (opts.list) {
-        int ppn = 1;
-        status = cs_machine_node_size(world, &ppn) != CS_OK;
-        if (rank == 0 && !status) {
-            status = cs_bench_plan_list(&opts, plan, ppn, rank) != CS_OK;
+        if (rank == 0) {
+            status = cs_bench_plan_list(&opts, plan, rank) != CS_OK;
             printf("%s%s\n", thr_text,
                    opts.no_refine ? " (--no-refine: not measured, still rule boundaries)" : "");
             cs_bench_overlap_list(&opts, plan);
@@ -842,6 +898,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     CS_CHECK(rc);
     if (rank == 0 && opts.overlap != CS_BENCH_OVERLAP_ONLY) {
         cs_bench_progress_spent(&progress);
+        cs_bench_progress_spent_sizes(&progress);
     }
     if (rank == 0 && opts.validate) {
         char dur[32];

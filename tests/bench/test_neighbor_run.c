@@ -439,7 +439,11 @@ int main(int argc, char **argv) {
         return 1;
     }
     {
+        char np_text[16]; /* the checks below expect the job size alone (--comm-sizes) */
+        snprintf(np_text, sizeof(np_text), "%d", nprocs);
         char *bench_argv[] = {"collsel-bench",
+                              "--comm-sizes",
+                              np_text,
                               "--db",
                               path,
                               "--colls",
@@ -463,6 +467,8 @@ int main(int argc, char **argv) {
         }
         if (status == 0 && nprocs >= 2) { /* at np 1 nothing was tuned to validate */
             char *validate_argv[] = {"collsel-bench",
+                                     "--comm-sizes",
+                                     np_text,
                                      "--db",
                                      path,
                                      "--colls",

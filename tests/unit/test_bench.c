@@ -1,4 +1,5 @@
-/* Unit tests of collsel-bench's MPI-free parts: the command line (bench/options.c) and the
+/* Unit tests of collsel-bench's MPI-free parts: the command line (bench/options.c), the plan's
+ * sizes and default communicator sizes with their shares of the budget (bench/plan.c), and the
  * winners and size intervals (bench/rules.c). Nothing here calls MPI, so Check may fork.
  *
  * The rules tests use hand-built sizes: at each size a few entries with medians and p-values
@@ -8,6 +9,7 @@
 #include "derive.h"
 #include "loggp.h"
 #include "options.h"
+#include "overlap.h"
 #include "patterns.h"
 #include "plan.h"
 #include "rules.h"
@@ -1374,6 +1376,178 @@ START_TEST(plan_sizes_add_thresholds) {
 }
 END_TEST
 
+/* --- the default plan (plan.h: cs_bench_plan_default_sizes) --------------------------------- */
+
+/* The default plan of np processes with ppn per node must be want[0..nwant-1]; its weights
+ * positive, the job size's the largest, log2(size) for a size that is neither the job size nor
+ * a node size (one node, two nodes). */
+static void check_default(int np, int ppn, const int *want, int nwant) {
+    int sizes[CS_BENCH_MAX_LIST];
+    double weight[CS_BENCH_MAX_LIST];
+    int n = cs_bench_plan_default_sizes(np, ppn, sizes, weight, CS_BENCH_MAX_LIST);
+    int nodes = (np + ppn - 1) / ppn;
+    ck_assert_msg(n == nwant, "np %d ppn %d: %d sizes, want %d", np, ppn, n, nwant);
+    for (int i = 0; i < n; i++) {
+        int node = nodes > 1 && (sizes[i] == ppn || sizes[i] == 2 * ppn);
+        ck_assert_msg(sizes[i] == want[i], "np %d ppn %d: size %d is %d, want %d", np, ppn, i,
+                      sizes[i], want[i]);
+        ck_assert_msg(weight[i] > 0, "np %d ppn %d: weight of %d is %g", np, ppn, sizes[i],
+                      weight[i]);
+        if (sizes[i] != np) {
+            ck_assert_msg(weight[i] < weight[n - 1], "np %d ppn %d: %d weighs %g, the job %g", np,
+                          ppn, sizes[i], weight[i], weight[n - 1]);
+        }
+        if (sizes[i] != np && !node) {
+            ck_assert_double_eq_tol(weight[i], log2((double)sizes[i]), 1e-12);
+        } else if (sizes[i] != np) {
+            ck_assert_double_eq_tol(weight[i], 1.5 * log2((double)sizes[i]), 1e-12);
+        } else if (np > 1) {
+            ck_assert_double_eq_tol(weight[i], 2.0 * log2((double)np), 1e-12);
+        }
+    }
+    ck_assert_int_eq(sizes[n - 1], np); /* the job size is always there, and the largest */
+}
+
+/* One node (ppn = np, or more: a job on one node): 2, the powers of two, the job size. */
+START_TEST(default_plan_one_node) {
+    static const int want[10][5] = {
+        {0}, {1}, {2}, {2, 3}, {2, 4}, {2, 4, 5}, {2, 4, 6}, {2, 4, 7}, {2, 4, 8}, {2, 4, 8, 9},
+    };
+    static const int nwant[10] = {0, 1, 1, 2, 2, 3, 3, 3, 3, 4};
+    for (int np = 1; np <= 9; np++) {
+        check_default(np, np, want[np], nwant[np]);
+        check_default(np, 64, want[np], nwant[np]);
+    }
+    {
+        int sizes[4];
+        double weight[4];
+        ck_assert_int_eq(cs_bench_plan_default_sizes(0, 1, sizes, weight, 4), 0);
+        /* a short list keeps the job size */
+        ck_assert_int_eq(cs_bench_plan_default_sizes(1000, 1000, sizes, weight, 2), 2);
+        ck_assert_int_eq(sizes[1], 1000);
+    }
+}
+END_TEST
+
+/* Emulated nodes of k processes (COLLSEL_NODE_SIZE=k): one node (k), two nodes (2k) and all
+ * nodes (the job) join the plan from two nodes on; a node of one process is no size. */
+START_TEST(default_plan_nodes) {
+    static const int k1[10][5] = {
+        {0}, {1}, {2}, {2, 3}, {2, 4}, {2, 4, 5}, {2, 4, 6}, {2, 4, 7}, {2, 4, 8}, {2, 4, 8, 9},
+    };
+    static const int nk1[10] = {0, 1, 1, 2, 2, 3, 3, 3, 3, 4};
+    static const int k2[10][5] = {
+        {0}, {1}, {2}, {2, 3}, {2, 4}, {2, 4, 5}, {2, 4, 6}, {2, 4, 7}, {2, 4, 8}, {2, 4, 8, 9},
+    };
+    static const int nk2[10] = {0, 1, 1, 2, 2, 3, 3, 3, 3, 4};
+    static const int k3[10][6] = {
+        {0},
+        {1},
+        {2},
+        {2, 3},
+        {2, 3, 4},
+        {2, 3, 4, 5},
+        {2, 3, 4, 6},
+        {2, 3, 4, 6, 7},
+        {2, 3, 4, 6, 8},
+        {2, 3, 4, 6, 8, 9},
+    };
+    static const int nk3[10] = {0, 1, 1, 2, 3, 4, 4, 5, 5, 6};
+    static const int k4[10][5] = {
+        {0}, {1}, {2}, {2, 3}, {2, 4}, {2, 4, 5}, {2, 4, 6}, {2, 4, 7}, {2, 4, 8}, {2, 4, 8, 9},
+    };
+    static const int nk4[10] = {0, 1, 1, 2, 2, 3, 3, 3, 3, 4};
+    for (int np = 1; np <= 9; np++) {
+        check_default(np, 1, k1[np], nk1[np]);
+        check_default(np, 2, k2[np], nk2[np]);
+        check_default(np, 3, k3[np], nk3[np]);
+        check_default(np, 4, k4[np], nk4[np]);
+    }
+    {
+        /* np 8 on nodes of 3: the weights as documented (docs/tuning.md) */
+        int sizes[8];
+        double weight[8];
+        ck_assert_int_eq(cs_bench_plan_default_sizes(8, 3, sizes, weight, 8), 5);
+        ck_assert_double_eq_tol(weight[0], 1.0, 1e-12);             /* 2 */
+        ck_assert_double_eq_tol(weight[1], 1.5 * log2(3.0), 1e-12); /* 3: one node */
+        ck_assert_double_eq_tol(weight[2], 2.0, 1e-12);             /* 4 */
+        ck_assert_double_eq_tol(weight[3], 1.5 * log2(6.0), 1e-12); /* 6: two nodes */
+        ck_assert_double_eq_tol(weight[4], 6.0, 1e-12);             /* 8: the job */
+        /* 16 processes on nodes of 4: 2, 4 (one node), 8 (two nodes), 16 */
+        ck_assert_int_eq(cs_bench_plan_default_sizes(16, 4, sizes, weight, 8), 4);
+        ck_assert_int_eq(sizes[1], 4);
+        ck_assert_double_eq_tol(weight[1], 3.0, 1e-12);
+        ck_assert_int_eq(sizes[2], 8);
+        ck_assert_double_eq_tol(weight[2], 4.5, 1e-12);
+    }
+}
+END_TEST
+
+/* The plan of a job: the default sizes with their processes per node, points, refinement
+ * reserve and shares of the budget (by weight, summing to 1); with --comm-sizes the shares
+ * follow the points (every point the same time, as before the default plan). */
+START_TEST(default_plan_shares) {
+    const char *def[] = {"--colls", "allreduce,barrier", "--sizes", "8,1K", "--budget", "90s",
+                         NULL};
+    const char *given[] = {"--colls", "allreduce,barrier", "--sizes", "8,1K", "--comm-sizes", "2,8",
+                           NULL};
+    cs_bench_opts_t o = parse_ok(def);
+    cs_bench_plan_t *plan = malloc(sizeof(*plan));
+    double sum = 0;
+    ck_assert_ptr_nonnull(plan);
+    /* No neighbourhood collective is planned: no patterns (their graphs call MPI_Dims_create,
+     * and this test runs without MPI). */
+    o.patterns = 0;
+    ck_assert_int_eq(cs_bench_plan_make(&o, NULL, 0, 8, 3, plan), CS_OK);
+    ck_assert_int_eq(plan->default_sizes, 1);
+    ck_assert_int_eq(plan->ncomm_sizes, 5); /* 2, 3, 4, 6, 8 */
+    {
+        static const int ppn[5] = {2, 3, 3, 3, 3};
+        static const double weight[5] = {1.0, 2.377443751081734, 2.0, 3.877443751081734, 6.0};
+        double wsum = 0;
+        for (int ci = 0; ci < 5; ci++) {
+            wsum += weight[ci];
+        }
+        for (int ci = 0; ci < 5; ci++) {
+            ck_assert_int_eq(plan->ppn_at[ci], ppn[ci]);
+            /* allreduce at 8 B and 1 KiB, barrier at 0 B; the powers of two 16 .. 512 between
+             * 8 and 1K are allreduce's refinement reserve */
+            ck_assert_int_eq(plan->points_at[ci], 3);
+            ck_assert_int_eq(plan->reserve_at[ci], 6);
+            ck_assert_double_eq_tol(plan->share_at[ci], weight[ci] / wsum, 1e-9);
+            sum += plan->share_at[ci];
+        }
+        ck_assert_double_eq_tol(sum, 1.0, 1e-12);
+        ck_assert_int_eq(plan->npoints, 15);
+        /* the job size's estimate: its share of what the measurement pass gets (the budget
+         * less the confirmation and overlap passes' shares) */
+        ck_assert_double_eq_tol(
+            cs_bench_plan_size_estimate(&o, plan, 4),
+            90.0 * (1.0 - CS_BENCH_CONFIRM_SHARE - CS_BENCH_OVERLAP_SHARE) * 6.0 / wsum, 1e-9);
+    }
+    o = parse_ok(given);
+    o.patterns = 0;
+    ck_assert_int_eq(cs_bench_plan_make(&o, NULL, 0, 8, 8, plan), CS_OK);
+    ck_assert_int_eq(plan->default_sizes, 0);
+    ck_assert_int_eq(plan->ncomm_sizes, 2);
+    ck_assert_int_eq(plan->comm_sizes[0], 2);
+    ck_assert_int_eq(plan->comm_sizes[1], 8);
+    ck_assert_double_eq_tol(plan->share_at[0], 0.5, 1e-12);
+    ck_assert_double_eq_tol(plan->share_at[1], 0.5, 1e-12);
+    /* without --budget: 2 s per planned and reserved point */
+    ck_assert_double_eq_tol(cs_bench_plan_size_estimate(&o, plan, 1), 9 * CS_BENCH_POINT_BUDGET_S,
+                            1e-12);
+    /* one process: the job size alone, as before */
+    o = parse_ok(def);
+    o.patterns = 0;
+    ck_assert_int_eq(cs_bench_plan_make(&o, NULL, 0, 1, 1, plan), CS_OK);
+    ck_assert_int_eq(plan->ncomm_sizes, 1);
+    ck_assert_int_eq(plan->comm_sizes[0], 1);
+    ck_assert_double_eq_tol(plan->share_at[0], 1.0, 1e-12);
+    free(plan);
+}
+END_TEST
+
 /* The lo of the second interval of a native/candidate split between 2K and 4K (a refined
  * boundary: adjacent powers of two), with the given thresholds. */
 static uint64_t split_boundary(const uint64_t *thresholds, int nthresholds) {
@@ -1580,6 +1754,9 @@ static Suite *refine_suite(void) {
     tcase_add_test(tc, refine_respects_the_cap);
     tcase_add_test(tc, refine_needs_a_power_of_two_between);
     tcase_add_test(tc, plan_sizes_add_thresholds);
+    tcase_add_test(tc, default_plan_one_node);
+    tcase_add_test(tc, default_plan_nodes);
+    tcase_add_test(tc, default_plan_shares);
     tcase_add_test(tc, rules_boundary_at_threshold);
     tcase_add_test(tc, rules_unrefined_gap_goes_native);
     tcase_add_test(tc, rules_threshold_inside_an_interval_adds_no_boundary);
