@@ -427,7 +427,9 @@ COLLSEL_API int collsel_startall(int count, MPI_Request requests[]);
  * @param len   size of buf.
  * @return MPI_SUCCESS, or MPI_ERR_ARG for an unknown collective or NULL buf.
  *
- * Assumes a call that every ranked candidate can run (commutative op, any root).
+ * Assumes a call that every ranked candidate can run (commutative op, any root). When the
+ * database has nonblocking rules for the collective (tuned for overlap), the line also names
+ * the one its nonblocking and persistent calls of that size follow.
  */
 COLLSEL_API int collsel_explain(const char *coll, size_t bytes, MPI_Comm comm, char *buf,
                                 size_t len);
