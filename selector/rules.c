@@ -176,7 +176,8 @@ int cs_sel_rules_load(const char *path, int ppn, cs_sel_loaded_t *out, char *why
     out->nb_rules = nl.v;
     out->n_nb = nl.n;
     if (nb_bad > 0 && out->nbad == 0) {
-        snprintf(out->bad_why, sizeof(out->bad_why), "nonblocking: %s", nb_why);
+        /* cut to fit, as any reason is (gcc's -Wformat-truncation in the Debug build) */
+        snprintf(out->bad_why, sizeof(out->bad_why), "nonblocking: %.1000s", nb_why);
     }
     out->nbad += nb_bad;
     out->pats = pl.v;
