@@ -392,6 +392,11 @@ static int may_share(void) {
            PMPI_Comm_get_parent(&parent) == MPI_SUCCESS && parent == MPI_COMM_NULL;
 }
 
+static int int_order(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 int cs_comm_share_agree(cs_comm_t *ctx, int share, int flag, int *any) {
     int rc = CS_OK;
     int p = ctx->nprocs, mine[3], world_rank = 0, ok;
@@ -418,6 +423,14 @@ int cs_comm_share_agree(cs_comm_t *ctx, int share, int flag, int *any) {
             all[r] = all[3 * r + 1];
             h = (h ^ (unsigned)all[r]) * 1099511628211ull;
         }
+        /* a world rank twice: processes of two worlds the identity did not tell apart */
+        memcpy(all + p, all, (size_t)p * sizeof(int));
+        qsort(all + p, (size_t)p, sizeof(int), int_order);
+        for (int r = 1; r < p && ok; r++) {
+            ok = all[p + r] != all[p + r - 1];
+        }
+    }
+    if (ok) {
         ctx->world = all;
         ctx->world_hash = h;
         ctx->share = 1;

@@ -205,7 +205,8 @@ int cs_comm_node(cs_comm_t *ctx, cs_comm_node_t **out) CS_MUST_CHECK;
  * rank passed a non-zero one), its MPI_COMM_WORLD rank, and an identity of its MPI_COMM_WORLD.
  * From them the context learns whether it shares node layouts (comm.h, "Sharing": `share` 1 on
  * every rank of a call that passed `share` when no rank runs under MPI_THREAD_MULTIPLE, no rank
- * is a spawned process and all ranks are of one world) and its group's key. Without it a
+ * is a spawned process, all ranks are of one world and no world rank comes twice) and its
+ * group's key. Without it a
  * context shares nothing. CS_ERR_MPI or CS_ERR_NOMEM on failure (nothing shared). */
 int cs_comm_share_agree(cs_comm_t *ctx, int share, int flag, int *any) CS_MUST_CHECK;
 
