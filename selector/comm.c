@@ -159,7 +159,7 @@ static int isomorphic(MPI_Comm comm) {
  * rank ends with the same verdict (native only when any rank failed). */
 static int setup(cs_comm_t *ctx, MPI_Comm user) {
     int rc = CS_OK;
-    int inter = 0, ppn = 1, ok, has_sig = 0;
+    int inter = 0, ppn = 1, ok, has_sig = 0, need = 0;
     cs_graph_sig_t sig;
     cs_sel_comm_t *sc = calloc(1, sizeof(*sc));
     if (sc != NULL) {
@@ -171,8 +171,12 @@ static int setup(cs_comm_t *ctx, MPI_Comm user) {
         sc->native_only = 1;
         goto done;
     }
-    CS_CHECK(cs_machine_node_size(ctx->comm, &ppn));
-    CS_CHECK(cs_sel_rules_share(ctx->comm, ctx->rank, ppn));
+    /* One gather tells every rank whether some rank lacks the rule table and lets the
+     * communicator share node resources with others of its group (core/comm.h, "Sharing"),
+     * which may then give the processes per node without communicating. */
+    CS_CHECK(cs_comm_share_agree(ctx, 1, cs_sel_rules_missing(), &need));
+    CS_CHECK(cs_comm_ppn(ctx, &ppn));
+    CS_CHECK(cs_sel_rules_share(ctx->comm, ctx->rank, ppn, need));
     if (cs_sel_rules_have_patterns()) { /* the same answer on every rank: the table is shared */
         CS_CHECK(signature(ctx, &sig, &has_sig));
     }

@@ -176,7 +176,8 @@ int cs_sel_rules_load(const char *path, int ppn, cs_sel_loaded_t *out, char *why
     out->nb_rules = nl.v;
     out->n_nb = nl.n;
     if (nb_bad > 0 && out->nbad == 0) {
-        snprintf(out->bad_why, sizeof(out->bad_why), "nonblocking: %s", nb_why);
+        /* cut to fit, as any reason is (gcc's -Wformat-truncation in the Debug build) */
+        snprintf(out->bad_why, sizeof(out->bad_why), "nonblocking: %.1000s", nb_why);
     }
     out->nbad += nb_bad;
     out->pats = pl.v;
@@ -361,15 +362,19 @@ out:
     return rc;
 }
 
-int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn) {
-    int rc = CS_OK;
-    int need, state = 0, n = 0;
-    cs_rule_t *snap = NULL; /* rank 0: the table as loaded (snapshot()) */
-    cs_rule_t *copy = NULL; /* what is broadcast: rank 0's snapshot, or the received table */
+int cs_sel_rules_missing(void) {
+    int need;
     pthread_mutex_lock(&cs_sel_lock);
     need = table_state == TABLE_NONE;
     pthread_mutex_unlock(&cs_sel_lock);
-    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_INT, MPI_MAX, comm));
+    return need;
+}
+
+int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn, int need) {
+    int rc = CS_OK;
+    int state = 0, n = 0;
+    cs_rule_t *snap = NULL; /* rank 0: the table as loaded (snapshot()) */
+    cs_rule_t *copy = NULL; /* what is broadcast: rank 0's snapshot, or the received table */
     if (!need) {
         return CS_OK;
     }

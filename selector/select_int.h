@@ -116,11 +116,16 @@ CS_SEL_INTERNAL int cs_sel_rules_load(const char *path, int ppn, cs_sel_loaded_t
                                       size_t len) CS_MUST_CHECK;
 CS_SEL_INTERNAL void cs_sel_loaded_free(cs_sel_loaded_t *l);
 
+/* 1 when this process has no rule table yet (not collective). */
+CS_SEL_INTERNAL int cs_sel_rules_missing(void);
+
 /* Makes sure every rank of `comm` (`rank` in it, `ppn` per node) has the rule table, loading
- * it on rank 0 if any rank has none (collective). The table carries the nonblocking rules, the
- * tuned patterns' signatures and the machine's LogGP parameters (measured at the ppn nearest
- * `ppn`), which every rank then makes current (core/loggp.h). CS_OK, or CS_ERR_MPI. */
-CS_SEL_INTERNAL int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn) CS_MUST_CHECK;
+ * it on rank 0 if any rank has none (collective): `need` says whether some rank had none when
+ * asked (cs_sel_rules_missing, agreed over comm by the caller; the same on every rank), and
+ * nothing is done without it. The table carries the nonblocking rules, the tuned patterns'
+ * signatures and the machine's LogGP parameters (measured at the ppn nearest `ppn`), which every
+ * rank then makes current (core/loggp.h). CS_OK, or CS_ERR_MPI. */
+CS_SEL_INTERNAL int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn, int need) CS_MUST_CHECK;
 /* Prunes the rule table (and its nonblocking rules) for a communicator of `nprocs` processes,
  * `ppn` per node and pattern signature *sig (NULL: no topology) into `sc` when the table is
  * usable; *usable says whether

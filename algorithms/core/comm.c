@@ -4,14 +4,33 @@
 #include "loggp.h"
 
 #include "algo.h"
+#include "log.h"
 #include "machine.h"
 #include "nb.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int keyval = MPI_KEYVAL_INVALID;
+
+/* The node layouts that contexts share (comm.h, "Sharing"): every shared layout, in use or
+ * kept, and how many of them are kept. Changed only under cache_lock; it is touched only below
+ * MPI_THREAD_MULTIPLE (nothing is shared above), but serialised threads may take turns. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static cs_comm_node_t *cache;
+static int cache_kept;
+
+/* Frees the window of layout n (collective over its node). */
+static void window_free(cs_comm_node_t *n) {
+    if (n->win != MPI_WIN_NULL) {
+        PMPI_Win_unlock_all(n->win);
+        PMPI_Win_free(&n->win);
+    }
+    n->win_base = NULL;
+    n->win_half = 0;
+}
 
 static void node_free(cs_comm_node_t *n) {
     if (n == NULL) {
@@ -25,15 +44,101 @@ static void node_free(cs_comm_node_t *n) {
         }
         free(ld);
     }
-    if (n->win != MPI_WIN_NULL) {
-        PMPI_Win_unlock_all(n->win);
-        PMPI_Win_free(&n->win);
-    }
+    window_free(n);
     if (n->comm != MPI_COMM_NULL) {
         PMPI_Comm_free(&n->comm);
     }
     free(n->domain);
+    free(n->world);
     free(n);
+}
+
+/* Unlinks n from the cache (under cache_lock). */
+static void cache_unlink(cs_comm_node_t *n) {
+    for (cs_comm_node_t **at = &cache; *at != NULL; at = &(*at)->next) {
+        if (*at == n) {
+            *at = n->next;
+            n->next = NULL;
+            return;
+        }
+    }
+}
+
+/* A context lets go of its node layout: a private one is freed; a shared one when this was its
+ * last user and it is not kept; a kept one loses a window larger than CS_NODE_KEEP_WINDOW. Every
+ * rank of the group releases its entry at the same point of the entry's history (its last user
+ * is freed on every rank), so the collective frees match even when ranks free the group's
+ * communicators in different orders. */
+static void node_release(cs_comm_node_t *n) {
+    int last;
+    if (n == NULL) {
+        return;
+    }
+    if (!n->shared) {
+        node_free(n);
+        return;
+    }
+    pthread_mutex_lock(&cache_lock);
+    last = --n->users == 0;
+    if (last && !n->keep) {
+        cache_unlink(n);
+    }
+    pthread_mutex_unlock(&cache_lock);
+    if (last && !n->keep) {
+        cs_log(CS_LOG_DEBUG, "node resources of %d ranks freed with their last communicator",
+               n->nodes.nprocs);
+        node_free(n);
+    } else if (last && n->win_half > CS_NODE_KEEP_WINDOW) {
+        window_free(n); /* the same on every rank of the node: it grows collectively */
+    }
+}
+
+/* Orders kept layouts alike on every rank: by group size, world ranks, emulated node size. */
+static int node_order(const void *a, const void *b) {
+    const cs_comm_node_t *x = *(cs_comm_node_t *const *)a, *y = *(cs_comm_node_t *const *)b;
+    if (x->nodes.nprocs != y->nodes.nprocs) {
+        return x->nodes.nprocs < y->nodes.nprocs ? -1 : 1;
+    }
+    for (int i = 0; i < x->nodes.nprocs; i++) {
+        if (x->world[i] != y->world[i]) {
+            return x->world[i] < y->world[i] ? -1 : 1;
+        }
+    }
+    return x->emulate < y->emulate ? -1 : x->emulate > y->emulate;
+}
+
+/* At MPI_Finalize: frees the cached layouts no context uses, in node_order, so that every rank
+ * frees the windows it shares with others in the same order (MPI_Win_free synchronises the
+ * node). Layouts that contexts of never freed communicators still use stay, like them. */
+static void cache_free_unused(void) {
+    cs_comm_node_t **unused = NULL;
+    int n = 0;
+    pthread_mutex_lock(&cache_lock);
+    for (cs_comm_node_t *e = cache; e != NULL; e = e->next) {
+        n += e->users == 0;
+    }
+    unused = n > 0 ? malloc((size_t)n * sizeof(*unused)) : NULL;
+    n = 0;
+    for (cs_comm_node_t **at = &cache; unused != NULL && *at != NULL;) {
+        cs_comm_node_t *e = *at;
+        if (e->users == 0) {
+            *at = e->next;
+            e->next = NULL;
+            unused[n++] = e;
+            cache_kept -= e->keep;
+        } else {
+            at = &e->next;
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
+    if (n > 0) {
+        qsort(unused, (size_t)n, sizeof(*unused), node_order);
+        cs_log(CS_LOG_DEBUG, "%d cached node resources freed at MPI_Finalize", n);
+    }
+    for (int i = 0; i < n; i++) {
+        node_free(unused[i]);
+    }
+    free(unused);
 }
 
 static void context_free(cs_comm_t *ctx) {
@@ -59,7 +164,8 @@ static void context_free(cs_comm_t *ctx) {
         }
         free(l);
     }
-    node_free(ctx->node);
+    node_release(ctx->node);
+    free(ctx->world);
     free(ctx->agreed);
     if (ctx->comm != MPI_COMM_NULL) {
         PMPI_Comm_free(&ctx->comm);
@@ -87,8 +193,8 @@ static int delete_fn(MPI_Comm comm, int key, void *value, void *extra) {
 
 /* Runs at the start of MPI_Finalize, which deletes MPI_COMM_SELF's attributes first, while MPI
  * still works: frees the context of MPI_COMM_WORLD (the standard does not promise to delete
- * MPI_COMM_WORLD's attributes) and the keyval. Contexts on communicators the application never
- * freed stay, like those communicators. */
+ * MPI_COMM_WORLD's attributes), the node layouts kept for reuse, and the keyval. Contexts on
+ * communicators the application never freed stay, like those communicators. */
 static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra) {
     void *ctx = NULL;
     int found = 0;
@@ -102,6 +208,7 @@ static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra) {
     if (PMPI_Comm_get_attr(MPI_COMM_WORLD, keyval, &ctx, &found) == MPI_SUCCESS && found) {
         PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
     }
+    cache_free_unused();
     PMPI_Comm_free_keyval(&keyval);
     return MPI_SUCCESS;
 }
@@ -255,45 +362,211 @@ out:
     return rc;
 }
 
-int cs_comm_node(cs_comm_t *ctx, cs_comm_node_t **out) {
+/* An identity of this process's MPI_COMM_WORLD among the worlds a communicator can join
+ * (MPI_Comm_spawn, MPI_Comm_connect): the launcher's name for the job when it gives one, mixed
+ * with the world's size. Not collective; the same on every process of a world. */
+static int world_identity(void) {
+    static const char *const names[] = {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "PMI_KVSNAME"};
+    unsigned h = 2166136261u;
+    int size = 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *v = getenv(names[i]);
+        if (v != NULL && *v != '\0') {
+            for (; *v != '\0'; v++) {
+                h = (h ^ (unsigned char)*v) * 16777619u;
+            }
+            break;
+        }
+    }
+    return (int)((h ^ (unsigned)size) * 16777619u);
+}
+
+/* 1 when this process may share node layouts at all: not under MPI_THREAD_MULTIPLE (two
+ * communicators' calls could overlap) and not a spawned process (its communicators may mix
+ * worlds). Not collective. */
+static int may_share(void) {
+    int level = MPI_THREAD_MULTIPLE;
+    MPI_Comm parent = MPI_COMM_NULL;
+    return PMPI_Query_thread(&level) == MPI_SUCCESS && level != MPI_THREAD_MULTIPLE &&
+           PMPI_Comm_get_parent(&parent) == MPI_SUCCESS && parent == MPI_COMM_NULL;
+}
+
+static int int_order(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int cs_comm_share_agree(cs_comm_t *ctx, int share, int flag, int *any) {
+    int rc = CS_OK;
+    int p = ctx->nprocs, mine[3], world_rank = 0, ok;
+    int *all = NULL;
+    unsigned long long h = 1469598103934665603ull;
+    *any = 0;
+    free(ctx->world);
+    ctx->world = NULL;
+    ctx->share = 0;
+    CS_MPI_CHECK(PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
+    mine[0] = (flag != 0) | (share && may_share() ? 0 : 2);
+    mine[1] = world_rank;
+    mine[2] = world_identity();
+    all = malloc(3 * (size_t)p * sizeof(int));
+    CS_REQUIRE(all != NULL, CS_ERR_NOMEM);
+    CS_MPI_CHECK(PMPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, ctx->comm));
+    ok = 1;
+    for (int r = 0; r < p; r++) {
+        *any |= all[3 * r] & 1;
+        ok = ok && !(all[3 * r] & 2) && all[3 * r + 2] == all[2]; /* one world */
+    }
+    if (ok) { /* the world ranks, in rank order, into the front of `all` */
+        for (int r = 0; r < p; r++) {
+            all[r] = all[3 * r + 1];
+            h = (h ^ (unsigned)all[r]) * 1099511628211ull;
+        }
+        /* a world rank twice: processes of two worlds the identity did not tell apart */
+        memcpy(all + p, all, (size_t)p * sizeof(int));
+        qsort(all + p, (size_t)p, sizeof(int), int_order);
+        for (int r = 1; r < p && ok; r++) {
+            ok = all[p + r] != all[p + r - 1];
+        }
+    }
+    if (ok) {
+        ctx->world = all;
+        ctx->world_hash = h;
+        ctx->share = 1;
+        all = NULL;
+    }
+out:
+    free(all);
+    return rc;
+}
+
+/* The cached layout of the context's group, taken for the context (one more user), or NULL.
+ * Local: every rank of the group finds the same (comm.h, "Sharing"). */
+static cs_comm_node_t *cache_take(cs_comm_t *ctx, long emulate) {
+    cs_comm_node_t *n;
+    int users = 0;
+    pthread_mutex_lock(&cache_lock);
+    for (n = cache; n != NULL; n = n->next) {
+        if (n->hash == ctx->world_hash && n->nodes.nprocs == ctx->nprocs && n->emulate == emulate &&
+            memcmp(n->world, ctx->world, (size_t)ctx->nprocs * sizeof(int)) == 0) {
+            users = ++n->users;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
+    if (n != NULL) {
+        cs_log(CS_LOG_DEBUG, "node resources of %d ranks reused (%d communicators use them)",
+               ctx->nprocs, users);
+    }
+    return n;
+}
+
+/* Makes the context's node communicator and processes per node (the first part of the layout),
+ * collectively; with ctx->share the ranks also agree, in the same reduction, whether the
+ * layout is kept after its last user (every rank keeps fewer than CS_NODE_KEEP), and it goes
+ * into the cache. */
+static int node_make(cs_comm_t *ctx, long emulate, cs_comm_node_t **out) {
     int rc = CS_OK;
     cs_comm_node_t *n = NULL;
-    MPI_Comm shared = MPI_COMM_NULL;
-    int *dom = NULL;
-    int emulated = 0, ppn = 0, first, ok, mine, shared_size = 0;
+    int emulated = 0, v[2];
     *out = NULL;
-    if (ctx->node != NULL) {
-        *out = ctx->node;
-        return CS_OK;
-    }
     n = calloc(1, sizeof(*n));
     CS_REQUIRE(n != NULL, CS_ERR_NOMEM);
     n->comm = MPI_COMM_NULL;
     n->win = MPI_WIN_NULL;
+    n->emulate = emulate;
     CS_CHECK(cs_machine_node_comm(ctx->comm, &n->comm, &emulated));
     CS_MPI_CHECK(PMPI_Comm_rank(n->comm, &n->local_rank));
     CS_MPI_CHECK(PMPI_Comm_size(n->comm, &n->local_size));
-    ppn = n->local_size;
-    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ppn, 1, MPI_INT, MPI_MAX, ctx->comm));
+    pthread_mutex_lock(&cache_lock);
+    v[0] = n->local_size;
+    v[1] = !(ctx->share && cache_kept < CS_NODE_KEEP); /* MAX: 0 when every rank has room */
+    pthread_mutex_unlock(&cache_lock);
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, ctx->comm));
     n->nodes.nprocs = ctx->nprocs;
-    n->nodes.ppn = ppn;
-    n->nodes.nnodes = (ctx->nprocs + ppn - 1) / ppn;
+    n->nodes.ppn = v[0];
+    n->nodes.nnodes = (ctx->nprocs + v[0] - 1) / v[0];
+    if (ctx->share) {
+        n->shared = 1;
+        n->keep = !v[1];
+        n->users = 1;
+        n->world = ctx->world; /* the key moves into the layout */
+        n->hash = ctx->world_hash;
+        ctx->world = NULL;
+        pthread_mutex_lock(&cache_lock);
+        cache_kept += n->keep;
+        n->next = cache;
+        cache = n;
+        pthread_mutex_unlock(&cache_lock);
+    }
+    cs_log(CS_LOG_DEBUG, "node resources of %d ranks made (%s)", ctx->nprocs,
+           n->keep     ? "shared, kept after their last communicator"
+           : n->shared ? "shared while in use"
+                       : "not shared");
+    *out = n;
+    n = NULL;
+out:
+    node_free(n);
+    return rc;
+}
+
+/* The context's node layout, its first part at least: found in the cache (ctx->share) or made
+ * (`make`; otherwise *out may be NULL). */
+static int node_get(cs_comm_t *ctx, int make, cs_comm_node_t **out) {
+    int rc = CS_OK;
+    long emulate = cs_machine_node_emulation();
+    if (ctx->node == NULL && ctx->share) {
+        ctx->node = cache_take(ctx, emulate);
+    }
+    if (ctx->node == NULL && make) {
+        CS_CHECK(node_make(ctx, emulate, &ctx->node));
+    }
+    if (ctx->node != NULL) {
+        free(ctx->world); /* the layout has the key now */
+        ctx->world = NULL;
+    }
+out:
+    *out = ctx->node;
+    return rc;
+}
+
+int cs_comm_ppn(cs_comm_t *ctx, int *ppn) {
+    int rc = CS_OK;
+    cs_comm_node_t *n = NULL;
+    long k = cs_machine_node_emulation();
+    CS_CHECK(node_get(ctx, k == 0, &n));
+    if (n != NULL) {
+        *ppn = n->nodes.ppn;
+    } else { /* emulated nodes: no communication */
+        *ppn = k < ctx->nprocs ? (int)k : ctx->nprocs;
+    }
+out:
+    return rc;
+}
+
+/* The rest of the node layout (cs_comm_node): block, domains, number of nodes; collective. */
+static int node_lay_out(cs_comm_t *ctx, cs_comm_node_t *n) {
+    int rc = CS_OK;
+    MPI_Comm shared = MPI_COMM_NULL;
+    int *dom = NULL;
+    int ppn = n->nodes.ppn, first, ok, mine, shared_size = 0;
     /* Block layout: this node is ranks [k ppn, min((k + 1) ppn, nprocs)) with k = rank / ppn,
      * local rank i being rank k ppn + i; emulated nodes must also share memory. */
     first = ctx->rank;
     CS_MPI_CHECK(PMPI_Bcast(&first, 1, MPI_INT, 0, n->comm));
     ok = first / ppn == ctx->rank / ppn && n->local_rank == ctx->rank % ppn &&
          n->local_size == (ctx->nprocs - first < ppn ? ctx->nprocs - first : ppn);
-    if (emulated) {
+    if (n->emulate) {
         CS_MPI_CHECK(
             PMPI_Comm_split_type(n->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared));
         CS_MPI_CHECK(PMPI_Comm_size(shared, &shared_size));
         ok = ok && shared_size == n->local_size;
     }
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, ctx->comm));
-    n->block = ok;
     /* Domains of the first node's local ranks, the same on every rank. */
     dom = malloc((size_t)n->local_size * sizeof(int));
+    free(n->domain);
     n->domain = malloc((size_t)ppn * sizeof(int));
     CS_REQUIRE(dom != NULL && n->domain != NULL, CS_ERR_NOMEM);
     mine = cs_machine_domain();
@@ -303,15 +576,26 @@ int cs_comm_node(cs_comm_t *ctx, cs_comm_node_t **out) {
     }
     CS_MPI_CHECK(PMPI_Bcast(n->domain, ppn, MPI_INT, 0, ctx->comm));
     n->nodes.domain = n->domain;
-    ctx->node = n;
-    *out = n;
-    n = NULL;
+    n->block = ok;
+    n->laid_out = 1;
 out:
     if (shared != MPI_COMM_NULL) {
         PMPI_Comm_free(&shared);
     }
     free(dom);
-    node_free(n);
+    return rc;
+}
+
+int cs_comm_node(cs_comm_t *ctx, cs_comm_node_t **out) {
+    int rc = CS_OK;
+    cs_comm_node_t *n = NULL;
+    *out = NULL;
+    CS_CHECK(node_get(ctx, 1, &n));
+    if (!n->laid_out) {
+        CS_CHECK(node_lay_out(ctx, n));
+    }
+    *out = n;
+out:
     return rc;
 }
 

@@ -18,6 +18,22 @@
  * from hwloc, the leader communicators of each leader set (cs_comm_leaders) and the node's
  * shared-memory window (cs_comm_window).
  *
+ * Sharing. A context whose `share` flag is set (the selector sets it on the communicators it
+ * serves; collsel-bench, which times setups on fresh communicators, never does) takes its node
+ * layout from a process-wide cache keyed by the world ranks of its group in rank order (the same
+ * ranks in another order are another group) and COLLSEL_NODE_SIZE: one node communicator, one
+ * set of leader communicators and one window per group, however many communicators of the group
+ * exist. A group's entry changes only at points collective over the group (made, taken by one
+ * more context, released by a freed one), so every rank of the group finds the same entry and a
+ * lookup needs no communication. When an entry is made its ranks agree, in the reduction of the
+ * processes per node that making it does anyway, whether it may be shared at all (no rank runs
+ * under MPI_THREAD_MULTIPLE, every rank is in MPI_COMM_WORLD) and whether it outlives its last
+ * context (every rank keeps fewer than CS_NODE_KEEP entries). One that is not kept is freed with
+ * its last context, like a private one; a kept one stays cached (its window freed when larger
+ * than CS_NODE_KEEP_WINDOW per side) until MPI_Finalize, which frees the unused entries in the
+ * same order on every rank (MPI_Win_free synchronises the node). Why two communicators may share
+ * them: docs/selector.md, "Node resources shared between communicators".
+ *
  * The neighbourhood (cs_comm_neighbors) of a Cartesian or graph communicator, which the
  * neighbourhood collectives run on, is queried on the first request too, locally; the whole
  * communication graph (cs_comm_graph), which the coloured and balanced schedules need, is
@@ -38,6 +54,11 @@
 /* Tag of every blocking schedule's messages on the private communicator (nonblocking and
  * persistent operations have their own, core/nb.h). */
 #define CS_TAG 7411
+
+/* Kept node layouts per process (see "Sharing" above), and the largest window (bytes on each
+ * side of its middle) a kept layout keeps while no communicator uses it. */
+#define CS_NODE_KEEP        8
+#define CS_NODE_KEEP_WINDOW ((MPI_Aint)4 << 20)
 
 /* Schedules cached per communicator. An application that alternates a few collectives and
  * sizes, and the tuning run that interleaves candidates, find their schedules built. */
@@ -67,17 +88,28 @@ typedef struct cs_comm_leaders {
     struct cs_comm_leaders *next;
 } cs_comm_leaders_t;
 
-/* The node layout of the communicator and what is built on it. */
+/* The node layout of the communicator and what is built on it. Shared by the contexts of one
+ * group of world ranks when they allow it (cs_comm_t.share; see "Sharing" above). */
 typedef struct cs_comm_node {
     cs_nodes_t nodes; /* nodes of ppn consecutive ranks; nodes.domain points at domain */
     int *domain;      /* [ppn]: the domains of the first node's local ranks (rank 0's node) */
     int block;        /* 1 when every node is the block of ranks cs_nodes_t describes */
+    int laid_out;     /* 1 when nodes.nnodes, domain and block are set; ppn is set from the start */
     MPI_Comm comm;    /* this rank's node, in rank order */
     int local_rank, local_size;
     cs_comm_leaders_t *leaders;
     MPI_Win win;       /* the node's window, MPI_WIN_NULL until cs_comm_window */
     void *win_base;    /* the middle of the window in this process (the window slot's base) */
     MPI_Aint win_half; /* bytes on each side of win_base */
+    /* Sharing: `shared` 1 when it is in the process-wide cache, found by the world ranks of its
+     * group (world[nodes.nprocs], in rank order; hash) and the COLLSEL_NODE_SIZE it was made
+     * with (emulate, 0 for real nodes); `users` contexts use it; `keep` 1 when it stays cached
+     * after its last user is freed. The same on every rank of the group. */
+    int shared, keep, users;
+    int *world;
+    long emulate;
+    unsigned long long hash;
+    struct cs_comm_node *next;
 } cs_comm_node_t;
 
 /* The line communicators of one (stride, size) partition (cs_comm_line). */
@@ -102,6 +134,11 @@ typedef struct cs_comm {
     cs_comm_state_t *states;          /* variants' states, in order of creation */
     cs_comm_line_t *lines;            /* line communicators, in order of creation */
     cs_comm_node_t *node;             /* node layout, NULL until cs_comm_node */
+    /* Sharing (cs_comm_share_agree): share 1 when the node layout comes from, and goes back to,
+     * the cache; world[nprocs] (with world_hash) the group's key until the layout has it. */
+    int share;
+    int *world;
+    unsigned long long world_hash;
     /* The neighbourhood (cs_comm_neighbors): nbrs_state 0 not asked yet, 1 nbrs is set (its
      * arrays in nbrs_mem), -1 the communicator has no topology. */
     int nbrs_state;
@@ -158,8 +195,28 @@ int cs_comm_line(cs_comm_t *ctx, int stride, int size, MPI_Comm *out) CS_MUST_CH
  * ranks that cs_nodes_t describes (always so for COLLSEL_NODE_SIZE; a real job mapped by node
  * is not): algorithms that address nodes by rank arithmetic refuse otherwise. Emulated nodes
  * that do not share memory (COLLSEL_NODE_SIZE larger than a real node) are not `block` either.
- * The layout belongs to the context. */
+ * The layout belongs to the context, or, when it shares, to the cache (see "Sharing" above),
+ * found there when the group has an entry; everything in it stays valid until the context is
+ * freed. */
 int cs_comm_node(cs_comm_t *ctx, cs_comm_node_t **out) CS_MUST_CHECK;
+
+/* Agrees, collectively over the context's communicator, on what the selector's set-up needs
+ * from every rank, in one MPI_Allgather of three ints per rank: `flag` (*any is 1 when some
+ * rank passed a non-zero one), its MPI_COMM_WORLD rank, and an identity of its MPI_COMM_WORLD.
+ * From them the context learns whether it shares node layouts (comm.h, "Sharing": `share` 1 on
+ * every rank of a call that passed `share` when no rank runs under MPI_THREAD_MULTIPLE, no rank
+ * is a spawned process, all ranks are of one world and no world rank comes twice) and its
+ * group's key. Without it a
+ * context shares nothing. CS_ERR_MPI or CS_ERR_NOMEM on failure (nothing shared). */
+int cs_comm_share_agree(cs_comm_t *ctx, int share, int flag, int *any) CS_MUST_CHECK;
+
+/* The processes per node of the context's communicator (the largest node), for the selector:
+ * from the node layout when the context has one or the cache holds one for its group (no
+ * communication), else, collectively, by making the node communicator (real nodes: kept as the
+ * context's node layout, shared when the context shares) or, for emulated nodes
+ * (COLLSEL_NODE_SIZE), without communicating or making anything. Every rank must ask at the same
+ * point. CS_ERR_MPI or CS_ERR_NOMEM on failure. */
+int cs_comm_ppn(cs_comm_t *ctx, int *ppn) CS_MUST_CHECK;
 
 /* The leader communicator of leader set `l`: local ranks lranks[0..l-1] of every node (the same
  * on all nodes, below the smallest node's size) lead partitions 0..l-1, and leader j of every

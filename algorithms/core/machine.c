@@ -126,6 +126,11 @@ static int env_node_size(long *k) {
     return 0;
 }
 
+long cs_machine_node_emulation(void) {
+    long k = 0;
+    return env_node_size(&k) ? k : 0;
+}
+
 int cs_machine_node_comm(MPI_Comm comm, MPI_Comm *node, int *emulated) {
     int rc = CS_OK;
     int rank;

@@ -27,6 +27,10 @@ void cs_machine_fingerprint(cs_machine_t *m);
  * (*k untouched) for any other text. */
 int cs_machine_parse_node_size(const char *text, long *k);
 
+/* The node size COLLSEL_NODE_SIZE emulates (k >= 1), or 0 when it is unset or bad (real nodes).
+ * Not collective. */
+long cs_machine_node_emulation(void);
+
 /* Sets *ppn to the processes per node of `comm` (the largest node), collectively:
  * COLLSEL_NODE_SIZE=k emulates nodes of k consecutive ranks; otherwise MPI_Comm_split_type
  * shared memory. */

@@ -96,6 +96,17 @@
 #                  after the error line. Then alltoall/orth(dims=2x2) and barrier/orth(dims=2x2)
 #                  forced at 3 processes: passes with the warning, the calls logged as native.
 #
+#   share_npN      cs_sel_share at N processes with allreduce/dpml forced and COLLSEL_VERBOSE=3
+#                  (core/comm.h, "Sharing"): many communicators of the same groups and of
+#                  different ones (the same ranks reversed, every rotation of MPI_COMM_WORLD),
+#                  two of one group at once; results equal PMPI's (non-commutative op); every
+#                  rank made and reused node resources exactly as often as the program's model
+#                  of the cache says (at 4 processes more groups than a process keeps); DPML ran;
+#                  at 3 and 4 processes also with emulated nodes of 2 (COLLSEL_NODE_SIZE=2);
+#                  under MPI_THREAD_MULTIPLE nothing is reused; at 3 processes under valgrind
+#                  nothing of collsel's is left at exit (the kept resources are freed by
+#                  MPI_Finalize).
+#
 # Usage: test_selector.sh GROUP MPIEXEC SQLITE3 CS_MAKE_RULES_DB CS_SEL_DISPATCH CS_SEL_THREADS
 #                         CS_MPI_TEST LIBCOLLSEL_PMPI CS_SEL_NEIGHBOR  (ctest passes them all)
 # The work directory is removed on success and kept (and named) on failure.
@@ -112,6 +123,7 @@ PMPI=${8:?}
 NEIGHBOR=${9:?}
 WARM=${10:?}
 ERRH=${11:?}
+SHARE=${12:?}
 
 # Only what a test sets reaches the ranks.
 unset COLLSEL_DB COLLSEL_DISABLE COLLSEL_FORCE COLLSEL_FALLBACK COLLSEL_VERBOSE COLLSEL_NODE_SIZE \
@@ -752,6 +764,60 @@ group_frees() {
     echo "frees: $(grep -h 'in use at exit' "$WORK"/frees.vg.* | sed 's/^==[0-9]*== *//' | head -n 1) (rank 0's; MPI's own)"
 }
 
+# share_run NAME NP [VAR=VALUE...] [-- ARG]: cs_sel_share with allreduce/dpml forced, checked.
+share_run() {
+    local name=$1 np=$2 vars=() r made reused want dpml
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        vars+=(-x "$1")
+        shift
+    done
+    [ $# -gt 0 ] && shift
+    run "$name" "$np" -x COLLSEL_FORCE="allreduce/dpml(leaders=1)" -x COLLSEL_VERBOSE=3 \
+        "${vars[@]}" "$SHARE" "$@"
+    expect_pass "$name"
+    for ((r = 0; r < np; r++)); do
+        want=$(grep -h '^share-expect ' "$WORK/$name.ranks/1/rank.$r/stdout") ||
+            fail "$name: rank $r printed no share-expect line"
+        made=$(grep -c -E '^collsel: node resources of [0-9]+ ranks made' "$WORK/$name.ranks/1/rank.$r/stderr")
+        reused=$(grep -c -E '^collsel: node resources of [0-9]+ ranks reused' "$WORK/$name.ranks/1/rank.$r/stderr")
+        dpml=$(grep -c -F ' bytes: allreduce/dpml(' "$WORK/$name.ranks/1/rank.$r/stderr")
+        [ "$want" = "share-expect made $made reused $reused" ] ||
+            fail "$name: rank $r: $want, but the log says made $made reused $reused"
+        [ "$dpml" -ge 1 ] || fail "$name: rank $r never ran allreduce/dpml"
+    done
+    echo "$name: $want (rank $((np - 1))), $(tail -n 1 "$WORK/$name.out")"
+}
+
+group_share() {
+    local np=$1 vg src
+    step "communicators of the same and of different groups, np $np"
+    share_run share "$np"
+    grep -q -F "cached node resources freed at MPI_Finalize" "$WORK/share.ranks/1/rank.0/stderr" ||
+        fail "share: MPI_Finalize freed no kept node resources"
+    if [ "$np" -ge 3 ]; then
+        step "the same with emulated nodes of 2, np $np"
+        share_run share_nodes "$np" COLLSEL_NODE_SIZE=2
+    fi
+    step "MPI_THREAD_MULTIPLE: nothing shared, np $np"
+    share_run share_multiple "$np" -- multiple
+    grep -q -E '^collsel: node resources of [0-9]+ ranks made \(not shared\)' \
+        "$WORK/share_multiple.ranks/1/rank.0/stderr" ||
+        fail "share_multiple: no 'not shared' resources in the log"
+    if [ "$np" = 3 ]; then
+        vg=$(command -v valgrind) || fail "valgrind not found (scripts/deps installs it)"
+        src=$(cd "$(dirname "$0")/../.." && pwd)
+        step "under valgrind, np 3: the kept node resources are freed by MPI_Finalize"
+        run share_vg 3 -x COLLSEL_FORCE="allreduce/dpml(leaders=1)" "$vg" --leak-check=full \
+            --show-leak-kinds=all --errors-for-leak-kinds=definite --error-exitcode=3 \
+            --num-callers=40 --fullpath-after="$src/" \
+            --suppressions="$src/tests/mpi/valgrind.supp" --log-file="$WORK/share.vg.%p" "$SHARE"
+        expect_pass share_vg
+        collsel_blocks "$WORK"/share.vg.* >"$WORK/share.ours"
+        [ ! -s "$WORK/share.ours" ] || fail "collsel still held memory at exit: $(head -n 40 "$WORK/share.ours")"
+    fi
+}
+
 group_preload() {
     local np=$1 coll winners
     step "cs_mpi_test preloaded, rules for this machine, np $np"
@@ -816,6 +882,7 @@ reinit) group_reinit ;;
 threads) group_threads ;;
 frees) group_frees ;;
 preload_np*) group_preload "${GROUP#preload_np}" ;;
+share_np*) group_share "${GROUP#share_np}" ;;
 *) fail "unknown group '$GROUP'" ;;
 esac
 step "passed"
