@@ -13,7 +13,7 @@
 #   the default database results/<partition>.db under the submit directory; mpirun with and
 #   without a hostfile; COLLSEL_TUNE_REPORT=0; a failing collsel-bench (no report, exit 1);
 #   bad values (exit 2, one message naming the value, nothing launched); a node-local database
-#   on several nodes (a warning).
+#   on several nodes (a warning); --help (the variables) and arguments (refused).
 #
 # Usage: test_sbatch.sh SCRIPT   (ctest passes scripts/slurm/tune.sbatch)
 set -u
@@ -204,4 +204,14 @@ tune SLURM_NNODES=1 SLURM_NTASKS_PER_NODE=2 COLLSEL_TUNE_REPORT=yes
 expect_bad "'yes'" COLLSEL_TUNE_REPORT
 tune SLURM_NNODES=1 SLURM_NTASKS_PER_NODE=2 COLLSEL_TUNE_BIN="$WORK/nowhere"
 expect_bad "$WORK/nowhere/bench/collsel-bench" COLLSEL_TUNE_BIN
+step "--help: the variables, nothing launched; an argument: refused"
+: >"$LOG"
+bash "$SCRIPT" --help >"$WORK/out" 2>"$WORK/err" || fail "--help: exit status $?"
+for v in COLLSEL_TUNE_DB COLLSEL_TUNE_BUDGET COLLSEL_TUNE_PPN COLLSEL_TUNE_LAUNCHER; do
+    grep -q -F "$v" "$WORK/out" || fail "--help does not describe $v"
+done
+[ ! -s "$LOG" ] || fail "--help launched: $(cat "$LOG")"
+(cd "$WORK/submit" && env -i PATH="$FAKE:$PATH" bash "$SCRIPT" --nodes=2 >"$WORK/out" 2>"$WORK/err")
+RC=$?
+expect_bad "no arguments"
 step "passed"
