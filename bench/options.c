@@ -50,6 +50,12 @@ const char cs_bench_usage[] =
     "                        protocol thresholds, no refinement where the winner changes\n"
     "  --no-confirm          no confirmation pass: a candidate that beats native once replaces\n"
     "                        it (by default the points it won are measured again at the end)\n"
+    "  --overlap on|off|only the nonblocking forms of bcast, gather, scatter, reduce, allreduce,\n"
+    "                        allgather and allgatherv, measured for overlap (blocking, started\n"
+    "                        then waited, overlapped with a compute loop; docs/nonblocking.md)\n"
+    "                        and their nonblocking rules derived: on (default; every x16 size,\n"
+    "                        at most 15 % of --budget), off, or only (that alone, at every\n"
+    "                        --sizes size, a table per point on stdout)\n"
     "  --quiet               print only errors and the final summary\n"
     "  --help                this text\n";
 
@@ -377,6 +383,18 @@ static int parse_comm_sizes(const char *text, cs_bench_opts_t *o, char *err, siz
 }
 
 /* Static storage for list copies: options point into it. One parse per process. */
+/* --overlap on|off|only into o->overlap. */
+static int parse_overlap(const char *text, cs_bench_opts_t *o, char *err, size_t errlen) {
+    static const char *const names[] = {"on", "off", "only"};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(text, names[i]) == 0) {
+            o->overlap = i; /* CS_BENCH_OVERLAP_ON, _OFF, _ONLY in this order */
+            return CS_OK;
+        }
+    }
+    return fail(err, errlen, "--overlap: '%s' is not on, off or only", text);
+}
+
 static char colls_store[1024], algorithms_store[4096];
 
 int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t errlen) {
@@ -417,7 +435,8 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
                                  strcmp(a, "--algorithms") == 0 || strcmp(a, "--sizes") == 0 ||
                                  strcmp(a, "--block-sizes") == 0 || strcmp(a, "--patterns") == 0 ||
                                  strcmp(a, "--comm-sizes") == 0 || strcmp(a, "--budget") == 0 ||
-                                 strcmp(a, "--reps-max") == 0 || strcmp(a, "--metric") == 0)) {
+                                 strcmp(a, "--reps-max") == 0 || strcmp(a, "--metric") == 0 ||
+                                 strcmp(a, "--overlap") == 0)) {
             return fail(err, errlen, "%s needs a value (see --help)", a);
         } else if (strcmp(a, "--db") == 0) {
             if (v[0] == '\0') {
@@ -446,6 +465,8 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
                 return fail(err, errlen, "--metric: unknown policy '%s' (use sync, loop or both)",
                             v);
             }
+        } else if (strcmp(a, "--overlap") == 0) {
+            CS_CHECK(parse_overlap(v, o, err, errlen));
         } else if (strcmp(a, "--reps-max") == 0) {
             char *end = NULL;
             long n = strtol(v, &end, 10);
@@ -506,6 +527,11 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
         }
         if (used < sizeof(o->args) && o->no_confirm) {
             used += (size_t)snprintf(o->args + used, sizeof(o->args) - used, " no_confirm");
+        }
+        /* only where it differs from the default: earlier runs' args stay resumable */
+        if (used < sizeof(o->args) && o->overlap != CS_BENCH_OVERLAP_ON) {
+            used += (size_t)snprintf(o->args + used, sizeof(o->args) - used, " overlap=%s",
+                                     o->overlap == CS_BENCH_OVERLAP_OFF ? "off" : "only");
         }
         /* The metric policy decides the rules: a resumed run keeps it. */
         if (used < sizeof(o->args)) {

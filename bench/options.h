@@ -14,6 +14,11 @@
 
 #define CS_BENCH_MAX_LIST 64
 
+/* --overlap (bench/overlap.h): on (the default: the overlap pass after the measurement pass,
+ * within CS_BENCH_OVERLAP_SHARE of --budget), off, or only (the overlap pass alone, every
+ * --sizes size, a table per point on stdout; the blocking rules stay as they are). */
+enum { CS_BENCH_OVERLAP_ON, CS_BENCH_OVERLAP_OFF, CS_BENCH_OVERLAP_ONLY };
+
 typedef struct cs_bench_opts {
     const char *db_path;                       /* NULL: results/<host>.db */
     unsigned colls;                            /* bit (1 << cs_coll_t) per collective to tune */
@@ -35,6 +40,7 @@ typedef struct cs_bench_opts {
     cs_db_metric_t metric; /* --metric: the policy rules are decided under (default both) */
     int no_refine;         /* --no-refine: the grid only (no threshold or refinement points) */
     int no_confirm;        /* --no-confirm: no confirmation pass (docs/tuning.md) */
+    int overlap;           /* --overlap: CS_BENCH_OVERLAP_ON (default), _OFF or _ONLY */
     char args[1024];       /* canonical form of the plan-defining options (for --resume) */
 } cs_bench_opts_t;
 

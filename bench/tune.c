@@ -13,6 +13,7 @@
 #include "measure.h"
 #include "ompi/ompi.h"
 #include "options.h"
+#include "overlap.h"
 #include "patterns.h"
 #include "plan.h"
 #include "progress.h"
@@ -702,6 +703,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     int nthr = 0;
     char thr_text[2048];
     double t0 = PMPI_Wtime();
+    int overlap_on, nnb = 0;
     memset(&r, 0, sizeof(r));
     memset(&val, 0, sizeof(val));
     PMPI_Comm_rank(world, &rank);
@@ -710,6 +712,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         cs_bench_say(rank, "%s", err);
         return 2;
     }
+    overlap_on = !opts.validate && opts.overlap == CS_BENCH_OVERLAP_ON;
     if (opts.help) {
         if (rank == 0) {
             fputs(cs_bench_usage, stdout);
@@ -757,6 +760,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
             status = cs_bench_plan_list(&opts, plan, ppn, rank) != CS_OK;
             printf("%s%s\n", thr_text,
                    opts.no_refine ? " (--no-refine: not measured, still rule boundaries)" : "");
+            cs_bench_overlap_list(&opts, plan);
             say_ompi(plan, rank);
         }
         free(plan);
@@ -803,7 +807,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
                          "mpirun --bind-to core:overload-allowed (scripts/tune does)");
         }
     }
-    if (!opts.validate && machine.nprocs >= 2) {
+    if (!opts.validate && machine.nprocs >= 2 && opts.overlap != CS_BENCH_OVERLAP_ONLY) {
         CS_CHECK(measure_loggp(&opts, &machine, &r, rank, world));
     }
     if (opts.validate) {
@@ -817,15 +821,26 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     pace.budget_s = opts.validate || opts.no_confirm
                         ? opts.budget_s
                         : opts.budget_s * (1.0 - CS_BENCH_CONFIRM_SHARE);
-    rc = run_points(&opts, plan, &r, &val, rank, world, &pace, &progress);
-    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
-    if (rc == CS_OK && !opts.validate && !opts.no_confirm) {
+    pace.budget_s -= overlap_on ? opts.budget_s * CS_BENCH_OVERLAP_SHARE : 0;
+    if (opts.overlap != CS_BENCH_OVERLAP_ONLY || opts.validate) {
+        rc = run_points(&opts, plan, &r, &val, rank, world, &pace, &progress);
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
+    }
+    if (rc == CS_OK && !opts.validate && opts.overlap != CS_BENCH_OVERLAP_OFF) {
+        cs_bench_progress_end(&progress);
+        rc = cs_bench_overlap_pass(
+            &opts, plan, &r, rank, world,
+            overlap_on ? opts.budget_s * CS_BENCH_OVERLAP_SHARE : opts.budget_s, !overlap_on);
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
+    }
+    if (rc == CS_OK && !opts.validate && !opts.no_confirm &&
+        opts.overlap != CS_BENCH_OVERLAP_ONLY) {
         rc = confirm_points(&opts, plan, &r, rank, world, &pace, &progress);
         CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
     }
     cs_bench_progress_close(&progress);
     CS_CHECK(rc);
-    if (rank == 0) {
+    if (rank == 0 && opts.overlap != CS_BENCH_OVERLAP_ONLY) {
         cs_bench_progress_spent(&progress);
     }
     if (rank == 0 && opts.validate) {
@@ -838,21 +853,26 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     } else if (rank == 0) {
         int64_t nmeas = 0, nfail = 0;
         char dur[32];
-        CS_CHECK(cs_bench_derive_rules(r.db, r.machine_id, r.run_id, thr_bytes, nthr, &nrules));
+        if (opts.overlap != CS_BENCH_OVERLAP_ONLY) {
+            CS_CHECK(cs_bench_derive_rules(r.db, r.machine_id, r.run_id, thr_bytes, nthr, &nrules));
+        }
+        if (opts.overlap != CS_BENCH_OVERLAP_OFF) {
+            CS_CHECK(cs_bench_overlap_derive(r.db, r.machine_id, r.run_id, thr_bytes, nthr, &nnb));
+        }
         CS_CHECK(cs_db_finish_run(r.db, r.run_id, CS_DB_RUN_DONE));
         CS_CHECK(cs_db_count_rows(r.db, "measurement", r.run_id, &nmeas));
         CS_CHECK(cs_db_count_rows(r.db, "failure", r.run_id, &nfail));
         CS_CHECK(cs_db_foreach_failure(r.db, r.run_id, print_failure, NULL));
-        if (!opts.quiet) {
+        if (!opts.quiet && opts.overlap != CS_BENCH_OVERLAP_ONLY) {
             printf("winners (rank 1 of each size interval):\n");
             CS_CHECK(cs_db_foreach_rule(r.db, r.machine_id, print_rule, NULL));
         }
         cs_bench_format_duration(PMPI_Wtime() - t0, dur, sizeof(dur));
         fprintf(stderr,
                 "collsel-bench: run %lld done in %s: %d points, %lld measurements, %lld "
-                "verification failures, %d rules -> %s\n",
+                "verification failures, %d rules, %d nonblocking rules -> %s\n",
                 (long long)r.run_id, dur, progress.done, (long long)nmeas, (long long)nfail, nrules,
-                r.path);
+                nnb, r.path);
     }
 out:
     if (rc != CS_OK) {

@@ -41,6 +41,9 @@
     "selected_params, oracle_algorithm, oracle_params, native_loop_us, selected_loop_us, "         \
     "oracle_loop_us, native2_us, native2_loop_us, pattern"
 #define POINT_ORDER "coll, pattern, comm_size, ppn, bytes, algorithm, params"
+#define OVERLAP_COLS                                                                               \
+    POINT_COLS ", reps, compute_us, blocking_us, nooverlap_us, overlap_us, overhead_us, "          \
+               "overhead_q1_us, overhead_q3_us, freed, samples_us"
 
 enum stmt {
     ST_BEGIN,
@@ -91,6 +94,14 @@ enum stmt {
     ST_SETUP_PUT,
     ST_SETUP_GET,
     ST_PATTERN_BY_MACHINE,
+    ST_OVERLAP_INSERT,
+    ST_OVERLAP_EXISTS,
+    ST_OVERLAP_BY_RUN,
+    ST_NB_RULE_DELETE,
+    ST_NB_RULE_INSERT,
+    ST_NB_RULE_BY_MACHINE,
+    ST_COUNT_OVERLAP,
+    ST_COUNT_NB_RULE,
     NSTMTS
 };
 
@@ -112,7 +123,8 @@ static const char *const sql[NSTMTS] = {
     [ST_MACHINE_FIND] = "SELECT m.id FROM machine m "
                         "WHERE (?1 IS NULL OR m.host = ?1) AND (?2 IS NULL OR m.topology = ?2) "
                         "AND (?3 IS NULL OR m.mpi_library = ?3) "
-                        "AND EXISTS (SELECT 1 FROM rule r WHERE r.machine_id = m.id) "
+                        "AND (EXISTS (SELECT 1 FROM rule r WHERE r.machine_id = m.id) "
+                        "OR EXISTS (SELECT 1 FROM nb_rule n WHERE n.machine_id = m.id)) "
                         "ORDER BY coalesce((SELECT max(id) FROM run WHERE machine_id = m.id), 0) "
                         "DESC, m.id DESC LIMIT 1",
     [ST_MACHINE_ALL] = "SELECT id, host, topology, mpi_library FROM machine ORDER BY id",
@@ -154,12 +166,32 @@ static const char *const sql[NSTMTS] = {
                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT DO NOTHING",
     [ST_FAILURE_BY_RUN] = "SELECT " POINT_COLS ", message FROM failure WHERE run_id = ?1 "
                           "ORDER BY " POINT_ORDER,
-    [ST_RULE_DELETE] = "DELETE FROM rule WHERE machine_id = ?1 AND coll = ?2 "
-                       "AND comm_size = ?3 AND ppn = ?4 AND pattern = ?5",
-    [ST_RULE_INSERT] = "INSERT INTO rule (machine_id, " RULE_COLS ") "
-                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-    [ST_RULE_BY_MACHINE] = "SELECT " RULE_COLS " FROM rule WHERE machine_id = ?1 "
-                           "ORDER BY coll, pattern, comm_size, ppn, lo_bytes, rank",
+/* rule and nb_rule have the same columns: one text for both tables' statements. */
+#define RULE_DELETE(table)                                                                         \
+    "DELETE FROM " table " WHERE machine_id = ?1 AND coll = ?2 "                                   \
+    "AND comm_size = ?3 AND ppn = ?4 AND pattern = ?5"
+#define RULE_INSERT(table)                                                                         \
+    "INSERT INTO " table " (machine_id, " RULE_COLS ") "                                           \
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+#define RULE_BY_MACHINE(table)                                                                     \
+    "SELECT " RULE_COLS " FROM " table " WHERE machine_id = ?1 "                                   \
+    "ORDER BY coll, pattern, comm_size, ppn, lo_bytes, rank"
+    [ST_RULE_DELETE] = RULE_DELETE("rule"),
+    [ST_RULE_INSERT] = RULE_INSERT("rule"),
+    [ST_RULE_BY_MACHINE] = RULE_BY_MACHINE("rule"),
+    [ST_NB_RULE_DELETE] = RULE_DELETE("nb_rule"),
+    [ST_NB_RULE_INSERT] = RULE_INSERT("nb_rule"),
+    [ST_NB_RULE_BY_MACHINE] = RULE_BY_MACHINE("nb_rule"),
+    [ST_OVERLAP_INSERT] = "INSERT INTO overlap (run_id, " OVERLAP_COLS ") "
+                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+                          "?15, ?16, ?17, ?18) ON CONFLICT DO NOTHING",
+    [ST_OVERLAP_EXISTS] = "SELECT 1 FROM overlap WHERE run_id = ?1 AND coll = ?2 "
+                          "AND pattern = ?3 AND algorithm = ?4 AND params = ?5 "
+                          "AND comm_size = ?6 AND ppn = ?7 AND bytes = ?8",
+    [ST_OVERLAP_BY_RUN] = "SELECT " OVERLAP_COLS " FROM overlap WHERE ?1 = 0 OR run_id = ?1 "
+                          "ORDER BY " POINT_ORDER ", run_id",
+    [ST_COUNT_OVERLAP] = "SELECT count(*) FROM overlap WHERE ?1 = 0 OR run_id = ?1",
+    [ST_COUNT_NB_RULE] = "SELECT count(*) FROM nb_rule WHERE ?1 = 0 OR run_id = ?1",
     [ST_VALIDATION_INSERT] = "INSERT INTO validation (run_id, " VALIDATION_COLS ") "
                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
                              "?14, ?15, ?16, ?17, ?18) ON CONFLICT DO NOTHING",
@@ -209,6 +241,8 @@ static const struct {
     {"rule", ST_COUNT_RULE},
     {"validation", ST_COUNT_VALIDATION},
     {"confirmation", ST_COUNT_CONFIRMATION},
+    {"overlap", ST_COUNT_OVERLAP},
+    {"nb_rule", ST_COUNT_NB_RULE},
 };
 
 static const char *const run_kind_names[] = {
@@ -1335,10 +1369,11 @@ static bool rule_valid(const cs_rule_t *r, int64_t machine_id, cs_coll_t coll, i
            r->run_id >= 0;
 }
 
-static int insert_rule(cs_db_t *db, const cs_rule_t *r) {
+/* Stores rule `r` with statement `st` (ST_RULE_INSERT or ST_NB_RULE_INSERT). */
+static int insert_rule(cs_db_t *db, enum stmt st, const cs_rule_t *r) {
     int rc = CS_OK;
     sqlite3_stmt *s = NULL;
-    CS_CHECK(stmt(db, ST_RULE_INSERT, &s));
+    CS_CHECK(stmt(db, st, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, r->machine_id));
     CS_DB_CHECK(db, bind_text(s, 2, cs_coll_name(r->coll)));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 3, r->comm_size));
@@ -1369,9 +1404,10 @@ int cs_db_replace_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll, int com
     return cs_db_replace_pattern_rules(db, machine_id, coll, "", comm_size, ppn, rules, n);
 }
 
-int cs_db_replace_pattern_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll,
-                                const char *pattern, int comm_size, int ppn, const cs_rule_t *rules,
-                                size_t n) {
+/* cs_db_replace_pattern_rules in table rule (nb 0) or nb_rule (nb 1). */
+static int replace_rules(cs_db_t *db, int nb, int64_t machine_id, cs_coll_t coll,
+                         const char *pattern, int comm_size, int ppn, const cs_rule_t *rules,
+                         size_t n) {
     int rc = CS_OK;
     bool atomic = false, savepoint = false;
     sqlite3_stmt *s = NULL;
@@ -1386,7 +1422,7 @@ int cs_db_replace_pattern_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll,
     }
     CS_CHECK(atomic_begin(db, &savepoint));
     atomic = true;
-    CS_CHECK(stmt(db, ST_RULE_DELETE, &s));
+    CS_CHECK(stmt(db, nb ? ST_NB_RULE_DELETE : ST_RULE_DELETE, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, machine_id));
     CS_DB_CHECK(db, bind_text(s, 2, cs_coll_name(coll)));
     CS_DB_CHECK(db, sqlite3_bind_int(s, 3, comm_size));
@@ -1394,7 +1430,7 @@ int cs_db_replace_pattern_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll,
     CS_DB_CHECK(db, bind_text(s, 5, pattern));
     CS_DB_CHECK(db, sqlite3_step(s));
     for (size_t i = 0; i < n; i++) {
-        CS_CHECK(insert_rule(db, &rules[i]));
+        CS_CHECK(insert_rule(db, nb ? ST_NB_RULE_INSERT : ST_RULE_INSERT, &rules[i]));
     }
 out:
     done(s);
@@ -1402,6 +1438,17 @@ out:
         rc = atomic_end(db, savepoint, rc);
     }
     return rc;
+}
+
+int cs_db_replace_pattern_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll,
+                                const char *pattern, int comm_size, int ppn, const cs_rule_t *rules,
+                                size_t n) {
+    return replace_rules(db, 0, machine_id, coll, pattern, comm_size, ppn, rules, n);
+}
+
+int cs_db_replace_nb_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll, int comm_size, int ppn,
+                           const cs_rule_t *rules, size_t n) {
+    return replace_rules(db, 1, machine_id, coll, "", comm_size, ppn, rules, n);
 }
 
 /* Column i as an int, or `bad` when it holds a value no int holds (the schema's checks keep
@@ -1451,14 +1498,16 @@ static bool column_rule(sqlite3_stmt *s, int64_t machine_id, cs_rule_t *r) {
     return true;
 }
 
-int cs_db_foreach_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn, void *ctx) {
+/* cs_db_foreach_rule over statement `st` (ST_RULE_BY_MACHINE or ST_NB_RULE_BY_MACHINE). */
+static int foreach_rule(cs_db_t *db, enum stmt st, int64_t machine_id, cs_db_rule_fn fn,
+                        void *ctx) {
     int rc = CS_OK;
     int step = SQLITE_DONE;
     bool stop = false;
     sqlite3_stmt *s = NULL;
     cs_rule_t r;
     CS_REQUIRE(db != NULL && fn != NULL, CS_ERR_ARG);
-    CS_CHECK(stmt(db, ST_RULE_BY_MACHINE, &s));
+    CS_CHECK(stmt(db, st, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, machine_id));
     while (!stop) {
         CS_DB_CHECK(db, step = sqlite3_step(s));
@@ -1468,6 +1517,92 @@ int cs_db_foreach_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn, void *
         if (column_rule(s, machine_id, &r)) {
             CS_CHECK(call_back(fn(&r, ctx), &stop));
         }
+    }
+out:
+    done(s);
+    return rc;
+}
+
+int cs_db_foreach_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn, void *ctx) {
+    return foreach_rule(db, ST_RULE_BY_MACHINE, machine_id, fn, ctx);
+}
+
+int cs_db_foreach_nb_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn, void *ctx) {
+    return foreach_rule(db, ST_NB_RULE_BY_MACHINE, machine_id, fn, ctx);
+}
+
+/* --- overlap ------------------------------------------------------------------------------- */
+
+int cs_db_insert_overlap(cs_db_t *db, int64_t run_id, const cs_db_overlap_t *o) {
+    int rc = CS_OK;
+    sqlite3_stmt *s = NULL;
+    CS_REQUIRE(db != NULL && o != NULL && point_valid(&o->point) && o->reps >= 1 &&
+                   o->compute_us >= 0 && o->freed >= 0 && o->freed <= 1 &&
+                   (o->samples_us != NULL || o->nsamples == 0),
+               CS_ERR_ARG);
+    CS_CHECK(stmt(db, ST_OVERLAP_INSERT, &s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, run_id));
+    CS_DB_CHECK(db, bind_point(s, 2, &o->point));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 9, o->reps));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 10, o->compute_us));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 11, o->blocking_us));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 12, o->nooverlap_us));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 13, o->overlap_us));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 14, o->overhead_us));
+    CS_DB_CHECK(db, bind_real(s, 15, o->overhead_q1_us));
+    CS_DB_CHECK(db, bind_real(s, 16, o->overhead_q3_us));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 17, o->freed));
+    if (o->nsamples > 0) {
+        CS_CHECK(encode_samples(db, o->samples_us, o->nsamples, 0));
+        CS_DB_CHECK(db, sqlite3_bind_blob64(s, 18, db->blob, (sqlite3_uint64)(o->nsamples * 8),
+                                            SQLITE_STATIC));
+    } else {
+        CS_DB_CHECK(db, sqlite3_bind_null(s, 18));
+    }
+    CS_DB_CHECK(db, sqlite3_step(s));
+out:
+    done(s);
+    return rc;
+}
+
+int cs_db_overlap_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p, bool *exists) {
+    return measurement_exists(db, ST_OVERLAP_EXISTS, run_id, p, exists);
+}
+
+int cs_db_foreach_overlap(cs_db_t *db, int64_t run_id, cs_db_overlap_fn fn, void *ctx) {
+    int rc = CS_OK;
+    int step = SQLITE_DONE;
+    bool stop = false;
+    sqlite3_stmt *s = NULL;
+    CS_REQUIRE(db != NULL && fn != NULL && run_id >= 0, CS_ERR_ARG);
+    CS_CHECK(stmt(db, ST_OVERLAP_BY_RUN, &s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, run_id));
+    while (!stop) {
+        cs_db_overlap_t o;
+        size_t n = 0;
+        CS_DB_CHECK(db, step = sqlite3_step(s));
+        if (step != SQLITE_ROW) {
+            break;
+        }
+        memset(&o, 0, sizeof(o));
+        column_point(s, 0, &o.point);
+        o.reps = sqlite3_column_int(s, 7);
+        o.compute_us = column_real(s, 8);
+        o.blocking_us = column_real(s, 9);
+        o.nooverlap_us = column_real(s, 10);
+        o.overlap_us = column_real(s, 11);
+        o.overhead_us = column_real(s, 12);
+        o.overhead_q1_us = column_real(s, 13);
+        o.overhead_q3_us = column_real(s, 14);
+        o.freed = column_real(s, 15);
+        if (sqlite3_column_type(s, 16) == SQLITE_BLOB) {
+            CS_CHECK(decode_samples(db, "samples_us", sqlite3_column_blob(s, 16),
+                                    (size_t)sqlite3_column_bytes(s, 16), &db->samples,
+                                    &db->samples_cap, &n));
+            o.samples_us = db->samples;
+            o.nsamples = n;
+        }
+        CS_CHECK(call_back(fn(&o, ctx), &stop));
     }
 out:
     done(s);

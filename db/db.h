@@ -406,12 +406,54 @@ int cs_db_put_setup(cs_db_t *db, int64_t run_id, cs_coll_t coll, const char *pat
 int cs_db_get_setup(cs_db_t *db, int64_t machine_id, const char *pattern, const char *algorithm,
                     const char *params, int comm_size, int ppn, double *setup_us) CS_MUST_CHECK;
 
+/* --- tuning for overlap (docs/nonblocking.md "Tuning for overlap") -------------------------- */
+
+/* One candidate at one point, measured for overlap (table overlap): medians over `reps`
+ * repetitions (each the slowest rank's) of the blocking call, the nonblocking one started then
+ * waited, and started, overlapped with compute_us of computation, then waited; overhead_us
+ * (quartiles q1, q3; NaN: unknown) is the overlapped run minus the computation done in it, the
+ * time an overlapping application sees; freed = (nooverlap_us - overhead_us) / nooverlap_us in
+ * [0, 1]. samples_us[0..nsamples-1] (optional: NULL, 0) are every repetition's overhead_us. */
+typedef struct cs_db_overlap {
+    cs_db_point_t point;
+    int reps;
+    double compute_us;
+    double blocking_us, nooverlap_us, overlap_us, overhead_us;
+    double overhead_q1_us, overhead_q3_us;
+    double freed;
+    const double *samples_us;
+    size_t nsamples;
+} cs_db_overlap_t;
+
+typedef int (*cs_db_overlap_fn)(const cs_db_overlap_t *o, void *ctx);
+
+/* Stores `o` for run `run_id`; a row the run already has for its point stays as it is.
+ * CS_ERR_ARG for an invalid point, reps < 1, compute_us < 0 or freed outside [0, 1]. */
+int cs_db_insert_overlap(cs_db_t *db, int64_t run_id, const cs_db_overlap_t *o) CS_MUST_CHECK;
+
+/* Sets *exists to whether run `run_id` has an overlap row for point `p`. */
+int cs_db_overlap_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p,
+                         bool *exists) CS_MUST_CHECK;
+
+/* Calls fn for every overlap row of run `run_id` (0: of every run, oldest run last within a
+ * point), ordered by coll, comm_size, ppn, bytes, algorithm, params. The strings and samples
+ * are valid during the call only. */
+int cs_db_foreach_overlap(cs_db_t *db, int64_t run_id, cs_db_overlap_fn fn,
+                          void *ctx) CS_MUST_CHECK;
+
+/* The nonblocking rules (table nb_rule: the columns, order and checks of rule, no pattern):
+ * cs_db_replace_rules and cs_db_foreach_rule for them. */
+int cs_db_replace_nb_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll, int comm_size, int ppn,
+                           const cs_rule_t *rules, size_t n) CS_MUST_CHECK;
+int cs_db_foreach_nb_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn,
+                          void *ctx) CS_MUST_CHECK;
+
 /* --- counting ------------------------------------------------------------------------------ */
 
 /* Sets *count to the rows of `table` ("machine", "run", "measurement", "failure", "rule",
- * "validation", "confirmation") that belong to run `run_id`, or to all its rows when run_id is 0. A
- * run's machine is its one machine row; its rules are those it decided (rule.run_id). CS_ERR_ARG
- * for another table name. */
+ * "validation", "confirmation", "overlap", "nb_rule") that belong to run `run_id`, or to all its
+ * rows when run_id is 0. A run's machine is its one machine row; its rules are those it decided
+ * (rule.run_id). CS_ERR_ARG for another table name. */
 int cs_db_count_rows(cs_db_t *db, const char *table, int64_t run_id, int64_t *count) CS_MUST_CHECK;
 
 #endif

@@ -1,4 +1,4 @@
--- collsel database schema. schema version: 10
+-- collsel database schema. schema version: 11
 --
 -- This file is the truth: a new database is created from it, and docs/database.md describes it.
 -- Databases made by an older collsel are brought here by db/migrations/NNNN_*.sql, applied in
@@ -250,4 +250,61 @@ CREATE TABLE pattern (
                           -- of the neighbours in order, vectors separated by ';', coordinates
                           -- by ',' ('-1,0;1,0;0,-1;0,1'); NULL: not isomorphic
     UNIQUE (machine_id, name, p)
+);
+
+-- Tuning for overlap (docs/nonblocking.md "Tuning for overlap"): per point, each candidate
+-- that can run as a nonblocking operation, and native (the MPI library's MPI_I<coll>, Open
+-- MPI's libnbc), measured interleaved as a blocking call, as a nonblocking one started then
+-- waited (no overlap), and overlapped: started, then compute_us of a calibrated compute loop
+-- with a test every few microseconds, then waited. Medians over reps repetitions of the
+-- slowest rank. overhead_us is the overlapped run minus the compute done in it (the time the
+-- process spent in MPI and collsel calls, LibNBC's "overhead"): the time an overlapping
+-- application sees, by which nonblocking rules are chosen (samples_us: every repetition's,
+-- float64 little-endian; q1/q3 its quartiles). freed = (nooverlap_us - overhead_us) /
+-- nooverlap_us, clamped to [0, 1]: the share of the operation's time given back to the
+-- application.
+CREATE TABLE overlap (
+    run_id       INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+    coll         TEXT NOT NULL,
+    pattern      TEXT NOT NULL DEFAULT '',
+    algorithm    TEXT NOT NULL CHECK (substr(algorithm, 1, length(coll) + 1) = coll || '/'),
+    params       TEXT NOT NULL DEFAULT '',
+    comm_size    INTEGER NOT NULL CHECK (comm_size >= 1),
+    ppn          INTEGER NOT NULL CHECK (ppn >= 1),
+    bytes        INTEGER NOT NULL CHECK (bytes >= 0),
+    reps         INTEGER NOT NULL CHECK (reps >= 1),
+    compute_us   REAL NOT NULL CHECK (compute_us >= 0),
+    blocking_us  REAL NOT NULL,
+    nooverlap_us REAL NOT NULL,
+    overlap_us   REAL NOT NULL,
+    overhead_us  REAL NOT NULL,
+    overhead_q1_us REAL,
+    overhead_q3_us REAL,
+    freed        REAL NOT NULL CHECK (freed >= 0 AND freed <= 1),
+    samples_us   BLOB,
+    UNIQUE (run_id, coll, pattern, algorithm, params, comm_size, ppn, bytes)
+);
+
+-- The nonblocking rules: the columns and meaning of rule, for collsel_i<coll> and
+-- collsel_<coll>_init (MPI_I<coll>, MPI_<Coll>_init through libcollsel_pmpi), decided from
+-- table overlap: median_us and native_us are overhead_us (the time an overlapping application
+-- sees) of the candidate and of the MPI library's nonblocking collective, p_value the rank-sum
+-- test of their samples. A collective without nonblocking rules uses its blocking rules.
+CREATE TABLE nb_rule (
+    machine_id INTEGER NOT NULL REFERENCES machine (id) ON DELETE CASCADE,
+    coll       TEXT NOT NULL,
+    pattern    TEXT NOT NULL DEFAULT '',
+    comm_size  INTEGER NOT NULL CHECK (comm_size >= 1),
+    ppn        INTEGER NOT NULL CHECK (ppn >= 1),
+    lo_bytes   INTEGER NOT NULL CHECK (lo_bytes >= 0),
+    hi_bytes   INTEGER CHECK (hi_bytes IS NULL OR hi_bytes > lo_bytes),
+    rank       INTEGER NOT NULL CHECK (rank >= 1),
+    algorithm  TEXT NOT NULL CHECK (substr(algorithm, 1, length(coll) + 1) = coll || '/'),
+    params     TEXT NOT NULL DEFAULT '',
+    median_us  REAL,
+    native_us  REAL,
+    p_value    REAL,
+    run_id     INTEGER REFERENCES run (id) ON DELETE SET NULL,
+    setup_us   REAL,
+    UNIQUE (machine_id, coll, pattern, comm_size, ppn, lo_bytes, rank)
 );

@@ -4,6 +4,7 @@
 #include "core/mpit.h"
 #include "core/params.h"
 #include "registry.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -130,39 +131,96 @@ static int ompi_id(const char *coll, const char *alg) {
     return 0;
 }
 
-/* The fastest <coll>/ompi variant of `key` at each measured size, into out[0..cap-1] (sizes
- * without one are left out); returns how many, -1 when one names an algorithm this Open MPI
- * does not have (why says which). */
+/* Whether Open MPI variant `m` beats the MPI library's own choice `native` at the same size,
+ * from their medians, as collsel-bench's rules judge a candidate under the default metric
+ * policy 'both' (docs/tuning.md): at least CS_STATS_MIN_GAIN faster under one metric and not
+ * more than that slower under the other; the synchronised metric alone for a run without the
+ * loop metric. No native measurement: the variant stands. (The rank-sum test of the rules needs
+ * the samples, which the report does not load; the medians' margin is its other half.) */
+static int beats_native(const cs_report_meas_t *m, const cs_report_meas_t *native) {
+    const double win = 1.0 - CS_STATS_MIN_GAIN, not_slower = 1.0 + CS_STATS_MIN_GAIN;
+    int loop;
+    if (native == NULL) {
+        return 1;
+    }
+    loop = !isnan(m->loop_median_us) && !isnan(native->loop_median_us);
+    if (!loop) {
+        return m->median_us <= win * native->median_us;
+    }
+    return (m->median_us <= win * native->median_us &&
+            m->loop_median_us <= not_slower * native->loop_median_us) ||
+           (m->loop_median_us <= win * native->loop_median_us &&
+            m->median_us <= not_slower * native->median_us);
+}
+
+/* The params of the `fam` variant the tuning run's rules for `key` rank highest, above native
+ * (`native_name`), in the interval of `bytes`; NULL when none. That is collsel-bench's own
+ * verdict, with the significance test the report cannot redo (a loop win stands when the
+ * synchronised difference is not significant, docs/tuning.md step 5). */
+static const char *ranked_above_native(const cs_report_key_t *key, uint64_t bytes, const char *fam,
+                                       const char *native_name) {
+    const cs_rule_t *mine = NULL;
+    int native = 0;
+    for (size_t i = 0; i < key->nrules; i++) {
+        const cs_rule_t *r = &key->rules[i];
+        if (r->lo_bytes > bytes || (r->hi_bytes != CS_RULE_UNBOUNDED && bytes >= r->hi_bytes)) {
+            continue;
+        }
+        if (strcmp(r->algorithm, fam) == 0 && (mine == NULL || r->rank < mine->rank)) {
+            mine = r;
+        } else if (strcmp(r->algorithm, native_name) == 0) {
+            native = r->rank;
+        }
+    }
+    return mine != NULL && (native == 0 || mine->rank < native) ? mine->params : NULL;
+}
+
+/* The <coll>/ompi choice of `key` at each measured size, into out[0..cap-1] (sizes without an
+ * ompi measurement are left out): the variant the tuning's rules rank above native there
+ * (ranked_above_native), else the fastest variant measured there if it beats native
+ * (beats_native), else Open MPI's own decision: id 0, alg "default" (a rules file's algorithm 0
+ * leaves the size to Open MPI's fixed decision). Returns how many, -1 when one names an
+ * algorithm this Open MPI does not have (why says which). */
 static int ompi_choices(const char *coll, const cs_report_key_t *key, choice_t *out, int cap,
                         char *why, size_t len) {
-    char fam[64];
+    char fam[64], native[64];
     const cs_report_family_t *f;
     const cs_algo_t *a;
     int n = 0;
     snprintf(fam, sizeof(fam), "%s/ompi", coll);
+    snprintf(native, sizeof(native), "%s/native", coll);
     f = cs_report_family(key, fam);
     a = cs_registry_find(fam);
     for (size_t i = 0; f != NULL && a != NULL && i < f->nbest && n < cap; i++) {
         const cs_report_meas_t *m = f->best[i];
+        const char *params = ranked_above_native(key, m->bytes, fam, native);
         cs_params_t p;
         char err[128];
         const char *alg;
         choice_t *c = &out[n];
         memset(c, 0, sizeof(*c));
-        if (cs_params_parse(a->params, a->nparams, m->params, &p, err, sizeof(err)) != CS_OK ||
+        c->bytes = m->bytes;
+        if (params == NULL && beats_native(m, cs_report_find(key, native, "", m->bytes))) {
+            params = m->params;
+        }
+        if (params == NULL) {
+            snprintf(c->alg, sizeof(c->alg), "default");
+            n++;
+            continue;
+        }
+        if (cs_params_parse(a->params, a->nparams, params, &p, err, sizeof(err)) != CS_OK ||
             (alg = cs_params_get(&p, "alg")) == NULL ||
             cs_params_get_int(&p, "segsize_bytes", &c->segsize) != CS_OK ||
             cs_params_get_int(&p, "fanout", &c->fanout) != CS_OK) {
             continue; /* a row this version cannot read */
         }
         snprintf(c->alg, sizeof(c->alg), "%s", alg);
-        c->bytes = m->bytes;
         c->id = ompi_id(coll, alg);
         if (c->id <= 0) {
             snprintf(why, len,
                      "%s(%s) is not in this Open MPI's coll_tuned_%s_algorithm: export with the "
                      "Open MPI that was tuned",
-                     fam, m->params, coll);
+                     fam, params, coll);
             return -1;
         }
         n++;
@@ -196,6 +254,8 @@ static int write_ompi_rules(const cs_report_machine_t *m, FILE *out, char *why, 
                     "# machine %s, MPI library %s\n"
                     "# per collective and communicator size: message size (bytes, Open MPI's "
                     "count), algorithm, fan-out, segment size\n"
+                    "# algorithm 0 (default): Open MPI's own decision, where no algorithm of its "
+                    "catalogue beat it\n"
                     "# use: OMPI_MCA_coll_tuned_use_dynamic_rules=1 "
                     "OMPI_MCA_coll_tuned_dynamic_rules_filename=THIS_FILE (docs/export.md)\n"
                     "%d\n",
@@ -278,7 +338,7 @@ static int write_env(const cs_report_machine_t *m, int comm_size, FILE *out, cha
             }
             for (int i = 0; i < n; i++) {
                 int wins = 0;
-                for (int j = 0; j < n; j++) {
+                for (int j = 0; j < n && ch[i].id > 0; j++) {
                     wins += same_ompi(&ch[i], &ch[j]);
                 }
                 if (wins > best_wins) {
@@ -298,7 +358,9 @@ static int write_env(const cs_report_machine_t *m, int comm_size, FILE *out, cha
                         "export OMPI_MCA_coll_tuned_use_dynamic_rules=1\n",
                         keys[k]->comm_size, m->host);
             }
-            fprintf(out, "# %s: %s, the fastest Open MPI algorithm at %d of %d measured sizes\n",
+            fprintf(out,
+                    "# %s: %s, the fastest Open MPI algorithm, and faster than Open MPI's own "
+                    "decision,\n# at %d of %d measured sizes\n",
                     ompi_colls[c].coll, ch[best].alg, best_wins, n);
             fprintf(out, "export OMPI_MCA_coll_tuned_%s_algorithm=%d\n", ompi_colls[c].coll,
                     ch[best].id);

@@ -583,6 +583,92 @@ static size_t shown_runs(const cs_report_machine_t *m, bool validation,
     return n;
 }
 
+/* The rank-1 nonblocking rule of m for (coll, comm_size, ppn) whose interval holds bytes. */
+static const cs_rule_t *nb_winner(const cs_report_machine_t *m, const cs_report_okey_t *k,
+                                  uint64_t bytes) {
+    for (size_t i = 0; i < m->nnb_rules; i++) {
+        const cs_rule_t *r = &m->nb_rules[i];
+        if (r->rank == 1 && r->comm_size == k->comm_size && r->ppn == k->ppn &&
+            strcmp(cs_coll_name(r->coll), k->coll) == 0 && r->lo_bytes <= bytes &&
+            bytes < r->hi_bytes) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* Overlap (docs/nonblocking.md "Tuning for overlap"): per (collective, communicator size) the
+ * freed-CPU-share and overhead plot and a table per size: native (MPI_I<coll>) against the
+ * collsel candidate with the least overhead, and the nonblocking rule's choice. */
+static void overlap_section(FILE *f, const cs_report_machine_t *m, const cs_html_opts_t *o) {
+    fprintf(f, "<h3 id=\"m%" PRId64 "-overlap\">Overlap: nonblocking collectives</h3>\n", m->id);
+    fputs("<p class=\"note\">Each candidate that can run as a nonblocking operation and the MPI "
+          "library's own <code>MPI_I&lt;coll&gt;</code> (Open MPI: libnbc), timed interleaved: "
+          "blocking, started then waited (no overlap), and overlapped with a compute loop at "
+          "least as long as the no-overlap time, testing every few µs. Overhead: the "
+          "overlapped run minus its computation, the time the process spent in MPI and collsel "
+          "(what an overlapping application sees). Freed CPU share: (no-overlap − overhead) / "
+          "no-overlap. Nonblocking rules choose by overhead.</p>\n",
+          f);
+    for (size_t i = 0; i < m->nokeys; i++) {
+        const cs_report_okey_t *k = &m->okeys[i];
+        char alt[256], caption[512];
+        fprintf(f, "<h4>i");
+        cs_text_html(f, k->coll);
+        fprintf(f, " on %d processes (%d per node)</h4>\n", k->comm_size, k->ppn);
+        if (k->plot.name[0] != '\0') {
+            snprintf(alt, sizeof(alt), "freed CPU share and overhead of i%s on %d processes",
+                     k->coll, k->comm_size);
+            snprintf(caption, sizeof(caption),
+                     "Freed CPU share (left) and overhead (right) per algorithm family, the "
+                     "variant with the least overhead at each size; run %" PRId64 "%s.",
+                     k->run->id, k->run->oversubscribed ? ", oversubscribed: timings noisy" : "");
+            figure(f, &k->plot, o, alt, caption);
+        }
+        fputs("<table><tr><th>size</th><th>native overhead (µs)</th><th>native freed</th>"
+              "<th>best collsel</th><th>overhead (µs)</th><th>freed</th>"
+              "<th>nonblocking rule</th></tr>\n",
+              f);
+        for (size_t r = 0; r < k->nrows;) {
+            size_t e = r;
+            const cs_report_overlap_t *native = NULL, *best = NULL;
+            while (e < k->nrows && k->rows[e].bytes == k->rows[r].bytes) {
+                const cs_report_overlap_t *x = &k->rows[e++];
+                const char *slash = strchr(x->algorithm, '/');
+                if (slash != NULL && strcmp(slash, "/native") == 0) {
+                    native = x;
+                } else if (best == NULL || x->overhead_us < best->overhead_us) {
+                    best = x;
+                }
+            }
+            const cs_rule_t *w = nb_winner(m, k, k->rows[r].bytes);
+            fputs("<tr><td class=\"num\">", f);
+            bytes(f, k->rows[r].bytes);
+            fputs("</td><td class=\"num\">", f);
+            us(f, native != NULL ? native->overhead_us : NAN);
+            fprintf(f, "</td><td class=\"num\">%.0f %%</td><td>",
+                    native != NULL ? 100 * native->freed : 0);
+            if (best != NULL) {
+                family(f, best->algorithm, best->params);
+            } else {
+                fputs("–", f);
+            }
+            fputs("</td><td class=\"num\">", f);
+            us(f, best != NULL ? best->overhead_us : NAN);
+            fprintf(f, "</td><td class=\"num\">%.0f %%</td><td>",
+                    best != NULL ? 100 * best->freed : 0);
+            if (w != NULL) {
+                family(f, w->algorithm, w->params);
+            } else {
+                fputs("–", f);
+            }
+            fputs("</td></tr>\n", f);
+            r = e;
+        }
+        fputs("</table>\n", f);
+    }
+}
+
 static void machine_section(FILE *f, const cs_report_machine_t *m, const cs_html_opts_t *o,
                             bool several) {
     fprintf(f, "<section id=\"m%" PRId64 "\">\n", m->id);
@@ -638,6 +724,9 @@ static void machine_section(FILE *f, const cs_report_machine_t *m, const cs_html
     }
     for (size_t c = 0; c < m->ncolls; c++) {
         coll_section(f, m, &m->colls[c], o);
+    }
+    if (m->nokeys > 0) {
+        overlap_section(f, m, o);
     }
     fprintf(f, "<h3 id=\"m%" PRId64 "-runs\">Runs</h3>\n", m->id);
     fputs("<p class=\"note\">Every run of this machine in the database. The plots show, per "

@@ -280,6 +280,87 @@ out:
     return rc;
 }
 
+static key_id_t overlap_key(const cs_report_machine_t *m, size_t i) {
+    return (key_id_t){m->overlap[i].coll, m->overlap[i].comm_size, m->overlap[i].ppn, ""};
+}
+
+static int add_overlap(const cs_db_overlap_t *in, void *ctx) {
+    int rc = CS_OK;
+    load_t *l = ctx;
+    cs_report_machine_t *m = l->m;
+    const cs_db_point_t *p = &in->point;
+    if (taken(l, (key_id_t){p->coll, p->comm_size, p->ppn, ""})) {
+        goto out;
+    }
+    CS_CHECK(reserve(&m->overlap, &l->cap, m->noverlap, sizeof(*m->overlap)));
+    cs_report_overlap_t *o = &m->overlap[m->noverlap];
+    *o = (cs_report_overlap_t){
+        .coll = keep(l->r, p->coll),
+        .comm_size = p->comm_size,
+        .ppn = p->ppn,
+        .run = l->run,
+        .algorithm = keep(l->r, p->algorithm),
+        .params = keep(l->r, p->params ? p->params : ""),
+        .bytes = p->bytes,
+        .reps = in->reps,
+        .compute_us = in->compute_us,
+        .blocking_us = in->blocking_us,
+        .nooverlap_us = in->nooverlap_us,
+        .overlap_us = in->overlap_us,
+        .overhead_us = in->overhead_us,
+        .freed = in->freed,
+    };
+    CS_REQUIRE(o->coll != NULL && o->algorithm != NULL && o->params != NULL, CS_ERR_NOMEM);
+    m->noverlap++;
+out:
+    return rc;
+}
+
+static int overlap_order(const void *pa, const void *pb) {
+    const cs_report_overlap_t *a = pa, *b = pb;
+    int c = key_order((key_id_t){a->coll, a->comm_size, a->ppn, ""},
+                      (key_id_t){b->coll, b->comm_size, b->ppn, ""});
+    if (c == 0) {
+        c = u64_order(a->bytes, b->bytes);
+    }
+    if (c == 0) {
+        c = strcmp(a->algorithm, b->algorithm);
+    }
+    return c != 0 ? c : strcmp(a->params, b->params);
+}
+
+/* The okeys of m from its sorted overlap rows. */
+static int build_okeys(cs_report_machine_t *m) {
+    int rc = CS_OK;
+    size_t cap = 0;
+    for (size_t i = 0; i < m->noverlap;) {
+        size_t e = i;
+        while (e < m->noverlap && same_key(overlap_key(m, e), overlap_key(m, i))) {
+            e++;
+        }
+        CS_CHECK(reserve(&m->okeys, &cap, m->nokeys, sizeof(*m->okeys)));
+        m->okeys[m->nokeys++] = (cs_report_okey_t){.coll = m->overlap[i].coll,
+                                                   .comm_size = m->overlap[i].comm_size,
+                                                   .ppn = m->overlap[i].ppn,
+                                                   .run = m->overlap[i].run,
+                                                   .rows = &m->overlap[i],
+                                                   .nrows = e - i};
+        i = e;
+    }
+out:
+    return rc;
+}
+
+static int add_nb_rule(const cs_rule_t *in, void *ctx) {
+    int rc = CS_OK;
+    load_t *l = ctx;
+    cs_report_machine_t *m = l->m;
+    CS_CHECK(reserve(&m->nb_rules, &l->cap, m->nnb_rules, sizeof(*m->nb_rules)));
+    m->nb_rules[m->nnb_rules++] = *in;
+out:
+    return rc;
+}
+
 static int add_rule(const cs_rule_t *in, void *ctx) {
     int rc = CS_OK;
     load_t *l = ctx;
@@ -611,6 +692,23 @@ static int load_machine(cs_db_t *db, load_t *l, cs_report_machine_t *m) {
     }
     CS_CHECK(build_keys(m));
     CS_CHECK(cs_db_foreach_pattern(db, m->id, add_pattern, l));
+    /* Overlap measurements: per key, of the most preferred tuning run that has it; the
+     * nonblocking rules: the machine's current ones. */
+    n = preferred_runs(m, false, order);
+    l->ntaken = 0;
+    l->cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t first = m->noverlap;
+        l->run = order[i];
+        CS_CHECK(cs_db_foreach_overlap(db, order[i]->id, add_overlap, l));
+        CS_CHECK(take_keys(l, overlap_key, first, m->noverlap));
+    }
+    if (m->noverlap > 0) {
+        qsort(m->overlap, m->noverlap, sizeof(*m->overlap), overlap_order);
+    }
+    CS_CHECK(build_okeys(m));
+    l->cap = 0;
+    CS_CHECK(cs_db_foreach_nb_rule(db, m->id, add_nb_rule, l));
 out:
     free(order);
     return rc;
@@ -688,6 +786,9 @@ void cs_report_free(cs_report_t *r) {
         free(m->meas);
         free(m->rules);
         free(m->valid);
+        free(m->overlap);
+        free(m->okeys);
+        free(m->nb_rules);
     }
     free(r->machines);
     while (r->arena != NULL) {

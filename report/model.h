@@ -17,6 +17,9 @@
  *     offsets: the cart* and iso_* patterns), its relative offsets, from which
  *     cs_report_iso_cost computes the rounds D and volume V of each message-combining schedule
  *     (algorithms/topo/iso.h).
+ * Besides the keys, per machine: the overlap measurements of the nonblocking collectives per
+ * (collective, communicator size, ppn) of the newest tuning run that has them (cs_report_okey_t),
+ * and the machine's nonblocking rules.
  *
  * Everything lives until cs_report_free(); strings are copies owned by the report. */
 #ifndef CS_REPORT_MODEL_H
@@ -118,6 +121,29 @@ typedef struct cs_report_coll {
     cs_report_plot_t loop_speedup_plot;          /* speedup under the loop metric */
 } cs_report_coll_t;
 
+/* One candidate at one point of the overlap measurements (table overlap, docs/nonblocking.md
+ * "Tuning for overlap"). */
+typedef struct cs_report_overlap {
+    const char *coll;
+    int comm_size, ppn;
+    const cs_report_run_t *run;
+    const char *algorithm, *params;
+    uint64_t bytes;
+    int reps;
+    double compute_us, blocking_us, nooverlap_us, overlap_us, overhead_us, freed;
+} cs_report_overlap_t;
+
+/* The overlap measurements of one (collective, communicator size, ppn), of the newest tuning
+ * run that has them, by bytes, algorithm, params. */
+typedef struct cs_report_okey {
+    const char *coll;
+    int comm_size, ppn;
+    const cs_report_run_t *run;
+    const cs_report_overlap_t *rows;
+    size_t nrows;
+    cs_report_plot_t plot; /* freed CPU share and overhead per family; set by the plot writer */
+} cs_report_okey_t;
+
 /* A verification failure of a run the report shows. */
 typedef struct cs_report_failure {
     int64_t run_id;
@@ -143,6 +169,12 @@ typedef struct cs_report_machine {
     size_t nrules;
     cs_report_valid_t *valid;
     size_t nvalid;
+    cs_report_overlap_t *overlap; /* by coll, comm_size, ppn, bytes, algorithm, params */
+    size_t noverlap;
+    cs_report_okey_t *okeys; /* one per (coll, comm_size, ppn) of overlap */
+    size_t nokeys;
+    cs_rule_t *nb_rules; /* the machine's nonblocking rules (table nb_rule) */
+    size_t nnb_rules;
 } cs_report_machine_t;
 
 typedef struct cs_report cs_report_t;

@@ -1079,6 +1079,127 @@ out:
 
 /* --- all plots ----------------------------------------------------------------------------- */
 
+/* --- overlap per (collective, communicator size) --------------------------------------------- */
+
+/* The families (algorithm keys) of okey k's rows, in order of first appearance, native first:
+ * algs[0..*n-1] (at most cap). */
+static size_t overlap_families(const cs_report_okey_t *k, const char **algs, size_t cap) {
+    size_t n = 0;
+    for (int native = 1; native >= 0; native--) {
+        for (size_t i = 0; i < k->nrows; i++) {
+            const char *a = k->rows[i].algorithm;
+            const char *slash = strchr(a, '/');
+            bool is_native = slash != NULL && strcmp(slash, "/native") == 0;
+            if (is_native == (native == 1)) {
+                (void)seen_before(algs, &n, cap, a); /* appends a new one */
+            }
+        }
+    }
+    return n;
+}
+
+/* The freed-CPU-share and overhead plot of okey k (docs/nonblocking.md "Tuning for overlap"):
+ * per algorithm family (the variant with the least overhead at each size), two panels over the
+ * message size: the freed share in % and the overhead in µs (log). */
+static int write_overlap(const cs_report_machine_t *m, cs_report_okey_t *k, const cs_outdir_t *out,
+                         const cs_plot_opts_t *o, char *why, size_t len) {
+    int rc = CS_OK;
+    plot_files_t f = {0};
+    cs_report_plot_t p = {0};
+    const char *algs[64];
+    size_t nalgs = overlap_families(k, algs, 64);
+    double lo = 0, hi = 0, from, to;
+    char what[512], first[256];
+    cs_report_key_t named = {
+        .coll = k->coll, .pattern = "", .comm_size = k->comm_size, .ppn = k->ppn};
+    if (k->nrows == 0 || nalgs == 0) {
+        goto out;
+    }
+    name_plot(&p, m, k->coll, "overlap", &named, CS_PLOT_WIDTH, CS_PLOT_HEIGHT);
+    snprintf(first, sizeof(first),
+             "i%s on %d processes (%d per node): freed CPU share and overhead when overlapped",
+             k->coll, k->comm_size, k->ppn);
+    snprintf(what, sizeof(what),
+             "%s; per algorithm family the variant with the least overhead at each size", first);
+    CS_CHECK(plot_dat(&f, out, &p, what, why, len));
+    FILE *dat = f.dat;
+    comment(dat, "machine %s, run %" PRId64 " (%s)", m->host, k->run->id, k->run->status_name);
+    fprintf(dat, "# Blocks (gnuplot index 0, 1, ...) are separated by two blank lines.\n");
+    for (size_t a = 0; a < nalgs; a++) {
+        fputs(a > 0 ? "\n\n" : "", dat);
+        comment(dat, "index %zu: %s", a, algs[a]);
+        fprintf(dat, "# bytes freed_percent overhead_us nooverlap_us blocking_us compute_us "
+                     "params\n");
+        for (size_t i = 0; i < k->nrows;) {
+            size_t e = i;
+            const cs_report_overlap_t *best = NULL;
+            while (e < k->nrows && k->rows[e].bytes == k->rows[i].bytes) {
+                const cs_report_overlap_t *r = &k->rows[e++];
+                if (strcmp(r->algorithm, algs[a]) == 0 &&
+                    (best == NULL || r->overhead_us < best->overhead_us)) {
+                    best = r;
+                }
+            }
+            i = e;
+            if (best == NULL || best->bytes == 0) {
+                continue;
+            }
+            lo = lo > 0 && lo < (double)best->bytes ? lo : (double)best->bytes;
+            hi = hi > (double)best->bytes ? hi : (double)best->bytes;
+            fprintf(dat, "%" PRIu64 " %.6g", best->bytes, 100 * best->freed);
+            value(dat, best->overhead_us);
+            value(dat, best->nooverlap_us);
+            value(dat, best->blocking_us);
+            value(dat, best->compute_us);
+            fputc(' ', dat);
+            cs_text_dat(dat, best->params);
+            fputc('\n', dat);
+        }
+    }
+    CS_CHECK(plot_gp(&f, o, why, len));
+    FILE *gp = f.gp;
+    const cs_report_run_t *runs[] = {k->run};
+    title(gp, first, m, runs, 1, p.height);
+    padded(lo, hi, lo == hi ? 4 : 1.6, &from, &to);
+    fputs("set multiplot\n", gp);
+    for (int panel = 0; panel < 2; panel++) {
+        fprintf(gp, "set origin %s, 0\nset size %s, 1\n", panel == 0 ? "0" : "0.42",
+                panel == 0 ? "0.42" : "0.58");
+        size_axis(gp, k->coll, from, to);
+        if (panel == 0) {
+            fputs("set ylabel 'freed CPU share (%): (no-overlap - overhead) / no-overlap'\n"
+                  "unset logscale y\nset yrange [0:100]\nset format y '%g'\nset key off\n"
+                  "plot ",
+                  gp);
+        } else {
+            fputs("set ylabel 'overhead when overlapped (µs)'\n"
+                  "set logscale y 10\nset yrange [*:*]\nset format y '%g'\n"
+                  "set key outside right top vertical Left reverse\n"
+                  "plot ",
+                  gp);
+        }
+        for (size_t a = 0; a < nalgs; a++) {
+            const char *slash = strchr(algs[a], '/');
+            bool native = slash != NULL && strcmp(slash, "/native") == 0;
+            fprintf(gp,
+                    "%s'%s.dat' index %zu using 1:%d with linespoints lw %s pt %d ps 1.1 "
+                    "lc rgb '%s' title ",
+                    a > 0 ? ", \\\n     " : "", p.name, a, panel == 0 ? 2 : 3,
+                    native ? "2.5" : "1.8", cs_text_point(algs[a]), cs_text_colour(algs[a]));
+            cs_text_gp(gp, native          ? "native (MPI_I*, libnbc)"
+                           : slash != NULL ? slash + 1
+                                           : algs[a]);
+        }
+        fputs("\n", gp);
+    }
+    fputs("unset multiplot\n", gp);
+    CS_CHECK(plot_end(&f, why, len));
+    k->plot = p;
+out:
+    plot_drop(&f);
+    return rc;
+}
+
 int cs_plot_write(cs_report_t *r, const cs_outdir_t *out, const cs_plot_opts_t *o, char *why,
                   size_t len) {
     int rc = CS_OK;
@@ -1097,6 +1218,9 @@ int cs_plot_write(cs_report_t *r, const cs_outdir_t *out, const cs_plot_opts_t *
                 CS_CHECK(write_validation(m, &c->keys[k], false, out, o, why, len));
                 CS_CHECK(write_validation(m, &c->keys[k], true, out, o, why, len));
             }
+        }
+        for (size_t k = 0; k < m->nokeys; k++) {
+            CS_CHECK(write_overlap(m, &m->okeys[k], out, o, why, len));
         }
     }
 out:
@@ -1133,6 +1257,14 @@ static size_t each_plot(const cs_report_t *r, void (*fn)(const cs_report_plot_t 
                     }
                     n++;
                 }
+            }
+        }
+        for (size_t k = 0; k < m->nokeys; k++) {
+            if (m->okeys[k].plot.name[0] != '\0') {
+                if (fn != NULL) {
+                    fn(&m->okeys[k].plot, ctx);
+                }
+                n++;
             }
         }
     }

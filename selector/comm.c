@@ -21,6 +21,22 @@ static void sel_free(void *p) {
     }
 }
 
+/* The intervals iv[0..n-1] as " [lo, hi) winner ..." into line[0..len-1]. */
+static void describe_intervals(const cs_sel_interval_t *ivs, int n, char *line, size_t len) {
+    size_t used = 0;
+    line[0] = '\0';
+    for (int i = 0; i < n && used < len; i++) {
+        const cs_sel_interval_t *iv = &ivs[i];
+        char name[256], hi[32] = "inf";
+        cs_variant_name(&iv->cand[0], name, sizeof(name));
+        if (iv->hi != CS_RULE_UNBOUNDED) {
+            snprintf(hi, sizeof(hi), "%llu", (unsigned long long)iv->hi);
+        }
+        used += (size_t)snprintf(line + used, len - used, " [%llu, %s) %s",
+                                 (unsigned long long)iv->lo, hi, name);
+    }
+}
+
 static void describe_comm(const cs_sel_comm_t *sc, int nprocs) {
     char line[2048];
     for (int c = 0; c < CS_COLL_COUNT; c++) {
@@ -31,6 +47,14 @@ static void describe_comm(const cs_sel_comm_t *sc, int nprocs) {
             cs_log(CS_LOG_INFO, "%d processes: %s: forced %s (COLLSEL_FORCE)", nprocs,
                    cs_coll_name((cs_coll_t)c), name);
             continue;
+        }
+        if (sc->nb_niv[c] > 0) { /* tuned for overlap (docs/nonblocking.md) */
+            describe_intervals(sc->nb_iv[c], sc->nb_niv[c], line, sizeof(line));
+            cs_log(CS_LOG_INFO,
+                   "%d processes (%d per node): i%s, %s_init: nonblocking rules tuned at %d "
+                   "processes, %d per node:%s",
+                   nprocs, sc->ppn, cs_coll_name((cs_coll_t)c), cs_coll_name((cs_coll_t)c),
+                   sc->nb_tuned_size[c], sc->nb_tuned_ppn[c], line);
         }
         if (sc->niv[c] == 0) {
             cs_log(CS_LOG_INFO, "%d processes: %s: no rules, native", nprocs,

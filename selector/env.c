@@ -95,6 +95,14 @@ void cs_sel_env_parse(cs_sel_env_t *env, int report) {
                      v);
         }
     }
+    v = getenv("COLLSEL_PROGRESS");
+    if (v != NULL && *v != '\0') {
+        if (strcmp(v, "thread") == 0) {
+            env->progress_thread = 1;
+        } else if (strcmp(v, "calls") != 0) {
+            complain(report, "COLLSEL_PROGRESS: bad value '%s' (use calls or thread); ignored", v);
+        }
+    }
     v = getenv("COLLSEL_DB");
     if (v != NULL && *v != '\0') {
         /* a path cut short would name another file */

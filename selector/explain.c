@@ -40,6 +40,11 @@ int cs_sel_choose(cs_coll_t coll, uint64_t bytes, MPI_Comm comm, cs_sel_choice_t
         out->fallback = cs_sel_env.fallback;
         return CS_OK;
     }
+    if (sc->nb_niv[coll] > 0) {
+        out->nb_iv = cs_sel_nb_lookup(sc, coll, cs_sel_lookup_key(coll, bytes));
+        out->nb_tuned_size = sc->nb_tuned_size[coll];
+        out->nb_tuned_ppn = sc->nb_tuned_ppn[coll];
+    }
     out->iv = cs_sel_lookup(sc, coll, cs_sel_lookup_key(coll, bytes));
     if (out->iv == NULL) {
         out->why = cs_sel_rules_are_usable(out->detail, sizeof(out->detail)) ? CS_SEL_NO_RULE
@@ -55,6 +60,28 @@ int cs_sel_choose(cs_coll_t coll, uint64_t bytes, MPI_Comm comm, cs_sel_choice_t
         out->distance = sc->pattern_distance[coll];
     }
     return CS_OK;
+}
+
+/* Appends the nonblocking rule of choice `ch` (ch->nb_iv set) to buf. */
+static void explain_nb(const cs_sel_choice_t *ch, char *buf, size_t len) {
+    const cs_sel_interval_t *iv = ch->nb_iv;
+    size_t used = strlen(buf);
+    char name[256], hi[32];
+    if (iv->hi == CS_RULE_UNBOUNDED) {
+        snprintf(hi, sizeof(hi), "inf");
+    } else {
+        snprintf(hi, sizeof(hi), "%llu", (unsigned long long)iv->hi);
+    }
+    used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
+                             "; nonblocking and persistent calls: nonblocking rule [%llu, %s) "
+                             "tuned at %d processes, %d per node, overhead %.2f us vs native "
+                             "%.2f us; ranked:",
+                             (unsigned long long)iv->lo, hi, ch->nb_tuned_size, ch->nb_tuned_ppn,
+                             iv->median_us[0], iv->native_us);
+    for (int i = 0; i < iv->ncand && used < len; i++) {
+        cs_variant_name(&iv->cand[i], name, sizeof(name));
+        used += (size_t)snprintf(buf + used, len - used, " %s", name);
+    }
 }
 
 int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *buf, size_t len) {
@@ -134,6 +161,9 @@ int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *bu
         }
         break;
     }
+    }
+    if (ch.nb_iv != NULL) {
+        explain_nb(&ch, buf, len);
     }
     return MPI_SUCCESS;
 }

@@ -15,6 +15,7 @@
  * next ranked candidate is tried first. */
 #include "collsel.h"
 
+#include "core/log.h"
 #include "core/nb.h"
 #include "select_int.h"
 
@@ -62,9 +63,24 @@ static int nb_enter(MPI_Comm comm, cs_coll_t coll, const MPI_Request *request, c
 }
 
 /* The rule interval a nonblocking or persistent call of `coll` of `bytes` takes its ranked
- * candidates from. The hook for tuning for overlap: for now the blocking collective's rules. */
-static const cs_sel_interval_t *nb_rules(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes) {
-    return cs_sel_lookup(sc, coll, cs_sel_lookup_key(coll, bytes));
+ * candidates from: the nonblocking rules (tuned for overlap, docs/nonblocking.md) when the
+ * collective has them on this communicator (*nb 1), else the blocking collective's rules. */
+static const cs_sel_interval_t *nb_rules(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes,
+                                         int *nb) {
+    uint64_t key = cs_sel_lookup_key(coll, bytes);
+    *nb = sc->nb_niv[coll] > 0;
+    return *nb ? cs_sel_nb_lookup(sc, coll, key) : cs_sel_lookup(sc, coll, key);
+}
+
+/* COLLSEL_VERBOSE=3: which variant a nonblocking or persistent call runs, by which rules. */
+static void nb_log(const cs_call_t *call, const cs_variant_t *v, int persistent, const char *why) {
+    char name[256];
+    if (v != NULL) {
+        cs_variant_name(v, name, sizeof(name));
+    }
+    cs_log(CS_LOG_DEBUG, "%s%s%s %zu bytes: %s (%s)", persistent ? "" : "i",
+           cs_coll_name(call->coll), persistent ? "_init" : "", call->bytes,
+           v != NULL ? name : "native", why);
 }
 
 /* Normalises the filled `call` and makes it an operation (persistent: an inactive one) of the
@@ -75,16 +91,20 @@ static int nb_choose(const cs_sel_at_t *at, MPI_Comm comm, cs_call_t *call, int 
     const cs_neighbors_t *nbrs = NULL;
     const cs_variant_t *forced = &cs_sel_env.force[call->coll];
     const cs_sel_interval_t *iv;
-    int rc;
+    int rc, nb = 0;
     if ((neighbor && cs_comm_neighbors(at->ctx, &nbrs) != CS_OK) ||
         cs_call_finish(call, comm, at->ctx->rank, at->ctx->nprocs, nbrs) != CS_OK) {
         return CS_ERR_NOT_APPLICABLE;
     }
     if (forced->algo != NULL) {
-        return persistent ? cs_nb_init(at->ctx, forced, call, request)
-                          : cs_nb_issue(at->ctx, forced, call, request);
+        rc = persistent ? cs_nb_init(at->ctx, forced, call, request)
+                        : cs_nb_issue(at->ctx, forced, call, request);
+        if (cs_sel_hot.log_calls) {
+            nb_log(call, rc == CS_ERR_NOT_APPLICABLE ? NULL : forced, persistent, "forced");
+        }
+        return rc;
     }
-    iv = nb_rules(at->sc, call->coll, call->bytes);
+    iv = nb_rules(at->sc, call->coll, call->bytes, &nb);
     for (int i = 0; iv != NULL && i < iv->ncand; i++) {
         if (cs_algo_is_native(iv->cand[i].algo)) {
             break;
@@ -92,8 +112,16 @@ static int nb_choose(const cs_sel_at_t *at, MPI_Comm comm, cs_call_t *call, int 
         rc = persistent ? cs_nb_init(at->ctx, &iv->cand[i], call, request)
                         : cs_nb_issue(at->ctx, &iv->cand[i], call, request);
         if (rc != CS_ERR_NOT_APPLICABLE) {
+            if (cs_sel_hot.log_calls) {
+                nb_log(call, &iv->cand[i], persistent,
+                       nb ? "nonblocking rule" : "blocking rule, no nonblocking rules");
+            }
             return rc;
         }
+    }
+    if (cs_sel_hot.log_calls) {
+        nb_log(call, NULL, persistent,
+               nb ? "nonblocking rule" : "blocking rule, no nonblocking rules");
     }
     return CS_ERR_NOT_APPLICABLE;
 }

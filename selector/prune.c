@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const cs_sel_interval_t *cs_sel_lookup(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes) {
-    const cs_sel_interval_t *iv = sc->iv[coll];
-    int lo = 0, hi = sc->niv[coll] - 1;
+/* The interval of iv[0..n-1] (sorted, disjoint) holding `bytes`, or NULL (binary search). */
+static const cs_sel_interval_t *find(const cs_sel_interval_t *iv, int n, uint64_t bytes) {
+    int lo = 0, hi = n - 1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
         if (bytes < iv[mid].lo) {
@@ -26,7 +26,45 @@ const cs_sel_interval_t *cs_sel_lookup(const cs_sel_comm_t *sc, cs_coll_t coll, 
     return NULL;
 }
 
+const cs_sel_interval_t *cs_sel_lookup(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes) {
+    return find(sc->iv[coll], sc->niv[coll], bytes);
+}
+
+const cs_sel_interval_t *cs_sel_nb_lookup(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes) {
+    return find(sc->nb_iv[coll], sc->nb_niv[coll], bytes);
+}
+
+/* Frees the nonblocking rules of sc. */
+static void clear_nb(cs_sel_comm_t *sc) {
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        free(sc->nb_iv[c]);
+        sc->nb_iv[c] = NULL;
+        sc->nb_niv[c] = 0;
+        sc->nb_tuned_size[c] = 0;
+        sc->nb_tuned_ppn[c] = 0;
+    }
+}
+
+int cs_sel_prune_nb(const cs_rule_t *rules, int n, int nprocs, int ppn, cs_sel_comm_t *sc) {
+    int rc = CS_OK;
+    cs_sel_comm_t *tmp = calloc(1, sizeof(*tmp)); /* the blocking rules' builder, then moved */
+    clear_nb(sc);
+    CS_REQUIRE(tmp != NULL, CS_ERR_NOMEM);
+    CS_CHECK(cs_sel_prune(rules, n, nprocs, ppn, tmp));
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        sc->nb_iv[c] = tmp->iv[c];
+        sc->nb_niv[c] = tmp->niv[c];
+        sc->nb_tuned_size[c] = tmp->tuned_size[c];
+        sc->nb_tuned_ppn[c] = tmp->tuned_ppn[c];
+        tmp->iv[c] = NULL;
+    }
+out:
+    free(tmp);
+    return rc;
+}
+
 void cs_sel_comm_clear(cs_sel_comm_t *sc) {
+    clear_nb(sc);
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         free(sc->iv[c]);
         sc->iv[c] = NULL;

@@ -16,6 +16,8 @@ enum { TABLE_NONE, TABLE_OK, TABLE_UNUSABLE };
 static int table_state = TABLE_NONE;
 static cs_rule_t *table;
 static int ntable;
+static cs_rule_t *nb_table; /* the nonblocking rules (table nb_rule) */
+static int n_nb_table;
 static cs_sel_pattern_t *pats; /* the tuned patterns' signatures */
 static int npats;
 static int have_loggp; /* the machine's LogGP parameters were found (loggp) */
@@ -79,8 +81,11 @@ static int add_pattern(const cs_db_pattern_t *t, void *ctx) {
     return CS_OK;
 }
 
-int cs_sel_rules_read(cs_db_t *db, int64_t machine_id, cs_rule_t **rules, int *n, int *nbad,
-                      char *why, size_t len) {
+/* cs_sel_rules_read of the rules that `foreach` (cs_db_foreach_rule, cs_db_foreach_nb_rule)
+ * reads. */
+static int read_rules(cs_db_t *db, int64_t machine_id,
+                      int (*foreach)(cs_db_t *, int64_t, cs_db_rule_fn, void *), cs_rule_t **rules,
+                      int *n, int *nbad, char *why, size_t len) {
     int rc;
     loader_t l = {NULL, 0, 0, 0};
     *rules = NULL;
@@ -89,7 +94,7 @@ int cs_sel_rules_read(cs_db_t *db, int64_t machine_id, cs_rule_t **rules, int *n
     if (why != NULL && len > 0) {
         why[0] = '\0';
     }
-    rc = cs_db_foreach_rule(db, machine_id, add_rule, &l);
+    rc = foreach (db, machine_id, add_rule, &l);
     if (rc != CS_OK) {
         free(l.v);
         return rc;
@@ -104,14 +109,21 @@ int cs_sel_rules_read(cs_db_t *db, int64_t machine_id, cs_rule_t **rules, int *n
     return CS_OK;
 }
 
+int cs_sel_rules_read(cs_db_t *db, int64_t machine_id, cs_rule_t **rules, int *n, int *nbad,
+                      char *why, size_t len) {
+    return read_rules(db, machine_id, cs_db_foreach_rule, rules, n, nbad, why, len);
+}
+
 int cs_sel_rules_load(const char *path, int ppn, cs_sel_loaded_t *out, char *why, size_t len) {
     cs_db_t *db = NULL;
     cs_machine_t m;
     cs_db_machine_t want;
     int64_t machine_id = 0;
-    loader_t l = {NULL, 0, 0, 0};
+    loader_t l = {NULL, 0, 0, 0}, nl = {NULL, 0, 0, 0};
     pat_loader_t pl = {NULL, 0, 0};
     bool found = false, snapshot = false;
+    int nb_bad = 0;
+    char nb_why[1024] = "";
     char dbwhy[4096] = "";
     int rc;
     memset(out, 0, sizeof(*out));
@@ -141,6 +153,10 @@ int cs_sel_rules_load(const char *path, int ppn, cs_sel_loaded_t *out, char *why
                                sizeof(out->bad_why));
     }
     if (rc == CS_OK) {
+        rc = read_rules(db, machine_id, cs_db_foreach_nb_rule, &nl.v, &nl.n, &nb_bad, nb_why,
+                        sizeof(nb_why));
+    }
+    if (rc == CS_OK) {
         rc = cs_db_foreach_pattern(db, machine_id, add_pattern, &pl);
     }
     if (rc == CS_OK) {
@@ -157,11 +173,18 @@ int cs_sel_rules_load(const char *path, int ppn, cs_sel_loaded_t *out, char *why
     }
     out->rules = l.v;
     out->n = l.n;
+    out->nb_rules = nl.v;
+    out->n_nb = nl.n;
+    if (nb_bad > 0 && out->nbad == 0) {
+        snprintf(out->bad_why, sizeof(out->bad_why), "nonblocking: %s", nb_why);
+    }
+    out->nbad += nb_bad;
     out->pats = pl.v;
     out->npats = pl.n;
     out->have_loggp = found;
     snprintf(out->topology, sizeof(out->topology), "%s", m.topology);
     l.v = NULL;
+    nl.v = NULL;
     pl.v = NULL;
 out:
     if (snapshot && cs_db_rollback(db) != CS_OK) {
@@ -169,6 +192,7 @@ out:
     }
     cs_db_close(db);
     free(l.v);
+    free(nl.v);
     free(pl.v);
     if (rc != CS_OK) {
         out->nbad = 0;
@@ -179,6 +203,7 @@ out:
 
 void cs_sel_loaded_free(cs_sel_loaded_t *l) {
     free(l->rules);
+    free(l->nb_rules);
     free(l->pats);
     memset(l, 0, sizeof(*l));
 }
@@ -206,6 +231,8 @@ static void load_table(int ppn) {
     }
     table = ld.rules;
     ntable = ld.n;
+    nb_table = ld.nb_rules;
+    n_nb_table = ld.n_nb;
     pats = ld.pats;
     npats = ld.npats;
     have_loggp = ld.have_loggp;
@@ -224,6 +251,10 @@ static void load_table(int ppn) {
     } else {
         snprintf(table_why, sizeof(table_why), "%d rules from %s", ntable, path);
     }
+    if (n_nb_table > 0) {
+        size_t used = strlen(table_why);
+        snprintf(table_why + used, sizeof(table_why) - used, ", %d nonblocking rules", n_nb_table);
+    }
     cs_log(CS_LOG_WARN, "%s (machine %s)", table_why, ld.topology);
 }
 
@@ -238,6 +269,44 @@ static void *snapshot(const void *src, int n, size_t size) {
     return copy;
 }
 
+/* Rank 0's nonblocking rules to every rank of `comm` (rank 0 holds the loaded table); other
+ * ranks keep them when they have none yet. */
+static int share_nb(MPI_Comm comm, int rank) {
+    int rc = CS_OK, n = 0, ok;
+    cs_rule_t *copy = NULL;
+    pthread_mutex_lock(&cs_sel_lock);
+    if (rank == 0) {
+        n = n_nb_table;
+        copy = snapshot(nb_table, n_nb_table, sizeof(*nb_table));
+    }
+    pthread_mutex_unlock(&cs_sel_lock);
+    CS_MPI_CHECK(PMPI_Bcast(&n, 1, MPI_INT, 0, comm));
+    if (n == 0) {
+        goto out;
+    }
+    if (rank != 0) {
+        copy = malloc((size_t)n * sizeof(*copy));
+    }
+    ok = copy != NULL;
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm));
+    if (!ok) { /* the blocking rules serve the nonblocking calls too */
+        goto out;
+    }
+    CS_MPI_CHECK(PMPI_Bcast(copy, (int)((size_t)n * sizeof(*copy)), MPI_BYTE, 0, comm));
+    if (rank != 0) {
+        pthread_mutex_lock(&cs_sel_lock);
+        if (nb_table == NULL) {
+            nb_table = copy;
+            n_nb_table = n;
+            copy = NULL;
+        }
+        pthread_mutex_unlock(&cs_sel_lock);
+    }
+out:
+    free(copy);
+    return rc;
+}
+
 /* Rank 0's patterns and LogGP parameters to every rank of `comm` (after the rules; rank 0
  * holds the loaded table). Other ranks keep them when their table is still unset. */
 static int share_extras(MPI_Comm comm, int rank) {
@@ -245,6 +314,7 @@ static int share_extras(MPI_Comm comm, int rank) {
     int head[2] = {0, 0};
     cs_sel_pattern_t *copy = NULL;
     cs_loggp_t l = {0, 0, 0, 0};
+    CS_CHECK(share_nb(comm, rank));
     pthread_mutex_lock(&cs_sel_lock);
     if (rank == 0) {
         head[0] = npats;
@@ -373,6 +443,9 @@ int cs_sel_rules_prune(int nprocs, int ppn, const cs_graph_sig_t *sig, cs_sel_co
     if (*usable && rc == CS_OK) {
         rc = cs_sel_prune_neighbors(table, ntable, pats, npats, sig, ppn, sc);
     }
+    if (*usable && rc == CS_OK && n_nb_table > 0) {
+        rc = cs_sel_prune_nb(nb_table, n_nb_table, nprocs, ppn, sc);
+    }
     pthread_mutex_unlock(&cs_sel_lock);
     return rc;
 }
@@ -400,6 +473,9 @@ void cs_sel_rules_forget(void) {
     free(table);
     table = NULL;
     ntable = 0;
+    free(nb_table);
+    nb_table = NULL;
+    n_nb_table = 0;
     free(pats);
     pats = NULL;
     npats = 0;

@@ -2,7 +2,7 @@
  *
  * Process-wide state (state.c, rules.c; select_int.h lists the selector's files):
  *   - the environment, parsed once (env.c): COLLSEL_DB, COLLSEL_DISABLE, COLLSEL_FORCE,
- *     COLLSEL_FALLBACK, COLLSEL_VERBOSE;
+ *     COLLSEL_FALLBACK, COLLSEL_VERBOSE, COLLSEL_WARMUP, COLLSEL_PROGRESS;
  *   - the rule table: every rule of the machine this process runs on (same hwloc topology and
  *     MPI library as the tuning run; the host name may differ, as on a cluster's other nodes).
  *     It is loaded once per process group: when a communicator is first used and any of its
@@ -128,6 +128,11 @@ typedef struct cs_sel_comm {
     int isomorphic;
     char tuned_pattern[CS_COLL_COUNT][CS_RULE_PATTERN];
     double pattern_distance[CS_COLL_COUNT];
+    /* The nonblocking rules (table nb_rule, docs/nonblocking.md "Tuning for overlap"), pruned
+     * as the blocking ones; nb_niv 0: none for the collective (its nonblocking calls use iv). */
+    cs_sel_interval_t *nb_iv[CS_COLL_COUNT];
+    int nb_niv[CS_COLL_COUNT];
+    int nb_tuned_size[CS_COLL_COUNT], nb_tuned_ppn[CS_COLL_COUNT];
 } cs_sel_comm_t;
 
 /* Why the selector chose what it chose (cs_sel_choose). */
@@ -149,12 +154,16 @@ typedef struct cs_sel_choice {
     cs_variant_t variant;        /* what a call runs when its requirements hold (else the next
                                     ranked candidate, then native); native unless RULE/FORCED */
     const cs_sel_interval_t *iv; /* CS_SEL_RULE: the interval and its ranked candidates */
-    int nprocs, ppn;             /* the communicator (0 without a context) */
-    int tuned_size, tuned_ppn;   /* CS_SEL_RULE: the tuned shape the rules come from */
-    const char *pattern;         /* CS_SEL_RULE, neighbourhood: the nearest tuned pattern */
-    double distance;             /* its signature distance from the communicator's */
-    int fallback;                /* CS_SEL_FORCED: COLLSEL_FALLBACK (CS_FALLBACK_*) */
-    char detail[1024];           /* CS_SEL_NO_RULES: why there are no rules */
+    /* The nonblocking rule interval of the same call (NULL: none; its nonblocking calls follow
+     * the blocking rules), tuned at nb_tuned_size processes, nb_tuned_ppn per node. */
+    const cs_sel_interval_t *nb_iv;
+    int nb_tuned_size, nb_tuned_ppn;
+    int nprocs, ppn;           /* the communicator (0 without a context) */
+    int tuned_size, tuned_ppn; /* CS_SEL_RULE: the tuned shape the rules come from */
+    const char *pattern;       /* CS_SEL_RULE, neighbourhood: the nearest tuned pattern */
+    double distance;           /* its signature distance from the communicator's */
+    int fallback;              /* CS_SEL_FORCED: COLLSEL_FALLBACK (CS_FALLBACK_*) */
+    char detail[1024];         /* CS_SEL_NO_RULES: why there are no rules */
 } cs_sel_choice_t;
 
 /* Fallback policy of COLLSEL_FALLBACK. */
@@ -170,6 +179,7 @@ typedef struct cs_sel_env {
     int verbose;
     int fallback;
     int warmup; /* COLLSEL_WARMUP: a communicator's calls before it gets a context (comm.c) */
+    int progress_thread; /* COLLSEL_PROGRESS=thread (core/nb.h); 0: calls (the default) */
     cs_variant_t force[CS_COLL_COUNT]; /* algo NULL: not forced */
     char db[4096];
 } cs_sel_env_t;
@@ -185,6 +195,15 @@ int cs_sel_parse_force(const char *text, cs_variant_t force[CS_COLL_COUNT], char
 
 /* The interval of `sc` holding `bytes` for `coll`, or NULL (binary search). */
 const cs_sel_interval_t *cs_sel_lookup(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes);
+
+/* The nonblocking rule interval of `sc` holding `bytes` for `coll`, or NULL. */
+const cs_sel_interval_t *cs_sel_nb_lookup(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes);
+
+/* Builds the nonblocking rules of a communicator (sc->nb_iv ...) from the nonblocking rules
+ * rules[0..n-1] as cs_sel_prune builds the blocking ones (nearest tuned size, then ppn); the
+ * blocking rules of `sc` stay. CS_OK or CS_ERR_NOMEM (then sc has no nonblocking rules). */
+int cs_sel_prune_nb(const cs_rule_t *rules, int n, int nprocs, int ppn,
+                    cs_sel_comm_t *sc) CS_MUST_CHECK;
 
 /* Builds the per-communicator rules of a communicator of `nprocs` processes, `ppn` per node,
  * from rules[0..n-1] into `sc` (allocates the intervals): per collective those of the exact or

@@ -93,6 +93,8 @@ CS_SEL_INTERNAL int cs_sel_rules_read(cs_db_t *db, int64_t machine_id, cs_rule_t
 typedef struct cs_sel_loaded {
     cs_rule_t *rules; /* malloc'ed; n well-formed rules */
     int n;
+    cs_rule_t *nb_rules; /* malloc'ed; n_nb well-formed nonblocking rules (table nb_rule) */
+    int n_nb;
     int nbad;               /* rows skipped as bad (cs_sel_rules_read) */
     char bad_why[1024];     /* the first of them */
     cs_sel_pattern_t *pats; /* malloc'ed; the tuned patterns' signatures */
@@ -102,7 +104,8 @@ typedef struct cs_sel_loaded {
     char topology[256]; /* this machine's hwloc summary, as matched */
 } cs_sel_loaded_t;
 
-/* Reads this machine's rules, patterns and LogGP parameters (at the ppn nearest `ppn`) from the
+/* Reads this machine's rules, nonblocking rules (their bad rows counted in nbad too), patterns
+ * and LogGP parameters (at the ppn nearest `ppn`) from the
  * database at `path` into *out, all from one read snapshot (cs_db_begin_read): a tuning run
  * writing the file meanwhile is seen before or after one of its batches, never in between, and
  * the reader waits for its locks at most the busy timeout (db/db.c). Opens the file read-only,
@@ -114,12 +117,13 @@ CS_SEL_INTERNAL int cs_sel_rules_load(const char *path, int ppn, cs_sel_loaded_t
 CS_SEL_INTERNAL void cs_sel_loaded_free(cs_sel_loaded_t *l);
 
 /* Makes sure every rank of `comm` (`rank` in it, `ppn` per node) has the rule table, loading
- * it on rank 0 if any rank has none (collective). The table carries the tuned patterns'
- * signatures and the machine's LogGP parameters (measured at the ppn nearest `ppn`), which
- * every rank then makes current (core/loggp.h). CS_OK, or CS_ERR_MPI. */
+ * it on rank 0 if any rank has none (collective). The table carries the nonblocking rules, the
+ * tuned patterns' signatures and the machine's LogGP parameters (measured at the ppn nearest
+ * `ppn`), which every rank then makes current (core/loggp.h). CS_OK, or CS_ERR_MPI. */
 CS_SEL_INTERNAL int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn) CS_MUST_CHECK;
-/* Prunes the rule table for a communicator of `nprocs` processes, `ppn` per node and pattern
- * signature *sig (NULL: no topology) into `sc` when the table is usable; *usable says whether
+/* Prunes the rule table (and its nonblocking rules) for a communicator of `nprocs` processes,
+ * `ppn` per node and pattern signature *sig (NULL: no topology) into `sc` when the table is
+ * usable; *usable says whether
  * it is. CS_OK or CS_ERR_NOMEM. */
 CS_SEL_INTERNAL int cs_sel_rules_prune(int nprocs, int ppn, const cs_graph_sig_t *sig,
                                        cs_sel_comm_t *sc, int *usable) CS_MUST_CHECK;

@@ -3,6 +3,7 @@
 #include "collsel.h"
 
 #include "core/log.h"
+#include "core/nb.h"
 #include "select_int.h"
 
 #include <stdio.h>
@@ -32,6 +33,7 @@ static int world_rank(void) {
 static void parse_env(void) {
     cs_sel_env_parse(&cs_sel_env, world_rank() == 0);
     cs_sel_hot.log_calls = cs_sel_env.verbose >= CS_LOG_DEBUG;
+    cs_nb_set_progress_thread(cs_sel_env.progress_thread);
     if (cs_sel_env.disable) {
         atomic_store(&cs_sel_hot.active, 0);
     }
@@ -60,6 +62,7 @@ int collsel_init(const char *db_path) {
         snprintf(init_db, sizeof(init_db), "%s", db_path != NULL ? db_path : cs_sel_env.db);
     }
     atomic_store(&cs_sel_hot.active, !cs_sel_env.disable);
+    cs_nb_set_progress_thread(cs_sel_env.progress_thread);
     pthread_mutex_unlock(&cs_sel_lock);
     return MPI_SUCCESS;
 }
@@ -72,6 +75,8 @@ int collsel_finalize(void) {
     /* Thread caches are stale from now on, and communicators set up before take the new rules
      * at their next call (cs_sel_enter). */
     atomic_store(&cs_sel_rules_epoch, atomic_fetch_add(&cs_sel_hot.epoch, 1) + 1);
+    cs_nb_set_progress_thread(0); /* until collsel_init */
     pthread_mutex_unlock(&cs_sel_lock);
+    cs_nb_progress_thread_stop(); /* outside cs_sel_lock: the thread never takes it */
     return MPI_SUCCESS;
 }

@@ -2,11 +2,14 @@
 #include "nb.h"
 
 #include "exec.h"
+#include "log.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Requests swapped on the stack for arrays up to this long (longer ones are allocated). */
 #define SWAP_LOCAL 64
@@ -41,6 +44,20 @@ static cs_nb_op_t *outstanding; /* started, schedule not finished */
 static cs_nb_op_t *persistents; /* persistent handles not freed */
 static atomic_int noutstanding, npersistent;
 static int drain_hooked;
+
+/* The progress thread (nb.h). Its state and `stop` are guarded by `lock`; `wake` is signalled
+ * when an operation becomes outstanding and when the thread is to stop. */
+enum { THREAD_NONE, THREAD_RUNNING, THREAD_STOPPING, THREAD_REFUSED };
+static atomic_int thread_wanted;
+static int thread_state = THREAD_NONE, thread_stop;
+static pthread_t thread;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+
+/* The thread's back-off while the outstanding operations wait for other processes: this many
+ * sched_yield() passes, then sleeps doubling from PAUSE_MIN_NS to PAUSE_MAX_NS. */
+#define YIELDS       16
+#define PAUSE_MIN_NS 2000L
+#define PAUSE_MAX_NS 200000L
 
 /* Puts op at the front of list `l` (OUT or PERS), whose first operation is *head. */
 static void push(cs_nb_op_t **head, cs_nb_op_t *op, int l) {
@@ -144,28 +161,126 @@ static void finish(cs_nb_op_t *op) {
     }
 }
 
-int cs_nb_progress(void) {
-    if (atomic_load_explicit(&noutstanding, memory_order_relaxed) == 0 ||
-        pthread_mutex_trylock(&lock) != 0) {
-        return CS_OK; /* nothing to do, or another thread is at it */
-    }
+/* One cs_exec_progress of every outstanding operation (lock held): completes those that
+ * finished. Returns how many moved (finished, or went on to another round). */
+static int advance(void) {
+    int moved = 0;
     for (cs_nb_op_t *op = outstanding, *next; op != NULL; op = next) {
+        int round = op->exec.round, st;
         next = op->links[OUT].next;
-        int st = cs_exec_progress(&op->exec);
+        st = cs_exec_progress(&op->exec);
         if (st == CS_INPROGRESS) {
+            moved += op->exec.round != round;
             continue;
         }
+        moved++;
         unlink_op(&outstanding, op, OUT);
         atomic_fetch_sub(&noutstanding, 1);
         op->error = mpi_code(st);
         finish(op);
     }
+    return moved;
+}
+
+int cs_nb_progress(void) {
+    if (atomic_load_explicit(&noutstanding, memory_order_acquire) == 0 ||
+        pthread_mutex_trylock(&lock) != 0) {
+        return CS_OK; /* nothing to do, or another thread (the progress thread) is at it */
+    }
+    advance();
     pthread_mutex_unlock(&lock);
     return CS_OK;
 }
 
 int cs_nb_outstanding(void) {
-    return atomic_load_explicit(&noutstanding, memory_order_relaxed);
+    /* acquire: a caller that sees an operation finished sees what its run wrote */
+    return atomic_load_explicit(&noutstanding, memory_order_acquire);
+}
+
+/* --- the progress thread -------------------------------------------------------------------- */
+
+/* The progress thread: advance() while operations are outstanding, backing off while none
+ * moves; waits on `wake` while none is outstanding; returns when told to stop. */
+static void *progress_main(void *arg) {
+    int idle = 0;
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    while (!thread_stop) {
+        if (outstanding == NULL) {
+            idle = 0;
+            pthread_cond_wait(&wake, &lock);
+            continue;
+        }
+        idle = advance() > 0 ? 0 : idle + 1;
+        pthread_mutex_unlock(&lock); /* let the application's threads in */
+        if (idle > YIELDS) {
+            int shift = idle - YIELDS - 1 < 7 ? idle - YIELDS - 1 : 7;
+            long ns = PAUSE_MIN_NS << shift;
+            struct timespec pause = {0, ns < PAUSE_MAX_NS ? ns : PAUSE_MAX_NS};
+            nanosleep(&pause, NULL);
+        } else if (idle > 0) {
+            sched_yield();
+        }
+        pthread_mutex_lock(&lock);
+    }
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
+/* An operation was made outstanding (lock held): wakes the progress thread, or starts it when
+ * one is wanted and none runs. A thread level below MPI_THREAD_MULTIPLE refuses it for good,
+ * with one message from MPI_COMM_WORLD's rank 0. */
+static void thread_kick(void) {
+    int provided = MPI_THREAD_SINGLE;
+    if (thread_state == THREAD_RUNNING) {
+        pthread_cond_signal(&wake);
+        return;
+    }
+    if (thread_state != THREAD_NONE ||
+        !atomic_load_explicit(&thread_wanted, memory_order_relaxed)) {
+        return;
+    }
+    if (PMPI_Query_thread(&provided) != MPI_SUCCESS || provided < MPI_THREAD_MULTIPLE) {
+        thread_state = THREAD_REFUSED;
+        cs_log_complain("COLLSEL_PROGRESS=thread: MPI runs at %s, a progress thread needs "
+                        "MPI_THREAD_MULTIPLE (MPI_Init_thread); ignored: nonblocking "
+                        "collectives progress in MPI and collsel calls only",
+                        provided == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+                        : provided == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
+                                                          : "MPI_THREAD_SINGLE");
+        return;
+    }
+    thread_stop = 0;
+    if (pthread_create(&thread, NULL, progress_main, NULL) != 0) {
+        thread_state = THREAD_REFUSED;
+        cs_log(CS_LOG_WARN, "COLLSEL_PROGRESS=thread: cannot start a thread; nonblocking "
+                            "collectives progress in MPI and collsel calls only");
+        return;
+    }
+    thread_state = THREAD_RUNNING;
+}
+
+void cs_nb_set_progress_thread(int on) {
+    atomic_store(&thread_wanted, on != 0);
+}
+
+void cs_nb_progress_thread_stop(void) {
+    int running;
+    pthread_mutex_lock(&lock);
+    running = thread_state == THREAD_RUNNING;
+    if (running) {
+        thread_state = THREAD_STOPPING; /* one caller joins; none starts another meanwhile */
+        thread_stop = 1;
+        pthread_cond_signal(&wake);
+    }
+    pthread_mutex_unlock(&lock);
+    if (running) {
+        pthread_join(thread, NULL);
+        pthread_mutex_lock(&lock);
+        thread_state = THREAD_NONE;
+        thread_stop = 0;
+        pthread_mutex_unlock(&lock);
+    }
 }
 
 void cs_nb_forget_context(const cs_comm_t *ctx) {
@@ -198,6 +313,8 @@ static int drain_fn(MPI_Comm comm, int keyval, void *value, void *extra) {
     (void)keyval;
     (void)value;
     (void)extra;
+    cs_nb_set_progress_thread(0); /* MPI is going: no thread from now on */
+    cs_nb_progress_thread_stop();
     while (cs_nb_outstanding() > 0) {
         cs_nb_progress();
     }
@@ -303,6 +420,17 @@ out:
     return rc;
 }
 
+/* COLLSEL_VERBOSE=3 logs every call: "i<coll> <bytes> bytes: <variant>" for a nonblocking
+ * operation, "<coll>_init ..." for a persistent one. */
+static void log_made(const cs_variant_t *v, const cs_call_t *call, int persistent) {
+    char name[256];
+    if (cs_log_level() >= CS_LOG_DEBUG) {
+        cs_variant_name(v, name, sizeof(name));
+        cs_log(CS_LOG_DEBUG, "%s%s%s %zu bytes: %s", persistent ? "" : "i",
+               cs_coll_name(call->coll), persistent ? "_init" : "", call->bytes, name);
+    }
+}
+
 /* Starts a run of `op` (inactive): a new generalized request in op->run, the first round
  * started; outstanding until its schedule finishes (at once when it has nothing to wait for). */
 static int run_start(cs_nb_op_t *op) {
@@ -317,6 +445,7 @@ static int run_start(cs_nb_op_t *op) {
         pthread_mutex_lock(&lock);
         push(&outstanding, op, OUT);
         atomic_fetch_add(&noutstanding, 1);
+        thread_kick();
         pthread_mutex_unlock(&lock);
     } else {
         op->error = mpi_code(st);
@@ -345,6 +474,7 @@ int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
         destroy(op); /* no request was made */
         return rc;
     }
+    log_made(v, call, 0);
     *request = op->run; /* op belongs to the request now (free_op_fn) */
     return CS_OK;
 }
@@ -364,6 +494,7 @@ int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, MPI
     push(&persistents, op, PERS);
     atomic_fetch_add(&npersistent, 1);
     pthread_mutex_unlock(&lock);
+    log_made(v, call, 1);
     *request = op->handle;
     op = NULL;
 out:

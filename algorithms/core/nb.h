@@ -28,13 +28,18 @@
  * below put in the handle's place when they hand an array to MPI (cs_nb_wait ...). Nothing of
  * collsel's is allocated at a start (MPI_Grequest_start takes MPI's request).
  *
- * Progress happens only in cs_nb_progress(), which the completion functions below call (and
- * the selector's nonblocking entry points): without them (an application calling MPI_Wait of
- * the MPI library on a collsel request) a request never completes. libcollsel_pmpi interposes
- * MPI_Wait ... MPI_Startall with them.
+ * Progress happens in cs_nb_progress(), which the completion functions below call (and the
+ * selector's nonblocking entry points): without them (an application calling MPI_Wait of the
+ * MPI library on a collsel request) a request never completes. libcollsel_pmpi interposes
+ * MPI_Wait ... MPI_Startall with them. Optionally (cs_nb_set_progress_thread, the selector's
+ * COLLSEL_PROGRESS=thread) a progress thread does the same while the application computes: it
+ * is started when an operation first becomes outstanding, only under MPI_THREAD_MULTIPLE,
+ * sleeps on a condition variable while none is outstanding, backs off (sched_yield, then short
+ * sleeps) while the outstanding ones wait for other processes, and is stopped and joined by
+ * cs_nb_progress_thread_stop (collsel_finalize) and at MPI_Finalize.
  *
  * Thread safety: one lock guards the list of outstanding operations and the persistent
- * handles; progress runs under it. */
+ * handles; progress runs under it (the progress thread's too). */
 #ifndef CS_NB_H
 #define CS_NB_H
 
@@ -78,6 +83,18 @@ void cs_nb_forget_context(const cs_comm_t *ctx);
 
 /* The number of outstanding operations (started, not finished). */
 int cs_nb_outstanding(void);
+
+/* Whether a progress thread advances the outstanding operations (see above): `on` 1 lets one
+ * start when an operation next becomes outstanding; 0 starts none (one already running goes on
+ * until cs_nb_progress_thread_stop). Under a thread level below MPI_THREAD_MULTIPLE no thread
+ * ever starts; rank 0 of MPI_COMM_WORLD says so once, when the first would have. */
+void cs_nb_set_progress_thread(int on);
+
+/* Stops the progress thread, if one runs, and joins it (the calling thread must not hold
+ * anything the progress thread waits for: call it outside collsel's locks). Outstanding
+ * operations stay outstanding, progressed by calls again (and by a new thread, started when
+ * cs_nb_set_progress_thread(1) was called again and an operation is next made outstanding). */
+void cs_nb_progress_thread_stop(void);
 
 /* The completion and start functions of MPI, for arrays that may hold collsel requests among
  * any others: persistent collsel handles are replaced by their current run (or

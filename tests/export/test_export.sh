@@ -1,7 +1,9 @@
 #!/bin/sh
 # Proof that collsel-report's exports work (docs/export.md):
 #   1. a crafted database (make_report_db ompi: at np 4, a different <coll>/ompi variant wins
-#      allreduce and bcast at 8 B, 64 KiB and 1 MiB) is exported with --export ompi-rules;
+#      allreduce and bcast at 8 B, 64 KiB and 1 MiB, native at 4 KiB) is exported with
+#      --export ompi-rules; the file must say algorithm 0 (Open MPI's own decision) at 4 KiB,
+#      and keep allreduce's ring at 16 KiB, which a rule ranks above native there;
 #   2. export_probe (one call) runs under Open MPI with OMPI_MCA_coll_tuned_use_dynamic_rules=1
 #      and the exported file, and again with the expected algorithm forced through its MCA
 #      variable; Open MPI's own message count (pml/monitoring's output) must be the same as the
@@ -31,6 +33,8 @@ fail() {
 cat "$dir/rules.conf"
 first=$(grep -v '^#' "$dir/rules.conf" | head -n 1 | cut -d' ' -f1)
 [ "$first" = 2 ] || fail "the rules file should start with 2 collectives, not '$first'"
+[ "$(grep -c '^[0-9]* 0 0 0 # default$' "$dir/rules.conf")" = 2 ] ||
+    fail "allreduce and bcast at 4 KiB, where native won, should each have one algorithm-0 rule"
 
 # messages COLL:BYTES ENV...: the internal (collective) messages all ranks sent in a run of
 # export_probe, as Open MPI's pml/monitoring prints them at MPI_Finalize ("I" lines: rank, peer,
@@ -49,13 +53,18 @@ messages() {
 differs=0
 for expect in "allreduce 8 recursive_doubling 0" "allreduce 65536 ring 0" \
     "allreduce 1048576 rabenseifner 0" "bcast 8 basic_linear 0" \
-    "bcast 65536 scatter_allgather 0" "bcast 1048576 pipeline 65536"; do
+    "bcast 65536 scatter_allgather 0" "bcast 1048576 pipeline 65536" \
+    "allreduce 4096 default 0" "bcast 4096 default 0" "allreduce 16384 ring 0"; do
     set -- $expect
     ruled=$(messages "$1:$2" OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
         OMPI_MCA_coll_tuned_dynamic_rules_filename="$dir/rules.conf")
-    forced=$(messages "$1:$2" OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
-        OMPI_MCA_coll_tuned_$1_algorithm=$3 OMPI_MCA_coll_tuned_$1_algorithm_segmentsize=$4)
     default=$(messages "$1:$2")
+    if [ "$3" = default ]; then # native won there: the file leaves it to Open MPI's decision
+        forced=$default
+    else
+        forced=$(messages "$1:$2" OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
+            OMPI_MCA_coll_tuned_$1_algorithm=$3 OMPI_MCA_coll_tuned_$1_algorithm_segmentsize=$4)
+    fi
     if [ "$ruled" = none ] || [ "$ruled" != "$forced" ]; then
         fail "$1 at $2 bytes: the rules file gave $ruled messages, $3 forced gives $forced"
     else

@@ -1,8 +1,8 @@
 /* Fuzz target: the environment (cs_sel_env_parse: COLLSEL_DISABLE, COLLSEL_FALLBACK,
- * COLLSEL_FORCE, COLLSEL_DB; cs_log_parse_level: COLLSEL_VERBOSE; cs_machine_parse_node_size:
- * COLLSEL_NODE_SIZE). The input is split at newlines into the variables' values (one byte
- * first says which are set at all); they are set, parsed, checked and unset. A value is taken
- * exactly or ignored: never a part of it. */
+ * COLLSEL_FORCE, COLLSEL_DB, COLLSEL_PROGRESS; cs_log_parse_level: COLLSEL_VERBOSE;
+ * cs_machine_parse_node_size: COLLSEL_NODE_SIZE). The input is split at newlines into the
+ * variables' values (one byte first says which are set at all); they are set, parsed, checked and
+ * unset. A value is taken exactly or ignored: never a part of it. */
 #define _XOPEN_SOURCE 700 /* putenv */
 
 #include "core/log.h"
@@ -17,7 +17,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const names[] = {"COLLSEL_DISABLE", "COLLSEL_FALLBACK", "COLLSEL_FORCE",
-                                    "COLLSEL_DB",      "COLLSEL_VERBOSE",  "COLLSEL_NODE_SIZE"};
+                                    "COLLSEL_DB",      "COLLSEL_VERBOSE",  "COLLSEL_NODE_SIZE",
+                                    "COLLSEL_PROGRESS"};
 #define NVARS ((int)(sizeof(names) / sizeof(names[0])))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -72,6 +73,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* COLLSEL_DB: the whole path or none of it */
     if (env.db[0] != '\0' &&
         (getenv("COLLSEL_DB") == NULL || strcmp(env.db, getenv("COLLSEL_DB")) != 0)) {
+        abort();
+    }
+    /* COLLSEL_PROGRESS: the thread exactly for "thread" */
+    if (env.progress_thread !=
+        (getenv("COLLSEL_PROGRESS") != NULL && strcmp(getenv("COLLSEL_PROGRESS"), "thread") == 0)) {
         abort();
     }
     for (int c = 0; c < CS_COLL_COUNT; c++) {

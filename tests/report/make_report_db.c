@@ -8,6 +8,8 @@
  *   make_report_db PATH empty    the schema only: no machine, no run
  *   make_report_db PATH ompi     Open MPI's own algorithms (<coll>/ompi) for the export test
  *                                (tests/export): see ompi() below
+ *   make_report_db PATH overlap  "full" plus a tuning run (run 6) with overlap measurements of
+ *                                allreduce on 4 processes and nonblocking rules: see overlap()
  *
  * "full", machine "testhost" (4 cores):
  *   run 1  done     tuning, np 4: gather on 4 processes
@@ -329,13 +331,15 @@ static void second_machine(void) {
 
 /* Machine "exporthost", one done run at np 4: allreduce and bcast on 4 processes at 8 B, 64 KiB
  * and 1 MiB, where a different <coll>/ompi variant wins at each size (the winner 1x, the other
- * Open MPI variants 2x, collsel's own algorithm 3x, native 4x):
+ * Open MPI variants 2x, collsel's own algorithm 3x, native 4x), and at 4 KiB, where native is
+ * fastest (1x; the export leaves that size to Open MPI's own decision); allreduce at 16 KiB,
+ * where native is fastest too but a rule ranks ompi's ring above it (the export keeps ring):
  *   allreduce  recursive_doubling, ring, rabenseifner
  *   bcast      basic_linear, scatter_allgather, pipeline with 64 KiB segments
  * collsel's allreduce/recursive_doubling and bcast/binomial are measured too (mpich-json maps
  * them). */
 static void ompi(void) {
-    static const uint64_t sizes[] = {8, 65536, 1048576};
+    static const uint64_t sizes[] = {8, 65536, 1048576, 4096};
     static const char *const ar[] = {"alg=recursive_doubling,fanout=0,segsize_bytes=0",
                                      "alg=ring,fanout=0,segsize_bytes=0",
                                      "alg=rabenseifner,fanout=0,segsize_bytes=0"};
@@ -344,25 +348,105 @@ static void ompi(void) {
                                      "alg=pipeline,fanout=0,segsize_bytes=65536"};
     int64_t m = machine("exporthost");
     int64_t r = run(m, CS_DB_RUN_TUNE, "colls=0x18", 0);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         double t = model(5, 1, sizes[i]);
-        measure(r, "allreduce", "allreduce/native", "", 4, sizes[i], 4 * t);
+        double native = i < 3 ? 4 * t : t; /* at 4 KiB Open MPI's own decision wins */
+        measure(r, "allreduce", "allreduce/native", "", 4, sizes[i], native);
         measure(r, "allreduce", "allreduce/recursive_doubling", "", 4, sizes[i], 3 * t);
-        measure(r, "bcast", "bcast/native", "", 4, sizes[i], 4 * t);
+        measure(r, "bcast", "bcast/native", "", 4, sizes[i], native);
         measure(r, "bcast", "bcast/binomial", "", 4, sizes[i], 3 * t);
         for (int k = 0; k < 3; k++) {
             measure(r, "allreduce", "allreduce/ompi", ar[k], 4, sizes[i], k == i ? t : 2 * t);
             measure(r, "bcast", "bcast/ompi", bc[k], 4, sizes[i], k == i ? t : 2 * t);
         }
     }
+    /* 16 KiB: native measured fastest, but the run's rules rank ompi's ring above native there
+     * (the rules' significance test, which the export defers to). */
+    {
+        double t = model(5, 1, 16384);
+        interval_t iv[] = {{12000, 30000, "allreduce/ompi", ar[1]}};
+        measure(r, "allreduce", "allreduce/native", "", 4, 16384, t);
+        for (int k = 0; k < 3; k++) {
+            measure(r, "allreduce", "allreduce/ompi", ar[k], 4, 16384, 2 * t);
+        }
+        check(cs_db_finish_run(db, r, CS_DB_RUN_DONE), "finish");
+        rules(m, r, "allreduce", 4, iv, 1);
+    }
+}
+
+/* Run 6: the overlap pass of allreduce on 4 processes at 8 B, 64 KiB and 1 MiB (table
+ * overlap): native (libnbc) frees 10 % of its time, recursive_doubling 60 %, ring (two
+ * variants: segments=1 frees 30 %, segments=4 70 %, the plot must show the latter) at 64 KiB
+ * and 1 MiB only; nonblocking rules: native below 1 KiB, ring(segments=4) above. */
+static void overlap(void) {
+    int64_t m = machine("testhost");
+    int64_t r = run(m, CS_DB_RUN_TUNE, "colls=0x10 sizes=8,64K,1M overlap=only", 1);
+    const uint64_t sizes[] = {8, 65536, 1048576};
+    const struct {
+        const char *alg, *params;
+        double freed;
+    } cands[] = {{"allreduce/native", "", 0.1},
+                 {"allreduce/recursive_doubling", "", 0.6},
+                 {"allreduce/ring", "segments=1", 0.3},
+                 {"allreduce/ring", "segments=4", 0.7}};
+    for (int i = 0; i < 3; i++) {
+        for (int c = 0; c < 4; c++) {
+            double noov = 10.0 + (double)sizes[i] / 1000.0;
+            double samples[5];
+            if (i == 0 && c >= 2) {
+                continue; /* ring not at 8 B */
+            }
+            cs_db_overlap_t o = {
+                .point = {"allreduce", cands[c].alg, cands[c].params, 4, 4, sizes[i], ""},
+                .reps = 5,
+                .compute_us = 1.2 * noov,
+                .blocking_us = noov * 0.9,
+                .nooverlap_us = noov,
+                .overhead_us = noov * (1 - cands[c].freed),
+                .overhead_q1_us = NAN,
+                .overhead_q3_us = NAN,
+                .freed = cands[c].freed,
+                .samples_us = samples,
+                .nsamples = 5,
+            };
+            o.overlap_us = o.compute_us + o.overhead_us;
+            for (int k = 0; k < 5; k++) {
+                samples[k] = o.overhead_us * (0.98 + 0.01 * k);
+            }
+            check(cs_db_insert_overlap(db, r, &o), "overlap");
+        }
+    }
     check(cs_db_finish_run(db, r, CS_DB_RUN_DONE), "finish");
+    cs_rule_t nb[3];
+    memset(nb, 0, sizeof(nb));
+    for (int i = 0; i < 3; i++) {
+        nb[i].machine_id = m;
+        nb[i].run_id = r;
+        nb[i].coll = CS_COLL_ALLREDUCE;
+        nb[i].comm_size = 4;
+        nb[i].ppn = 4;
+        nb[i].median_us = nb[i].native_us = 10;
+        nb[i].p_value = NAN;
+    }
+    nb[0].lo_bytes = 0;
+    nb[0].hi_bytes = 1024;
+    nb[0].rank = 1;
+    check(cs_rule_set_variant(&nb[0], "allreduce/native", ""), "variant");
+    nb[1].lo_bytes = nb[2].lo_bytes = 1024;
+    nb[1].hi_bytes = nb[2].hi_bytes = CS_RULE_UNBOUNDED;
+    nb[1].rank = 1;
+    nb[2].rank = 2;
+    check(cs_rule_set_variant(&nb[1], "allreduce/ring", "segments=4"), "variant");
+    check(cs_rule_set_variant(&nb[2], "allreduce/native", ""), "variant");
+    check(cs_db_replace_nb_rules(db, m, CS_COLL_ALLREDUCE, 4, 4, nb, 3), "nb rules");
 }
 
 int main(int argc, char **argv) {
     char why[512];
     if (argc != 3 || (strcmp(argv[2], "full") != 0 && strcmp(argv[2], "two") != 0 &&
-                      strcmp(argv[2], "empty") != 0 && strcmp(argv[2], "ompi") != 0)) {
-        fprintf(stderr, "usage: make_report_db PATH full|two|empty|ompi\n");
+                      strcmp(argv[2], "empty") != 0 && strcmp(argv[2], "ompi") != 0 &&
+                      strcmp(argv[2], "overlap") != 0)) {
+        fprintf(stderr, "usage: make_report_db PATH full|two|empty|ompi|overlap\n");
         return 2;
     }
     remove(argv[1]);
@@ -377,6 +461,9 @@ int main(int argc, char **argv) {
     }
     if (strcmp(argv[2], "two") == 0) {
         second_machine();
+    }
+    if (strcmp(argv[2], "overlap") == 0) {
+        overlap();
     }
     cs_db_close(db);
     return 0;

@@ -142,6 +142,31 @@ rm -f "$tmp/svg/bcast_speedup.png"
 "$check" "$tmp/two-report" both || fail "two-machine report"
 [[ -s "$tmp/two-report/m2_allreduce_latency_np2_ppn2.png" ]] || fail "no m2_ plot"
 
+# 4b. Overlap (docs/nonblocking.md "Tuning for overlap"): the freed-CPU-share and overhead plot
+# of allreduce on 4 processes, in the page with its table and the nonblocking rule's choice;
+# per family the variant with the least overhead (ring: segments=4, freed 70 %).
+"$make_db" "$tmp/ov.db" overlap
+"$report" "$tmp/ov.db" >/dev/null || fail "overlap report"
+"$check" "$tmp/ov-report" both "${plots[@]}" allreduce_overlap_np4_ppn4:960x600 ||
+    fail "overlap report"
+grep -q 'Overlap: nonblocking collectives' "$tmp/ov-report/index.html" ||
+    fail "no overlap section in index.html"
+grep -q 'src="allreduce_overlap_np4_ppn4.png"' "$tmp/ov-report/index.html" ||
+    fail "the overlap plot is not in index.html"
+grep -q '^1048576 70 .* "segments=4"$' "$tmp/ov-report/allreduce_overlap_np4_ppn4.dat" ||
+    fail "ring's best variant (segments=4, 70 % freed) not in the overlap data"
+if grep -q 'segments=1' "$tmp/ov-report/allreduce_overlap_np4_ppn4.dat"; then
+    fail "the overlap plot shows a variant that is not its family's best"
+fi
+grep -q 'freed CPU share' "$tmp/ov-report/allreduce_overlap_np4_ppn4.gp" ||
+    fail "the overlap plot does not say what it shows"
+ring_rows=$(grep -c '>ring(segments=4)</td></tr>' "$tmp/ov-report/index.html")
+[[ $ring_rows == 2 ]] || fail "nonblocking rule ring(segments=4) in $ring_rows table rows, want 2"
+# Without overlap rows, no such section (the "full" report above).
+if grep -q 'Overlap: nonblocking collectives' "$tmp/t-report/index.html"; then
+    fail "an overlap section without overlap measurements"
+fi
+
 # 5. gnuplot failing: an error exit, no output, a missing program, a real gnuplot error.
 # (COLLSEL_GNUPLOT names the program; docs/report.md.) The existing report stays as it was.
 listing() {

@@ -46,8 +46,9 @@
 #                  explain says disabled, silent, even with a bad database; COLLSEL_DISABLE=0;
 #                  a database of another node with this hardware and MPI library is used;
 #                  COLLSEL_VERBOSE=1 prints one summary line; COLLSEL_NODE_SIZE=2 is used.
-#   bad_env        bad COLLSEL_DISABLE, COLLSEL_FALLBACK, COLLSEL_VERBOSE and COLLSEL_NODE_SIZE
-#                  values: one message each (from one rank), naming the value; results correct.
+#   bad_env        bad COLLSEL_DISABLE, COLLSEL_FALLBACK, COLLSEL_VERBOSE, COLLSEL_NODE_SIZE and
+#                  COLLSEL_PROGRESS values: one message each (from one rank), naming the value;
+#                  results correct.
 #   unknown_rules  a database whose rules are all for a collective this collsel does not know:
 #                  native, and read once (COLLSEL_VERBOSE=1 prints one summary line, rank 0's).
 #   setup          warm-up and setup cost (docs/selector.md): allreduce rules ranking
@@ -582,7 +583,8 @@ group_bad_env() {
     (bad_env COLLSEL_FALLBACK sometimes) || failed=$((failed + 1))
     (bad_env COLLSEL_VERBOSE loud) || failed=$((failed + 1))
     (bad_env COLLSEL_NODE_SIZE abc) || failed=$((failed + 1))
-    [ "$failed" = 0 ] || fail "$failed of 4 bad values not reported as one message"
+    (bad_env COLLSEL_PROGRESS threads) || failed=$((failed + 1))
+    [ "$failed" = 0 ] || fail "$failed of 5 bad values not reported as one message"
 }
 
 # Rules only for a collective this collsel does not know (a newer collsel tuned it): native,

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The ThreadSanitizer test (scripts/test, step 5): cs_sel_threads built with -DCOLLSEL_TSAN=ON
 # (collsel and the test instrumented; the MPI library is not) runs at np 1, where one thread
-# also calls collsel_finalize/collsel_init while the others run collectives, and at np 2. Any
-# report fails it; tests/tsan.supp names what is suppressed and why.
+# also calls collsel_finalize/collsel_init while the others run collectives, and at np 2; then
+# cs_mpi_progress (tests/mpi/test_progress.c, built so too) at np 2 with the progress thread
+# (COLLSEL_PROGRESS=thread) advancing nonblocking allreduces and allgathers while the main
+# thread computes and then waits for them. Any report fails it; tests/tsan.supp names what is
+# suppressed and why.
 #
 # Usage: tests/selector/tsan_threads.sh BUILD_DIR   (BUILD_DIR configured with COLLSEL_TSAN=ON)
 set -euo pipefail
@@ -36,3 +39,15 @@ for np in 1 2; do
     fi
     echo "tsan_threads: np $np: passed, no ThreadSanitizer report"
 done
+progress=$build/tests/mpi/cs_mpi_progress
+if ! mpirun --allow-run-as-root --oversubscribe -np 2 -x TSAN_OPTIONS -x COLLSEL_PROGRESS=thread \
+    -x COLLSEL_FORCE='allreduce/recursive_doubling;allgather/ring' "$progress" --no-poll \
+    --limit 0.2 >"$work/progress.out" 2>"$work/progress.err" ||
+    [ "$(tail -n 1 "$work/progress.out")" != passed ] ||
+    grep -q "WARNING: ThreadSanitizer" "$work/progress.err"; then
+    head -n 80 "$work/progress.err" >&2
+    tail -n 5 "$work/progress.out" >&2
+    echo "tsan_threads: cs_mpi_progress (progress thread) at np 2 failed under ThreadSanitizer" >&2
+    exit 1
+fi
+echo "tsan_threads: progress thread at np 2: passed, no ThreadSanitizer report"

@@ -1,0 +1,773 @@
+/* Tuning for overlap: the measurement, the pass and the nonblocking rules (see overlap.h). */
+#include "overlap.h"
+
+#include "core/comm.h"
+#include "core/log.h"
+#include "core/machine.h"
+#include "core/nb.h"
+#include "registry.h"
+#include "rules.h"
+#include "stats.h"
+#include "workload.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+unsigned cs_bench_overlap_colls(unsigned colls) {
+    const cs_coll_t classic[] = {CS_COLL_BCAST,     CS_COLL_GATHER,    CS_COLL_SCATTER,
+                                 CS_COLL_REDUCE,    CS_COLL_ALLREDUCE, CS_COLL_ALLGATHER,
+                                 CS_COLL_ALLGATHERV};
+    unsigned out = 0;
+    for (size_t i = 0; i < sizeof(classic) / sizeof(classic[0]); i++) {
+        out |= colls & (1u << classic[i]);
+    }
+    return out;
+}
+
+int cs_bench_overlap_sizes(const uint64_t *sizes, int n, int all, uint64_t *out) {
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (all || k == 0 || sizes[i] >= out[k - 1] * CS_BENCH_OVERLAP_STEP) {
+            out[k++] = sizes[i];
+        }
+    }
+    return k;
+}
+
+/* --- the compute loop ------------------------------------------------------------------------ */
+
+/* `iters` iterations of dependent floating-point work the compiler cannot remove. */
+static void spin(long iters) {
+    volatile double x = 1.0;
+    for (long i = 0; i < iters; i++) {
+        x = x * 1.0000001 + 1e-9;
+    }
+}
+
+int cs_bench_overlap_calibrate(MPI_Comm comm, double *iters_per_us) {
+    int rc = CS_OK;
+    long iters = 1000;
+    double t = 0;
+    spin(iters); /* warm up */
+    /* grow until one loop lasts 2 ms, then time it three times and keep the fastest */
+    for (;;) {
+        double t0 = PMPI_Wtime();
+        spin(iters);
+        t = PMPI_Wtime() - t0;
+        if (t >= 2e-3 || iters > LONG_MAX / 4) {
+            break;
+        }
+        iters *= 2;
+    }
+    for (int i = 0; i < 3; i++) {
+        double t0 = PMPI_Wtime();
+        spin(iters);
+        double ti = PMPI_Wtime() - t0;
+        t = ti < t ? ti : t;
+    }
+    *iters_per_us = (double)iters / (t * 1e6);
+    /* the slowest rank's rate: a loop of compute_us * rate iterations lasts compute_us at least
+     * on every rank */
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, iters_per_us, 1, MPI_DOUBLE, MPI_MIN, comm));
+out:
+    return rc;
+}
+
+/* --- one point ------------------------------------------------------------------------------ */
+
+/* What one candidate of a point gives: per repetition (the slowest rank's) the blocking,
+ * no-overlap, overlapped and overhead times. */
+typedef struct ov_cand {
+    int nb;            /* can run as a nonblocking operation here (every rank alike) */
+    int failed;        /* its nonblocking result differed from native's, or it failed */
+    double *t[4];      /* blocking, no overlap, overlapped, overhead; CS_BENCH_OVERLAP_MAX_REPS */
+    double med[4];     /* their medians */
+    double q1, q3;     /* overhead's quartiles */
+    double freed;      /* (no overlap - overhead) / no overlap, in [0, 1] */
+    double compute_us; /* of each overlapped run: the pilot's no-overlap median x margin */
+    long iters;        /* compute_us of the calibrated loop */
+} ov_cand_t;
+
+enum { T_BLOCKING, T_NOOVERLAP, T_OVERLAP, T_OVERHEAD, NT };
+
+/* Starts the MPI library's nonblocking form of `c` (the collectives of cs_bench_overlap_colls,
+ * as cs_call_invoke calls the blocking ones). */
+static int native_start(const cs_call_t *c, MPI_Request *req) {
+    const void *send = c->in_place ? MPI_IN_PLACE : c->sendbuf;
+    int err;
+    switch (c->coll) {
+    case CS_COLL_BCAST:
+        err = PMPI_Ibcast(c->recvbuf, c->recvcount, c->recv.type, c->root, c->comm, req);
+        break;
+    case CS_COLL_GATHER:
+        err = PMPI_Igather(send, c->sendcount, c->send.type, c->recvbuf, c->recvcount, c->recv.type,
+                           c->root, c->comm, req);
+        break;
+    case CS_COLL_SCATTER:
+        err = PMPI_Iscatter(c->sendbuf, c->sendcount, c->send.type,
+                            c->in_place ? MPI_IN_PLACE : c->recvbuf, c->recvcount, c->recv.type,
+                            c->root, c->comm, req);
+        break;
+    case CS_COLL_REDUCE:
+        err = PMPI_Ireduce(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->root, c->comm,
+                           req);
+        break;
+    case CS_COLL_ALLREDUCE:
+        err = PMPI_Iallreduce(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm, req);
+        break;
+    case CS_COLL_ALLGATHER:
+        err = PMPI_Iallgather(send, c->sendcount, c->send.type, c->recvbuf, c->recvcount,
+                              c->recv.type, c->comm, req);
+        break;
+    case CS_COLL_ALLGATHERV:
+        err = PMPI_Iallgatherv(send, c->sendcount, c->send.type, c->recvbuf, c->recvcounts,
+                               c->displs, c->recv.type, c->comm, req);
+        break;
+    default:
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    return err == MPI_SUCCESS ? CS_OK : cs_status_mpi(err);
+}
+
+/* Starts candidate `c` as a nonblocking operation: native through the MPI library, the others
+ * as collsel operations (cs_nb_issue; CS_ERR_NOT_APPLICABLE when it cannot be one). */
+static int start(const cs_bench_cand_t *c, cs_comm_t *ctx, const cs_call_t *call,
+                 MPI_Request *req) {
+    *req = MPI_REQUEST_NULL;
+    return cs_algo_is_native(c->v.algo) ? native_start(call, req)
+                                        : cs_nb_issue(ctx, &c->v, call, req);
+}
+
+static int wait_req(MPI_Request *req) {
+    int err = cs_nb_wait(req, MPI_STATUS_IGNORE);
+    return err == MPI_SUCCESS ? CS_OK : cs_status_mpi(err);
+}
+
+/* One overlapped run of `c`: started, `iters` iterations of computation in chunks of `chunk`
+ * with a test after each until the request completes, then waited for. *total_s is the whole
+ * run, *compute_s the computation alone (timed around each chunk). */
+static int overlapped(const cs_bench_cand_t *c, cs_comm_t *ctx, const cs_call_t *call, long iters,
+                      long chunk, double *total_s, double *compute_s) {
+    int rc = CS_OK, flag = 0;
+    MPI_Request req = MPI_REQUEST_NULL;
+    double tc = 0, t0 = PMPI_Wtime();
+    CS_CHECK(start(c, ctx, call, &req));
+    for (long done = 0; done < iters;) {
+        long k = iters - done < chunk ? iters - done : chunk;
+        double c0 = PMPI_Wtime();
+        spin(k);
+        tc += PMPI_Wtime() - c0;
+        done += k;
+        if (!flag) {
+            int err = cs_nb_test(&req, &flag, MPI_STATUS_IGNORE);
+            CS_REQUIRE(err == MPI_SUCCESS, cs_status_mpi(err));
+        }
+    }
+    if (!flag) {
+        CS_CHECK(wait_req(&req));
+    }
+    *total_s = PMPI_Wtime() - t0;
+    *compute_s = tc;
+out:
+    return rc;
+}
+
+/* Which candidates can run as nonblocking operations, and do they give native's result: each
+ * run once as an operation on freshly filled inputs, compared with native's blocking result
+ * (bit-exact, as measure.c verifies). Every rank learns the same. */
+static int check_nb(cs_bench_cand_t *cands, ov_cand_t *ov, int ncand, const cs_call_t *call,
+                    cs_comm_t *ctx, cs_bench_bufs_t *b, unsigned seed, MPI_Comm comm) {
+    int rc = CS_OK;
+    size_t nout = cs_bench_output_count(call);
+    cs_bench_fill(call, b, seed);
+    CS_CHECK(cs_algo_run_variant(&cands[0].v, call));
+    memcpy(b->ref, b->recv, nout * sizeof(int));
+    for (int i = 0; i < ncand; i++) {
+        int st = CS_ERR_NOT_APPLICABLE, flags[2];
+        MPI_Request req = MPI_REQUEST_NULL;
+        if (cs_algo_applicable(cands[i].v.algo, call) == CS_OK) {
+            cs_bench_fill(call, b, seed);
+            st = start(&cands[i], ctx, call, &req);
+            if (st == CS_OK) {
+                st = wait_req(&req);
+            }
+        }
+        flags[0] = st != CS_ERR_NOT_APPLICABLE; /* any rank: it ran */
+        flags[1] = (st != CS_OK && st != CS_ERR_NOT_APPLICABLE) ||
+                   (st == CS_OK && memcmp(b->recv, b->ref, nout * sizeof(int)) != 0);
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_LOR, comm));
+        ov[i].nb = flags[0];
+        /* wrong somewhere, or an operation on some ranks only */
+        ov[i].failed = flags[1] || (flags[0] && st == CS_ERR_NOT_APPLICABLE);
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ov[i].failed, 1, MPI_INT, MPI_LOR, comm));
+    }
+out:
+    return rc;
+}
+
+/* Times the blocking, no-overlap and overlapped runs of candidate c into vals[0..3] (this
+ * rank's; overhead = overlapped - computation). */
+static int time_cand(const cs_bench_cand_t *c, cs_comm_t *ctx, const cs_call_t *call, long iters,
+                     long chunk, MPI_Comm comm, double *vals) {
+    int rc = CS_OK;
+    MPI_Request req = MPI_REQUEST_NULL;
+    double t0, total = 0, compute = 0;
+    CS_MPI_CHECK(PMPI_Barrier(comm));
+    t0 = PMPI_Wtime();
+    CS_CHECK(cs_algo_run_variant(&c->v, call));
+    vals[T_BLOCKING] = (PMPI_Wtime() - t0) * 1e6;
+    CS_MPI_CHECK(PMPI_Barrier(comm));
+    t0 = PMPI_Wtime();
+    CS_CHECK(start(c, ctx, call, &req));
+    CS_CHECK(wait_req(&req));
+    vals[T_NOOVERLAP] = (PMPI_Wtime() - t0) * 1e6;
+    if (iters > 0) {
+        CS_MPI_CHECK(PMPI_Barrier(comm));
+        CS_CHECK(overlapped(c, ctx, call, iters, chunk, &total, &compute));
+        vals[T_OVERLAP] = total * 1e6;
+        vals[T_OVERHEAD] = (total - compute) * 1e6;
+    }
+out:
+    return rc;
+}
+
+/* The computation of each usable candidate's overlapped runs: the median of the slowest rank's
+ * no-overlap time in CS_BENCH_OVERLAP_PILOT runs times CS_BENCH_OVERLAP_MARGIN (ov[i].compute_us)
+ * and its iterations of the loop at `rate` per microsecond (ov[i].iters). */
+static int pilot(cs_bench_cand_t *cands, ov_cand_t *ov, int ncand, cs_comm_t *ctx,
+                 const cs_call_t *call, double rate, MPI_Comm comm) {
+    int rc = CS_OK;
+    double vals[NT];
+    for (int i = 0; i < ncand; i++) {
+        double t[CS_BENCH_OVERLAP_PILOT];
+        if (!ov[i].nb || ov[i].failed) {
+            continue;
+        }
+        for (int k = 0; k < CS_BENCH_OVERLAP_PILOT; k++) {
+            CS_CHECK(time_cand(&cands[i], ctx, call, 0, 1, comm, vals));
+            t[k] = vals[T_NOOVERLAP];
+        }
+        CS_MPI_CHECK(
+            PMPI_Allreduce(MPI_IN_PLACE, t, CS_BENCH_OVERLAP_PILOT, MPI_DOUBLE, MPI_MAX, comm));
+        CS_CHECK(cs_stats_sort(t, CS_BENCH_OVERLAP_PILOT));
+        ov[i].compute_us = t[CS_BENCH_OVERLAP_PILOT / 2] * CS_BENCH_OVERLAP_MARGIN;
+        ov[i].iters = (long)ceil(ov[i].compute_us * rate);
+        ov[i].iters = ov[i].iters < 1 ? 1 : ov[i].iters;
+    }
+out:
+    return rc;
+}
+
+/* Measures one point: ov[i] for every candidate; *reps the repetitions kept. Repetitions stop
+ * after CS_BENCH_OVERLAP_MAX_REPS, or once at least CS_BENCH_OVERLAP_MIN_REPS took `budget_s`,
+ * or, with fewer (too few for a candidate to win: native keeps the size), when one more would
+ * end after `deadline` (rank 0's PMPI_Wtime; 0: none), the end of the pass's share of the
+ * budget. */
+static int measure_point(cs_bench_cand_t *cands, ov_cand_t *ov, int ncand, const cs_call_t *call,
+                         cs_bench_bufs_t *b, double budget_s, double deadline, unsigned seed,
+                         double rate, MPI_Comm comm, int *reps) {
+    int rc = CS_OK, rank, stop = 0, kept = 0;
+    int order[CS_BENCH_MAX_CANDS];
+    double vals[NT * CS_BENCH_MAX_CANDS];
+    double start_s = PMPI_Wtime();
+    long chunk;
+    cs_comm_t *ctx = NULL;
+    CS_MPI_CHECK(PMPI_Comm_rank(comm, &rank));
+    CS_REQUIRE(ncand <= CS_BENCH_MAX_CANDS, CS_ERR_ARG);
+    CS_CHECK(cs_comm_get(call->comm, &ctx));
+    CS_CHECK(check_nb(cands, ov, ncand, call, ctx, b, seed, comm));
+    CS_REQUIRE(ov[0].nb && !ov[0].failed, CS_ERR_MPI); /* native must run */
+    CS_CHECK(pilot(cands, ov, ncand, ctx, call, rate, comm));
+    chunk = (long)ceil(CS_BENCH_OVERLAP_TEST_US * rate);
+    chunk = chunk < 1 ? 1 : chunk;
+    for (int r = 0; r < CS_BENCH_OVERLAP_MAX_REPS && !stop; r++) {
+        memset(vals, 0, sizeof(vals));
+        cs_bench_order(seed, r, order, ncand);
+        for (int k = 0; k < ncand; k++) {
+            int i = order[k];
+            if (ov[i].nb && !ov[i].failed) {
+                CS_CHECK(time_cand(&cands[i], ctx, call, ov[i].iters, chunk, comm, &vals[NT * i]));
+            }
+        }
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, vals, NT * ncand, MPI_DOUBLE, MPI_MAX, comm));
+        for (int i = 0; i < ncand; i++) {
+            for (int m = 0; m < NT; m++) {
+                ov[i].t[m][kept] = vals[NT * i + m];
+            }
+        }
+        kept++;
+        if (rank == 0) {
+            double now = PMPI_Wtime(), per_rep = (now - start_s) / kept;
+            stop = (kept >= CS_BENCH_OVERLAP_MIN_REPS && now - start_s >= budget_s) ||
+                   (deadline > 0 && now + per_rep > deadline);
+        }
+        CS_MPI_CHECK(PMPI_Bcast(&stop, 1, MPI_INT, 0, comm));
+    }
+    *reps = kept;
+    for (int i = 0; i < ncand; i++) {
+        cs_stats_summary_t s;
+        double x[CS_BENCH_OVERLAP_MAX_REPS]; /* a sorted copy: t[] stays as timed */
+        if (!ov[i].nb || ov[i].failed) {
+            continue;
+        }
+        for (int m = 0; m < NT; m++) {
+            memcpy(x, ov[i].t[m], (size_t)kept * sizeof(double));
+            CS_CHECK(cs_stats_summarize(x, (size_t)kept, &s));
+            ov[i].med[m] = s.median;
+            if (m == T_OVERHEAD) {
+                ov[i].q1 = s.q1;
+                ov[i].q3 = s.q3;
+            }
+        }
+        ov[i].freed =
+            ov[i].med[T_NOOVERLAP] > 0
+                ? (ov[i].med[T_NOOVERLAP] - ov[i].med[T_OVERHEAD]) / ov[i].med[T_NOOVERLAP]
+                : 0;
+        ov[i].freed = ov[i].freed < 0 ? 0 : ov[i].freed > 1 ? 1 : ov[i].freed;
+    }
+out:
+    return rc;
+}
+
+/* Rank 0: the point's rows, in one transaction. */
+static int store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, const ov_cand_t *ov,
+                       int ncand, cs_coll_t coll, int n, int ppn, uint64_t bytes, int reps) {
+    int rc = CS_OK, open = 0;
+    CS_CHECK(cs_db_begin(r->db));
+    open = 1;
+    for (int i = 0; i < ncand; i++) {
+        if (!ov[i].nb || ov[i].failed) {
+            continue;
+        }
+        cs_db_overlap_t row = {
+            .point = {cs_coll_name(coll), cands[i].v.algo->name, cands[i].params, n, ppn, bytes,
+                      ""},
+            .reps = reps,
+            .compute_us = ov[i].compute_us,
+            .blocking_us = ov[i].med[T_BLOCKING],
+            .nooverlap_us = ov[i].med[T_NOOVERLAP],
+            .overlap_us = ov[i].med[T_OVERLAP],
+            .overhead_us = ov[i].med[T_OVERHEAD],
+            .overhead_q1_us = ov[i].q1,
+            .overhead_q3_us = ov[i].q3,
+            .freed = ov[i].freed,
+            .samples_us = ov[i].t[T_OVERHEAD],
+            .nsamples = (size_t)reps,
+        };
+        CS_CHECK(cs_db_insert_overlap(r->db, r->run_id, &row));
+    }
+    CS_CHECK(cs_db_commit(r->db));
+    open = 0;
+out:
+    if (open && cs_db_rollback(r->db) != CS_OK) {
+        cs_log(CS_LOG_WARN, "rollback failed: %s", cs_db_errmsg(r->db));
+    }
+    return rc;
+}
+
+/* Rank 0 (--overlap only): the point as a table on stdout, and the best collsel candidate
+ * (least overhead) against native. */
+static void print_point(const cs_bench_cand_t *cands, const ov_cand_t *ov, int ncand,
+                        cs_coll_t coll, int n, uint64_t bytes, int reps) {
+    char size[32];
+    int best = -1;
+    cs_bench_format_bytes(bytes, size, sizeof(size));
+    printf("\n%s np=%d %s B: %d repetitions, medians of the slowest rank (overlapped: started, "
+           "then the compute loop, testing every %.0f us, then waited)\n",
+           cs_coll_name(coll), n, size, reps, CS_BENCH_OVERLAP_TEST_US);
+    printf("  %-44s %11s %11s %11s %11s %11s %6s\n", "candidate", "blocking", "no-overlap",
+           "compute", "overlapped", "overhead", "freed");
+    for (int i = 0; i < ncand; i++) {
+        if (!ov[i].nb) {
+            continue;
+        }
+        if (ov[i].failed) {
+            printf("  %-44s FAILED (result differs from native, or an error)\n", cands[i].name);
+            continue;
+        }
+        printf("  %-44s %8.2f us %8.2f us %8.2f us %8.2f us %8.2f us %5.1f%%\n",
+               i == 0 ? "native (MPI_I*, libnbc)" : cands[i].name, ov[i].med[T_BLOCKING],
+               ov[i].med[T_NOOVERLAP], ov[i].compute_us, ov[i].med[T_OVERLAP],
+               ov[i].med[T_OVERHEAD], 100 * ov[i].freed);
+        if (i > 0 && (best < 0 || ov[i].med[T_OVERHEAD] < ov[best].med[T_OVERHEAD])) {
+            best = i;
+        }
+    }
+    if (best > 0) {
+        printf("  best collsel: %s: overhead %.2f us, freed %.1f%%; native libnbc: overhead "
+               "%.2f us, freed %.1f%% (x%.2f)\n",
+               cands[best].name, ov[best].med[T_OVERHEAD], 100 * ov[best].freed,
+               ov[0].med[T_OVERHEAD], 100 * ov[0].freed,
+               ov[best].med[T_OVERHEAD] > 0 ? ov[0].med[T_OVERHEAD] / ov[best].med[T_OVERHEAD] : 0);
+    } else {
+        printf("  no collsel candidate runs as a nonblocking operation here\n");
+    }
+    fflush(stdout);
+}
+
+static void ov_free(ov_cand_t *ov, int ncand) {
+    for (int i = 0; i < ncand; i++) {
+        for (int m = 0; m < NT; m++) {
+            free(ov[i].t[m]);
+        }
+    }
+    memset(ov, 0, (size_t)ncand * sizeof(*ov));
+}
+
+/* One point of collective c at `bytes` on `sub` (n processes, ppn per node): skipped when a
+ * resumed run has it, else measured and stored. Collective over sub; every rank returns the
+ * same status. */
+static int overlap_point(cs_bench_cand_t *cands, int ncand, cs_coll_t c, uint64_t bytes,
+                         cs_bench_run_t *r, int rank, int n, int ppn, MPI_Comm sub,
+                         cs_bench_bufs_t *bufs, double budget_s, double deadline, double rate,
+                         int print) {
+    int rc = CS_OK, shared[2] = {CS_OK, 0}, reps = 0;
+    cs_call_t call;
+    ov_cand_t ov[CS_BENCH_MAX_CANDS];
+    unsigned seed = (unsigned)c * 2654435761u + (unsigned)(bytes / 4) * 40503u + (unsigned)n;
+    memset(ov, 0, sizeof(ov));
+    CS_REQUIRE(ncand <= CS_BENCH_MAX_CANDS, CS_ERR_ARG);
+    CS_CHECK(cs_bench_call(&call, c, (int)(bytes / sizeof(int)), sub, bufs));
+    if (rank == 0) {
+        bool exists = false;
+        cs_db_point_t pt = {
+            cs_coll_name(c), cs_registry_native(c)->name, "", n, ppn, call.bytes, ""};
+        shared[0] = cs_db_overlap_exists(r->db, r->run_id, &pt, &exists);
+        shared[1] = exists;
+    }
+    CS_MPI_CHECK(PMPI_Bcast(shared, 2, MPI_INT, 0, sub));
+    CS_CHECK(shared[0]);
+    if (shared[1]) {
+        goto out;
+    }
+    for (int i = 0; i < ncand; i++) {
+        for (int m = 0; m < NT; m++) {
+            ov[i].t[m] = calloc(CS_BENCH_OVERLAP_MAX_REPS, sizeof(double));
+        }
+        CS_REQUIRE(ov[i].t[0] && ov[i].t[1] && ov[i].t[2] && ov[i].t[3], CS_ERR_NOMEM);
+    }
+    CS_CHECK(
+        measure_point(cands, ov, ncand, &call, bufs, budget_s, deadline, seed, rate, sub, &reps));
+    if (rank == 0) {
+        shared[0] = store_point(r, cands, ov, ncand, c, n, ppn, call.bytes, reps);
+        if (print) {
+            print_point(cands, ov, ncand, c, n, call.bytes, reps);
+        }
+    }
+    CS_MPI_CHECK(PMPI_Bcast(shared, 1, MPI_INT, 0, sub));
+    CS_CHECK(shared[0]);
+out:
+    ov_free(ov, CS_BENCH_MAX_CANDS);
+    return rc;
+}
+
+int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
+                          int rank, MPI_Comm world, double budget_s, int print) {
+    int rc = CS_OK, nsizes, npoints = 0, done = 0, skipped = 0;
+    unsigned colls = cs_bench_overlap_colls(o->colls);
+    uint64_t grid[CS_BENCH_MAX_LIST], sizes[CS_BENCH_MAX_LIST];
+    double rate = 0, start_s = PMPI_Wtime();
+    MPI_Comm sub = MPI_COMM_NULL;
+    cs_bench_bufs_t bufs = {0};
+    for (int i = 0; i < o->nsizes; i++) { /* the --sizes grid, not the threshold points */
+        grid[i] = o->sizes[i];
+    }
+    nsizes = cs_bench_overlap_sizes(grid, o->nsizes, o->overlap == CS_BENCH_OVERLAP_ONLY, sizes);
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        npoints += (colls & (1u << c)) && plan->nalgos[c] > 0 ? nsizes * plan->ncomm_sizes : 0;
+    }
+    if (npoints == 0) {
+        return CS_OK;
+    }
+    CS_CHECK(cs_bench_overlap_calibrate(world, &rate));
+    if (!o->quiet) {
+        cs_bench_say(rank,
+                     "overlap: %d point(s), compute loop %.1f iterations/us (slowest rank), a "
+                     "test every %.0f us of it%s",
+                     npoints, rate, CS_BENCH_OVERLAP_TEST_US,
+                     budget_s > 0 ? "" : ", no --budget: about 1 s per point");
+    }
+    for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
+        int n = plan->comm_sizes[ci], ppn = 0, verdict;
+        CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
+        if (sub != MPI_COMM_NULL) {
+            rc = cs_machine_node_size(sub, &ppn);
+            rc = rc == CS_OK ? cs_bench_plan_expand(plan, n, ppn, rank) : rc;
+            rc = rc == CS_OK
+                     ? cs_bench_bufs_alloc(&bufs, (size_t)(sizes[nsizes - 1] / sizeof(int)), n)
+                     : rc;
+        }
+        /* sizes outside, collectives inside: a budget spent early cuts the largest sizes of
+         * every collective, not every size of the last ones */
+        for (int si = 0; si < nsizes && sub != MPI_COMM_NULL && rc == CS_OK; si++) {
+            for (int c = 0; c < CS_COLL_COUNT && rc == CS_OK; c++) {
+                double left = budget_s - (PMPI_Wtime() - start_s);
+                double point_s = budget_s > 0 ? left / (npoints - done > 0 ? npoints - done : 1)
+                                              : CS_BENCH_OVERLAP_POINT_S;
+                if (!(colls & (1u << c)) || plan->nalgos[c] == 0) {
+                    continue;
+                }
+                if (rank == 0 && !print && !o->quiet && isatty(STDERR_FILENO)) {
+                    char text[32];
+                    cs_bench_format_bytes(sizes[si], text, sizeof(text));
+                    fprintf(stderr, "\rcollsel-bench: overlap %s np=%d %s B (%d/%d)        ",
+                            cs_coll_name((cs_coll_t)c), n, text, done + 1, npoints);
+                }
+                CS_MPI_CHECK(PMPI_Bcast(&point_s, 1, MPI_DOUBLE, 0, sub));
+                done++;
+                if (budget_s > 0 && point_s <= 0) { /* the pass's share of --budget is spent */
+                    skipped++;
+                    continue;
+                }
+                rc = overlap_point(plan->cands[c], plan->ncands[c], (cs_coll_t)c, sizes[si], r,
+                                   rank, n, ppn, sub, &bufs, point_s,
+                                   budget_s > 0 ? start_s + budget_s : 0, rate, print);
+            }
+        }
+        cs_bench_bufs_free(&bufs);
+        if (sub != MPI_COMM_NULL) {
+            CS_MPI_CHECK(PMPI_Comm_free(&sub));
+        }
+        /* every rank learns the size's verdict, the ranks outside sub too */
+        verdict = rc;
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &verdict, 1, MPI_INT, MPI_MIN, world));
+        CS_MPI_CHECK(PMPI_Bcast(&done, 1, MPI_INT, 0, world));
+        rc = verdict;
+        CS_CHECK(rc);
+    }
+    if (rank == 0 && !print && !o->quiet && isatty(STDERR_FILENO)) {
+        fprintf(stderr, "\n");
+    }
+    if (rank == 0 && skipped > 0) {
+        cs_bench_say(rank, "overlap: budget spent (%.0f s): %d of %d point(s) not measured",
+                     budget_s, skipped, npoints);
+    }
+out:
+    cs_bench_bufs_free(&bufs);
+    if (sub != MPI_COMM_NULL) {
+        PMPI_Comm_free(&sub);
+    }
+    return rc;
+}
+
+/* --- the nonblocking rules -------------------------------------------------------------------- */
+
+static int by_bytes(const void *a, const void *b) {
+    const cs_db_overlap_t *x = a, *y = b;
+    return x->point.bytes < y->point.bytes ? -1 : x->point.bytes > y->point.bytes;
+}
+
+int cs_bench_overlap_rules(const cs_db_overlap_t *rows, int n, const uint64_t *thresholds,
+                           int nthresholds, cs_rule_t *out, int cap, int *nout) {
+    int rc = CS_OK, nsizes = 0;
+    cs_db_overlap_t *v = NULL;
+    cs_bench_entry_t *entries = NULL;
+    cs_bench_size_t *sizes = NULL;
+    double *a = NULL, *b = NULL;
+    size_t most = 1;
+    *nout = 0;
+    if (n == 0) {
+        return CS_OK;
+    }
+    v = malloc((size_t)n * sizeof(*v));
+    entries = calloc((size_t)n, sizeof(*entries));
+    sizes = calloc((size_t)n, sizeof(*sizes));
+    CS_REQUIRE(v != NULL && entries != NULL && sizes != NULL, CS_ERR_NOMEM);
+    memcpy(v, rows, (size_t)n * sizeof(*v));
+    qsort(v, (size_t)n, sizeof(*v), by_bytes);
+    for (int i = 0; i < n; i++) {
+        most = v[i].nsamples > most ? v[i].nsamples : most;
+    }
+    a = malloc(most * sizeof(double));
+    b = malloc(most * sizeof(double));
+    CS_REQUIRE(a != NULL && b != NULL, CS_ERR_NOMEM);
+    for (int i = 0; i < n;) {
+        int e = i;
+        const cs_db_overlap_t *native = NULL;
+        cs_bench_size_t *s = &sizes[nsizes++];
+        while (e < n && v[e].point.bytes == v[i].point.bytes) {
+            e++;
+        }
+        for (int k = i; k < e; k++) {
+            const cs_algo_t *alg = cs_registry_find(v[k].point.algorithm);
+            if (alg != NULL && cs_algo_is_native(alg)) {
+                native = &v[k];
+            }
+        }
+        CS_REQUIRE(native != NULL, CS_ERR_ARG);
+        if (native->nsamples > 0) {
+            memcpy(b, native->samples_us, native->nsamples * sizeof(double));
+            CS_CHECK(cs_stats_sort(b, native->nsamples));
+        }
+        for (int k = i; k < e; k++) {
+            cs_bench_entry_t *en = &entries[k];
+            en->algorithm = v[k].point.algorithm;
+            en->params = v[k].point.params != NULL ? v[k].point.params : "";
+            en->median_us = v[k].overhead_us;
+            en->native = &v[k] == native;
+            en->p_value = 1.0;
+            if (!en->native && v[k].nsamples > 0 && native->nsamples > 0) {
+                cs_stats_rank_sum_t t;
+                memcpy(a, v[k].samples_us, v[k].nsamples * sizeof(double));
+                CS_CHECK(cs_stats_sort(a, v[k].nsamples));
+                CS_CHECK(cs_stats_rank_sum(a, v[k].nsamples, b, native->nsamples, &t));
+                en->p_value = t.p;
+            }
+        }
+        s->bytes = v[i].point.bytes;
+        s->entries = &entries[i];
+        s->n = e - i;
+        s->metric = CS_DB_METRIC_SYNC; /* one metric: the overhead */
+        i = e;
+    }
+    CS_CHECK(cs_bench_rules_at(sizes, nsizes, thresholds, nthresholds, out, cap, nout));
+out:
+    free(a);
+    free(b);
+    free(sizes);
+    free(entries);
+    free(v);
+    return rc;
+}
+
+/* The overlap rows of a run, copied out of the database's callbacks, by key. */
+typedef struct ov_row {
+    cs_db_overlap_t o;
+    char coll[32], algorithm[CS_RULE_ALGORITHM], params[CS_RULE_PARAMS];
+    double *samples;
+} ov_row_t;
+
+typedef struct ov_rows {
+    ov_row_t *v;
+    int n, cap;
+} ov_rows_t;
+
+static int collect(const cs_db_overlap_t *o, void *ctx) {
+    ov_rows_t *l = ctx;
+    ov_row_t *r;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 64;
+        ov_row_t *v = realloc(l->v, (size_t)cap * sizeof(*v));
+        if (v == NULL) {
+            return CS_ERR_NOMEM;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    r = &l->v[l->n];
+    memset(r, 0, sizeof(*r));
+    r->o = *o;
+    if (snprintf(r->coll, sizeof(r->coll), "%s", o->point.coll) >= (int)sizeof(r->coll) ||
+        snprintf(r->algorithm, sizeof(r->algorithm), "%s", o->point.algorithm) >=
+            (int)sizeof(r->algorithm) ||
+        snprintf(r->params, sizeof(r->params), "%s", o->point.params ? o->point.params : "") >=
+            (int)sizeof(r->params)) {
+        return CS_ERR_ARG;
+    }
+    if (o->nsamples > 0) {
+        r->samples = malloc(o->nsamples * sizeof(double));
+        if (r->samples == NULL) {
+            return CS_ERR_NOMEM;
+        }
+        memcpy(r->samples, o->samples_us, o->nsamples * sizeof(double));
+    }
+    l->n++; /* its pointers are set once all are read: l->v moves as it grows */
+    return CS_OK;
+}
+
+int cs_bench_overlap_derive(cs_db_t *db, int64_t machine_id, int64_t run_id,
+                            const uint64_t *thresholds, int nthresholds, int *nrules) {
+    int rc = CS_OK, open = 0;
+    ov_rows_t l = {NULL, 0, 0};
+    cs_db_overlap_t *key = NULL;
+    cs_rule_t *rules = NULL;
+    *nrules = 0;
+    CS_CHECK(cs_db_foreach_overlap(db, run_id, collect, &l));
+    for (int i = 0; i < l.n; i++) {
+        ov_row_t *r = &l.v[i];
+        r->o.point.coll = r->coll;
+        r->o.point.algorithm = r->algorithm;
+        r->o.point.params = r->params;
+        r->o.point.pattern = "";
+        r->o.samples_us = r->samples;
+    }
+    key = malloc((size_t)(l.n > 0 ? l.n : 1) * sizeof(*key));
+    rules = malloc((size_t)(l.n > 0 ? l.n : 1) * sizeof(*rules));
+    CS_REQUIRE(key != NULL && rules != NULL, CS_ERR_NOMEM);
+    CS_CHECK(cs_db_begin(db));
+    open = 1;
+    /* rows come ordered by coll, pattern, comm_size, ppn, bytes: one key after another */
+    for (int i = 0; i < l.n;) {
+        int e = i, nk = 0, nout = 0;
+        cs_coll_t coll;
+        while (e < l.n && strcmp(l.v[e].coll, l.v[i].coll) == 0 &&
+               l.v[e].o.point.comm_size == l.v[i].o.point.comm_size &&
+               l.v[e].o.point.ppn == l.v[i].o.point.ppn) {
+            key[nk++] = l.v[e++].o;
+        }
+        CS_CHECK(cs_coll_from_name(l.v[i].coll, &coll));
+        CS_CHECK(cs_bench_overlap_rules(key, nk, thresholds, nthresholds, rules, l.n, &nout));
+        for (int k = 0; k < nout; k++) {
+            rules[k].machine_id = machine_id;
+            rules[k].run_id = run_id;
+            rules[k].coll = coll;
+            rules[k].comm_size = l.v[i].o.point.comm_size;
+            rules[k].ppn = l.v[i].o.point.ppn;
+        }
+        CS_CHECK(cs_db_replace_nb_rules(db, machine_id, coll, l.v[i].o.point.comm_size,
+                                        l.v[i].o.point.ppn, rules, (size_t)nout));
+        *nrules += nout;
+        i = e;
+    }
+    CS_CHECK(cs_db_commit(db));
+    open = 0;
+out:
+    if (open && cs_db_rollback(db) != CS_OK) {
+        cs_log(CS_LOG_WARN, "rollback failed: %s", cs_db_errmsg(db));
+    }
+    for (int i = 0; i < l.n; i++) {
+        free(l.v[i].samples);
+    }
+    free(l.v);
+    free(key);
+    free(rules);
+    return rc;
+}
+
+void cs_bench_overlap_list(const cs_bench_opts_t *o, const cs_bench_plan_t *plan) {
+    unsigned colls = cs_bench_overlap_colls(o->colls);
+    uint64_t grid[CS_BENCH_MAX_LIST], sizes[CS_BENCH_MAX_LIST];
+    int nsizes, ncolls = 0, npoints;
+    char text[96];
+    if (o->overlap == CS_BENCH_OVERLAP_OFF || o->validate) {
+        printf("overlap: off (--overlap on measures the nonblocking forms for overlap)\n");
+        return;
+    }
+    for (int i = 0; i < o->nsizes; i++) {
+        grid[i] = o->sizes[i];
+    }
+    nsizes = cs_bench_overlap_sizes(grid, o->nsizes, o->overlap == CS_BENCH_OVERLAP_ONLY, sizes);
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        ncolls += (colls & (1u << c)) && plan->nalgos[c] > 0;
+    }
+    npoints = ncolls * nsizes * plan->ncomm_sizes;
+    if (o->budget_s > 0) {
+        snprintf(text, sizeof(text), "%.0f s, %.0f %% of --budget%s",
+                 o->budget_s * (o->overlap == CS_BENCH_OVERLAP_ONLY ? 1 : CS_BENCH_OVERLAP_SHARE),
+                 o->overlap == CS_BENCH_OVERLAP_ONLY ? 100 : 100 * CS_BENCH_OVERLAP_SHARE,
+                 o->overlap == CS_BENCH_OVERLAP_ONLY ? " (--overlap only)" : "");
+    } else {
+        snprintf(text, sizeof(text), "about %.0f s (%.0f s per point, no --budget)",
+                 npoints * CS_BENCH_OVERLAP_POINT_S, CS_BENCH_OVERLAP_POINT_S);
+    }
+    printf("overlap (--overlap %s): %d collective(s) x %d size(s) x %d communicator size(s) = %d "
+           "point(s), each candidate that can be a nonblocking operation and MPI_I<coll> timed "
+           "blocking, started then waited, and overlapped with a compute loop, %d to %d "
+           "repetitions; costs %s\n",
+           o->overlap == CS_BENCH_OVERLAP_ONLY ? "only" : "on", ncolls, nsizes, plan->ncomm_sizes,
+           npoints, CS_BENCH_OVERLAP_MIN_REPS, CS_BENCH_OVERLAP_MAX_REPS, text);
+}
