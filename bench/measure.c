@@ -236,7 +236,7 @@ static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *c
     double *rep = NULL, *work = NULL;
     double *late, *loop_max, *loop_sum;
     int *order = NULL;
-    int stop = 0, kept = 0;
+    int stop = 0, kept = 0, keep_late = 0, lead_at_max = 0;
     MPI_Op op = MPI_OP_NULL;
     CS_MPI_CHECK(PMPI_Comm_rank(comm, &rank));
     CS_MPI_CHECK(PMPI_Comm_size(comm, &nprocs));
@@ -284,9 +284,10 @@ static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *c
             loop_sum[i] = loop_max[i];
         }
         CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, rep, 3 * ncand + 1, MPI_DOUBLE, op, comm));
-        if (*late > 0) { /* a start time arrived too late: discard, wait longer next */
-            sync->lead *= 2;
+        if (*late > 0 && !keep_late) { /* a start time arrived too late: discard, wait longer */
+            lead_at_max = cs_bench_sync_late(sync);
         } else {
+            cs_bench_sync_on_time(sync);
             for (int i = 0; i < ncand; i++) {
                 cs_bench_cand_t *c = &cands[i];
                 c->samples[kept] = c->raw[kept] = rep[i];
@@ -297,11 +298,20 @@ static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *c
             kept++;
         }
         if ((r + 1) % CHECK_EVERY == 0 || kept == reps_max) {
+            int flags[2] = {0, 0};
             if (rank == 0) {
-                stop = PMPI_Wtime() - start >= budget_s ||
-                       (kept >= MIN_REPS && all_stable(cands, ncand, (size_t)kept, work));
+                double spent = PMPI_Wtime() - start;
+                /* A spent budget stops a point once a repetition was kept: a point without one
+                 * would have no measurement. When none was kept and the lead is at its maximum,
+                 * the next repetition is kept even if late (its times then include the lateness:
+                 * slower, never faster), so an overloaded machine cannot stall the run. */
+                flags[0] = (spent >= budget_s && kept > 0) ||
+                           (kept >= MIN_REPS && all_stable(cands, ncand, (size_t)kept, work));
+                flags[1] = kept == 0 && spent >= budget_s && lead_at_max;
             }
-            CS_MPI_CHECK(PMPI_Bcast(&stop, 1, MPI_INT, 0, comm));
+            CS_MPI_CHECK(PMPI_Bcast(flags, 2, MPI_INT, 0, comm));
+            stop = flags[0];
+            keep_late = flags[1];
         }
     }
 out:

@@ -15,7 +15,7 @@ int cs_bench_sync_init(cs_bench_sync_t *s, MPI_Comm comm) {
     int rank, p;
     double t0, bcast = 0;
     s->offset = 0;
-    s->lead = MIN_LEAD_S;
+    s->lead = s->lead0 = MIN_LEAD_S;
     CS_MPI_CHECK(PMPI_Comm_rank(comm, &rank));
     CS_MPI_CHECK(PMPI_Comm_size(comm, &p));
     for (int peer = 1; peer < p; peer++) {
@@ -51,6 +51,7 @@ int cs_bench_sync_init(cs_bench_sync_t *s, MPI_Comm comm) {
     bcast = (PMPI_Wtime() - t0) / BCASTS;
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &bcast, 1, MPI_DOUBLE, MPI_MAX, comm));
     s->lead = 2 * bcast > MIN_LEAD_S ? 2 * bcast : MIN_LEAD_S;
+    s->lead0 = s->lead;
 out:
     return rc;
 }
@@ -71,4 +72,14 @@ int cs_bench_sync_start(const cs_bench_sync_t *s, MPI_Comm comm, double *start, 
     *start = t;
 out:
     return rc;
+}
+
+int cs_bench_sync_late(cs_bench_sync_t *s) {
+    int at_max = s->lead >= CS_BENCH_LEAD_MAX_S;
+    s->lead = 2 * s->lead < CS_BENCH_LEAD_MAX_S ? 2 * s->lead : CS_BENCH_LEAD_MAX_S;
+    return at_max;
+}
+
+void cs_bench_sync_on_time(cs_bench_sync_t *s) {
+    s->lead = 0.75 * s->lead > s->lead0 ? 0.75 * s->lead : s->lead0;
 }

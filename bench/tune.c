@@ -423,7 +423,7 @@ static int run_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_
                       cs_bench_progress_t *progress) {
     int rc = CS_OK;
     cs_bench_bufs_t bufs = {0};
-    cs_bench_sync_t sync = {0, 0};
+    cs_bench_sync_t sync = {0, 0, 0};
     MPI_Comm sub = MPI_COMM_NULL;
     uint64_t sizes[CS_BENCH_MAX_SIZES], max_bytes = plan->sizes[plan->nsizes - 1];
     pace->total += o->validate ? 0 : plan->ndata_keys * plan->refine_max;
@@ -552,7 +552,7 @@ static int confirm_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ci,
                         cs_bench_progress_t *progress) {
     int rc = CS_OK, ppn = 0;
     cs_bench_bufs_t bufs = {0};
-    cs_bench_sync_t sync = {0, 0};
+    cs_bench_sync_t sync = {0, 0, 0};
     CS_CHECK(prepare_size(o, plan, ci, r, rank, n, sub, max_bytes, &ppn, &bufs, &sync));
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         int ntodo = 0;

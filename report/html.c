@@ -286,6 +286,45 @@ static void iso_table(FILE *f, const cs_report_key_t *k) {
     fputs("</table>\n", f);
 }
 
+/* 1 when key k was measured at 0 bytes only (barrier: no data), which a log-log latency plot
+ * cannot show. */
+static bool only_zero_bytes(const cs_report_key_t *k) {
+    return k->nmeas > 0 && k->nsizes == 1 && k->sizes[0] == 0;
+}
+
+/* The latency table of a key measured at 0 bytes only: every variant measured, native first,
+ * with its median and quartiles under the synchronised metric and its loop median. */
+static void nodata_table(FILE *f, const cs_report_key_t *k) {
+    fputs("<table><tr><th>variant</th><th>median µs</th><th>q1 µs</th><th>q3 µs</th>"
+          "<th>loop median µs</th><th>speedup over native</th></tr>\n",
+          f);
+    const cs_report_meas_t *native =
+        k->nfamilies > 0 && k->families[0].native ? cs_report_best_at(&k->families[0], 0) : NULL;
+    for (size_t i = 0; i < k->nfamilies; i++) {
+        const cs_report_family_t *fam = &k->families[i];
+        for (size_t j = 0; j < k->nmeas; j++) {
+            const cs_report_meas_t *me = &k->meas[j];
+            if (strcmp(me->algorithm, fam->algorithm) != 0) {
+                continue;
+            }
+            fputs("<tr><td>", f);
+            family(f, me->algorithm, me->params);
+            fputs("</td><td class=\"num\">", f);
+            us(f, me->median_us);
+            fputs("</td><td class=\"num\">", f);
+            us(f, me->q1_us);
+            fputs("</td><td class=\"num\">", f);
+            us(f, me->q3_us);
+            fputs("</td><td class=\"num\">", f);
+            us(f, me->loop_reps > 0 ? me->loop_median_us : NAN);
+            fputs("</td><td class=\"num\">", f);
+            ratio(f, native != NULL && me->median_us > 0 ? native->median_us / me->median_us : NAN);
+            fputs("</td></tr>\n", f);
+        }
+    }
+    fputs("</table>\n", f);
+}
+
 static int double_order(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -434,6 +473,21 @@ static void coll_section(FILE *f, const cs_report_machine_t *m, const cs_report_
                      k->run->id);
             figure(f, &k->loop_latency_plot, o, alt, caption);
         }
+    }
+    for (size_t i = 0; i < c->nkeys; i++) {
+        const cs_report_key_t *k = &c->keys[i];
+        if (k->latency_plot.name[0] != '\0' || !only_zero_bytes(k)) {
+            continue;
+        }
+        fprintf(f, "<h4>Latency of each variant on %d processes (%d per node)</h4>\n", k->comm_size,
+                k->ppn);
+        fprintf(f,
+                "<p class=\"note\">No data, so no size to plot against: the median time of one "
+                "call from a synchronised start (slowest rank) with its quartiles, and the "
+                "back-to-back loop metric's median, of every variant measured in run %" PRId64
+                "; speedup over native under the first. Lower is faster.</p>\n",
+                k->run->id);
+        nodata_table(f, k);
     }
     for (size_t i = 0; i < c->nkeys; i++) {
         const cs_report_key_t *k = &c->keys[i];

@@ -17,6 +17,11 @@
 #      match cg_plain at np 2. Allreduce algorithms sum doubles in different orders, so the
 #      comparison is not bit for bit. With COLLSEL_VERBOSE=2 every collsel build writes
 #      "collsel:" lines and the plain build none: the calls really went through collsel.
+#   The installed libraries export exactly the public API (tests/selector/check_exports.sh:
+#   every collective's MPI_* wrapper in libcollsel_pmpi), and newcolls.c, an unmodified program
+#   built with pkg-config collsel_pmpi, runs the collectives of issue 15 (alltoall(v), barrier,
+#   reduce_scatter(_block), scan, exscan, gatherv, scatterv) at np 3 with a point-to-point
+#   algorithm forced for each: results equal PMPI's and the log shows each forced algorithm.
 #
 # Usage: test_install.sh BUILD_DIR [LIBDIR [CMAKE [MPIEXEC [PKG_CONFIG [MPICC [CC]]]]]]
 #   (ctest passes all; LIBDIR is CMAKE_INSTALL_LIBDIR, default lib)
@@ -30,7 +35,8 @@ MPIEXEC=${4:-mpirun}
 PKG_CONFIG=${5:-pkg-config}
 MPICC=${6:-mpicc}
 CC=${7:-cc}
-EXAMPLES=$(cd "$(dirname "$0")/../../examples" && pwd) || exit 1
+SRC=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
+EXAMPLES=$SRC/examples
 FORCE='allreduce/recursive_doubling;allgather/ring;allgatherv/ring'
 
 export OMPI_MCA_mpi_yield_when_idle=1
@@ -99,6 +105,10 @@ where=$(resolved "$LIB/libcollsel_pmpi.so" libcollsel.so.0)
 # collsel-bench carries the internals (collsel_static): one copy of the selector, none shared.
 ! ldd "$PREFIX/bin/collsel-bench" | grep -q libcollsel.so ||
     fail "collsel-bench links libcollsel.so (it must carry collsel_static alone)"
+# libcollsel exports collsel.h's API, libcollsel_pmpi every collective's MPI_* wrapper (the
+# 16 classic and 5 neighbourhood ones, their nonblocking and persistent forms), nothing else
+logged exports "$SRC/tests/selector/check_exports.sh" "$PREFIX/include/collsel.h" \
+    "$SRC/algorithms/core/coll.def" "$LIB/libcollsel.so" "$LIB/libcollsel_pmpi.so"
 logged install-destdir env DESTDIR="$WORK/stage" "$CMAKE" --install "$BUILD" --prefix /opt/cs
 grep -qx "prefix=/opt/cs" "$WORK/stage/opt/cs/$LIBDIR/pkgconfig/collsel.pc" ||
     fail "with DESTDIR, collsel.pc does not name the prefix /opt/cs"
@@ -132,6 +142,8 @@ logged pc-collsel "$MPICC" -std=c11 -O2 -DUSE_COLLSEL "$EXAMPLES/cg.c" -o "$WORK
     "${pc_collsel[@]}" -lm -Wl,-rpath,"$LIB"
 logged pc-pmpi "$CC" -std=c11 -O2 "$EXAMPLES/cg.c" -o "$WORK/cg_pmpi_pc" \
     "${pc_pmpi[@]}" -lm -Wl,-rpath,"$LIB"
+logged pc-newcolls "$CC" -std=c11 -O2 "$SRC/tests/install/newcolls.c" -o "$WORK/newcolls" \
+    "${pc_pmpi[@]}" -Wl,-rpath,"$LIB"
 
 echo "== 4. runs"
 REF_ITERS=""
@@ -193,5 +205,22 @@ for name in cg_pmpi+force cg_plain+preload+force; do
         grep -q "$alg" "$WORK/$name.np3.err" || fail "$name: no mention of forced $alg"
     done
 done
+
+# The collectives of issue 15 through the installed wrappers, a point-to-point algorithm forced
+# for each: results equal the MPI library's, and the log shows every forced algorithm running.
+NEW_FORCE='alltoall/bruck;alltoallv/pairwise;barrier/dissemination;reduce_scatter_block/recursive_halving'
+NEW_FORCE+=';reduce_scatter/ring;scan/recursive_doubling;exscan/linear;gatherv/binomial;scatterv/binomial'
+"$MPIEXEC" --allow-run-as-root --oversubscribe -np 3 -x COLLSEL_FORCE="$NEW_FORCE" \
+    -x COLLSEL_VERBOSE=3 "$WORK/newcolls" >"$WORK/newcolls.out" 2>"$WORK/newcolls.err" || {
+    tail -n 20 "$WORK/newcolls.err" >&2
+    fail "newcolls at np 3: exit status not 0"
+}
+grep -qx "newcolls: [1-9][0-9]* checks, 0 failed" "$WORK/newcolls.out" ||
+    fail "newcolls at np 3: $(cat "$WORK/newcolls.out")"
+for alg in ${NEW_FORCE//;/ }; do
+    grep -q -E " bytes: ${alg}(\([^)]*\))? \(forced\)" "$WORK/newcolls.err" ||
+        fail "newcolls: the log shows no call of forced $alg"
+done
+printf '  %-22s np %d  %s, forced: %s\n' newcolls 3 "$(cat "$WORK/newcolls.out")" "$NEW_FORCE"
 
 echo "PASS"

@@ -14,7 +14,8 @@
  * "full", machine "testhost" (4 cores):
  *   run 1  done     tuning, np 4: gather on 4 processes
  *   run 2  aborted  tuning, np 4: allreduce on 4 processes, absurd times (must not be shown)
- *   run 3  done     tuning, np 4, oversubscribed: allreduce on 2 and 4 processes, bcast on 4
+ *   run 3  done     tuning, np 4, oversubscribed: allreduce on 2 and 4 processes, bcast and
+ *                   barrier (0 bytes only: no latency plot, a table) on 4
  *   run 4  done     collsel-bench --validate, np 4: allreduce and bcast on 4 processes;
  *                   allreduce's rows have both metrics and native B, bcast's (made before
  *                   those existed) the synchronised metric alone
@@ -190,6 +191,10 @@ static void full(void) {
         measure(r3, "bcast", "bcast/linear", "", 4, b, model(3, 0.5, b));
         measure(r3, "bcast", "bcast/binomial", "", 4, b, model(6, 2, b));
     }
+    /* barrier: no data, one point at 0 bytes (a table, no latency plot) */
+    measure(r3, "barrier", "barrier/native", "", 4, 0, 12.5);
+    measure(r3, "barrier", "barrier/dissemination", "", 4, 0, 10);
+    measure(r3, "barrier", "barrier/orth", "dims=2x2,phase=dissemination", 4, 0, 25);
     check(cs_db_finish_run(db, r3, CS_DB_RUN_DONE), "finish");
     loop_metric = false;
     interval_t ar2[] = {{0, 8, "allreduce/native", ""},
@@ -205,6 +210,8 @@ static void full(void) {
                        {2048, 32768, "bcast/binomial", ""},
                        {32768, CS_RULE_UNBOUNDED, "bcast/native", ""}};
     rules(m, r3, "bcast", 4, bc, 3);
+    interval_t ba[] = {{0, CS_RULE_UNBOUNDED, "barrier/dissemination", ""}};
+    rules(m, r3, "barrier", 4, ba, 1);
 
     int64_t r4 = run(m, CS_DB_RUN_VALIDATE, "validate colls=0x11 sizes=4:64K", 1);
     for (int i = 0; i < NSIZES; i++) {

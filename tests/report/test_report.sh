@@ -61,6 +61,7 @@ plots=(
     neighbor_alltoall_latency_hotspot_np4_ppn4:960x600
     neighbor_alltoall_latency_iso_moore2d_r1_np4_ppn4:960x600
     neighbor_alltoall_speedup:960x600 neighbor_alltoall_winners:960x350
+    barrier_winners:960x340
 )
 # gather's run (run 1) stands for a run made before the loop metric: NULL loop columns, so it
 # has no loop plots (check_report refuses files it was not told about).
@@ -107,6 +108,13 @@ fi
 grep -q "oversubscribed" "$tmp/t-report/allreduce_latency_np4_ppn4.gp" ||
     fail "the plot of an oversubscribed run does not say so"
 grep -q "element 3 is 7, not 9" "$tmp/t-report/index.html" || fail "failure not listed"
+# Barrier has no data (0 bytes only): its variants' times in a table, since no plot can show them.
+grep -q "<h4>Latency of each variant on 4 processes (4 per node)</h4>" "$tmp/t-report/index.html" ||
+    fail "index.html has no latency table for barrier"
+grep -q 'orth(dims=2x2,phase=dissemination)</td><td class="num">25.0</td><td class="num">24.0</td><td class="num">26.2</td><td class="num">15.0</td><td class="num"><span class="slower">0.50×' \
+    "$tmp/t-report/index.html" || fail "barrier/orth's row of the latency table is not as measured"
+grep -q 'dissemination</td><td class="num">10.0</td>.*<span class="faster">1.25×' \
+    "$tmp/t-report/index.html" || fail "barrier/dissemination's row of the latency table is not as measured"
 grep -q "back-to-back loop" "$tmp/t-report/index.html" || fail "index.html has no loop metric"
 # The loop plots say which metric they show.
 grep -q "back-to-back loop, mean over ranks" "$tmp/t-report/bcast_loop_latency_np4_ppn4.gp" ||

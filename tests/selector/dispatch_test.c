@@ -9,7 +9,8 @@
  * other ranks wait; steps 3 to 5 are skipped):
  *
  *  1. collsel_explain for sizes at both ends of every interval of the test rules
- *     (rules_spec.c) and must name:
+ *     (rules_spec.c; those of the communicator's nearest tuned size, where barrier ranks
+ *     barrier/orth(dims=2x2) first at 4 processes) and must name:
  *       default       the interval's first usable candidate (unknown algorithms and variants with
  *                     parameters skipped), its whole ranked list, "on <n> processes (<q> per
  *                     node)" and "tuned at <t> processes, <u> per node", (t, u) the entry of
@@ -42,16 +43,23 @@
  *     runs three times with fresh data in fresh buffers placed differently (the second and
  *     third calls hit the selector's call cache). Whole allocations, 64 sentinel bytes on both
  *     sides included, must be equal: results, untouched send buffers, untouched insignificant
- *     receive buffers and gaps. A barrier has no data: only its status and the algorithm
- *     the log names are checked.
+ *     receive buffers and gaps. A barrier has no data: the ranks enter it one after another,
+ *     20 ms apart (the last one changing from call to call), and every rank must leave it no
+ *     earlier than the last one entered, by a clock all ranks share (MPI_Wtime when
+ *     MPI_WTIME_IS_GLOBAL, else CLOCK_MONOTONIC when all ranks run on this machine; otherwise
+ *     only its status is checked); the log names the algorithm that ran.
  *     Rank 0 prints "expect <coll> <bytes> <algorithm>" on stdout for every call on
  *     MPI_COMM_WORLD (--prefix: on the prefix communicator): what COLLSEL_VERBOSE=3 must log
- *     for it (test_selector.sh checks); the
+ *     for it (test_selector.sh checks), the first candidate that fits the communicator
+ *     (orth(dims=2x2) only 4 processes; --grids' orth variant only its tuned size), and every
+ *     rank prints "allow <coll> <bytes> <algorithm>" for the calls on its half of
+ *     MPI_COMM_WORLD, which the log shows too (whose rules may differ: those of its size); the
  *     bytes are the selection key (case_bytes), for gatherv, scatterv and alltoallv the one
  *     agreed over the communicator per call.
  *  3. 20 communicators created and freed in turn, ranks in alternating order (a
  *     non-commutative allreduce and a bcast through collsel against PMPI); an
- *     intercommunicator: explain says native, allreduce and bcast go to MPI.
+ *     intercommunicator: explain says native, allreduce, bcast, alltoall and barrier go to
+ *     MPI.
  *  4. collsel_finalize(): explain says "finalized" and calls stay correct (native).
  *  5. --reinit PATH: collsel_init(PATH), PATH being a database collsel cannot use: MPI_COMM_WORLD
  *     and a new communicator are both native, for the reason PATH gives (the rules read before
@@ -63,21 +71,23 @@
 #include "collsel.h"
 #include "rules_spec.h"
 
+#include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#define MARGIN_BYTES 64
-#define SENTINEL     0xA5
-#define PRIME        31
-#define MAX_SIZES    64
-#define EXPLAIN_LEN  1024
-#define REPEATS      3 /* calls per case */
+#define MARGIN_BYTES     64
+#define SENTINEL         0xA5
+#define PRIME            31
+#define MAX_SIZES        64
+#define EXPLAIN_LEN      1024
+#define REPEATS          3  /* calls per case */
+#define BARRIER_DELAY_MS 20 /* barrier_run: how much later each rank enters than the one before */
 
 enum {
     BCAST,
@@ -115,15 +125,17 @@ static int nforced;
 static int tuned[MAX_SIZES] = {4}, tuned_ppn[MAX_SIZES] = {4}, ntuned = 1;
 static int grids;                    /* --grids */
 static int prefix;                   /* --prefix K; 0: world and halves */
-static MPI_Comm logged_comm;         /* the communicator whose calls get "expect" lines */
+static MPI_Comm logged_comm;         /* its calls get "expect" lines, others "allow" lines */
 static int cur_nprocs, cur_ppn;      /* the communicator under test */
 static int cur_tuned, cur_tuned_ppn; /* its tuned (or nearest) shape */
 static int world_rank, world_size;
 static long checks, failures;
-static int print_expect = 1; /* "expect" lines for MPI_COMM_WORLD (until collsel_finalize) */
+static int print_expect = 1; /* "expect" and "allow" lines (until collsel_finalize) */
 static size_t shift_bytes;   /* buf_alloc: extra sentinel bytes before the data */
 static MPI_Datatype mat_type;
 static MPI_Op matmul_op;
+static int sync_clock;   /* 1: the ranks share a clock (barrier_run checks synchronisation) */
+static int wtime_global; /* 1: MPI_WTIME_IS_GLOBAL is true (sync_now uses MPI_Wtime) */
 
 /* --- checks -------------------------------------------------------------------------------- */
 
@@ -190,18 +202,6 @@ static int comm_ppn(MPI_Comm comm) {
     return q;
 }
 
-/* --grids: the 2D grid of tuned size t (A the smallest factor >= 2), as
- * cs_make_rules_db writes it, into name; 0 when t has none. */
-static int grid_name(int t, char *name, size_t len) {
-    for (int f = 2; f * f <= t; f++) {
-        if (t % f == 0) {
-            snprintf(name, len, "allreduce/orth(dims=%dx%d,phase=native)", f, t / f);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* The --forced key of collective `coll`, or NULL. */
 static const char *forced_key(const char *coll) {
     size_t len = strlen(coll);
@@ -213,8 +213,11 @@ static const char *forced_key(const char *coll) {
     return NULL;
 }
 
-/* The algorithm that must run a call of `coll` with key `bytes` (into out). */
-static const char *expected(const char *coll, uint64_t bytes, char *out, int len) {
+/* The algorithm the selector chooses for a call of `coll` with key `bytes` on the communicator
+ * under test (use_comm), into out: with runs 0 the one collsel_explain names (the tuned
+ * winner), with runs 1 the one that runs (the first candidate that fits the communicator:
+ * rules_spec.h). */
+static const char *expected(const char *coll, uint64_t bytes, int runs, char *out, int len) {
     if (forced_key(coll) != NULL) {
         snprintf(out, (size_t)len, "%s", forced_key(coll));
         return out;
@@ -223,38 +226,23 @@ static const char *expected(const char *coll, uint64_t bytes, char *out, int len
         snprintf(out, (size_t)len, "%s/native", coll);
         return out;
     }
-    if (grids && strcmp(coll, "allreduce") == 0 && cur_nprocs == cur_tuned &&
-        grid_name(cur_tuned, out, (size_t)len)) {
-        return out; /* the grid fits exactly this size */
-    }
-    if (cs_spec_expected(coll, bytes, out, len) == NULL) {
+    if (cs_spec_expected(coll, bytes, cur_tuned, grids, runs ? cur_nprocs : 0, out, len) == NULL) {
         snprintf(out, (size_t)len, "%s/native", coll);
     }
     return out;
-}
-
-/* What explain names first for `coll` at `bytes`: expected(), except that with --grids an
- * allreduce interval of a tuned size with a grid names the grid variant even where it cannot
- * run (explain names the interval's winner; the call skips it). */
-static const char *explained(const char *coll, uint64_t bytes, char *out, int len) {
-    if (mode == MODE_RULES && forced_key(coll) == NULL && grids && strcmp(coll, "allreduce") == 0 &&
-        grid_name(cur_tuned, out, (size_t)len)) {
-        return out;
-    }
-    return expected(coll, bytes, out, len);
 }
 
 /* --- explain ------------------------------------------------------------------------------- */
 
 static void explain_one(const char *coll, uint64_t bytes, MPI_Comm comm, const char *comm_name,
                         int nprocs, const cs_spec_interval_t *iv) {
-    char buf[EXPLAIN_LEN], want[128], text[256], grid[128];
+    char buf[EXPLAIN_LEN], want[128], text[256];
     const char *ranked;
     size_t wlen;
     int rc = collsel_explain(coll, (size_t)bytes, comm, buf, sizeof(buf));
     check(rc == MPI_SUCCESS, "explain(%s, %llu) on %s returned %d", coll, (unsigned long long)bytes,
           comm_name, rc);
-    explained(coll, bytes, want, sizeof(want));
+    expected(coll, bytes, 0, want, sizeof(want));
     wlen = strlen(want);
     check(strncmp(buf, want, wlen) == 0 && buf[wlen] == ':',
           "explain(%s, %llu) on %s: want %s, got '%s'", coll, (unsigned long long)bytes, comm_name,
@@ -274,11 +262,7 @@ static void explain_one(const char *coll, uint64_t bytes, MPI_Comm comm, const c
         return;
     }
     ranked = strstr(buf, " ranked: ");
-    grid[0] = '\0';
-    if (grids && strcmp(coll, "allreduce") == 0 && grid_name(cur_tuned, grid, sizeof(grid))) {
-        strcat(grid, " ");
-    }
-    snprintf(text, sizeof(text), "%s%s", grid, iv->expect);
+    cs_spec_ranked(iv, cur_tuned, grids, text, sizeof(text));
     check(ranked != NULL && strcmp(ranked + strlen(" ranked: "), text) == 0,
           "explain(%s, %llu) on %s: want ranked '%s', got '%s'", coll, (unsigned long long)bytes,
           comm_name, text, buf);
@@ -305,6 +289,9 @@ static void explain_all(MPI_Comm comm, const char *comm_name) {
         const cs_spec_interval_t *iv = &cs_spec[i];
         uint64_t hi =
             iv->hi_bytes == CS_SPEC_UNBOUNDED ? iv->lo_bytes * 1000 + 12345 : iv->hi_bytes;
+        if (!cs_spec_applies(iv, cur_tuned)) {
+            continue; /* another size's rules */
+        }
         explain_one(iv->coll, iv->lo_bytes, comm, comm_name, nprocs, iv);
         explain_one(iv->coll, hi - 1, comm, comm_name, nprocs, iv);
         if (iv->hi_bytes == CS_SPEC_UNBOUNDED) {
@@ -599,10 +586,45 @@ static void side_free(side_t *s) {
     free(s->sdispls);
 }
 
-/* Barrier: no data; recv.data[0] records the status (the log checks which algorithm ran). */
+/* A clock every rank reads alike: MPI_Wtime when MPI_WTIME_IS_GLOBAL says so, else
+ * CLOCK_MONOTONIC, which is one clock for the processes of one machine (sync_clock says whether
+ * either holds; main decides). In seconds. */
+static double sync_now(void) {
+    struct timespec ts;
+    if (wtime_global) {
+        return PMPI_Wtime();
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Barrier: no data, so what it must do is checked directly. Rank k of the communicator enters
+ * ((k + turn) mod p) * BARRIER_DELAY_MS late (turn counts the barrier calls, so the last rank to
+ * enter changes from call to call), and reads the clock just before it enters and just after it
+ * leaves; then (MPI's own allreduce) every rank checks that it left no earlier than the last
+ * rank entered: a barrier that lets a rank out before all have come in fails while the last
+ * rank still sleeps. Without a clock common to all ranks (sync_clock 0) only the status is
+ * checked. recv.data[0] records the verdict; the log checks which algorithm ran. */
 static int barrier_run(const tcase_t *tc, side_t *s, int via_collsel) {
-    int rc = via_collsel ? collsel_barrier(tc->comm) : PMPI_Barrier(tc->comm);
-    s->recv.data[0] = rc == MPI_SUCCESS;
+    static int turn;
+    int late = (tc->rank + turn++) % tc->nprocs, rc, in_order = 1;
+    struct timespec delay = {0, (long)late * BARRIER_DELAY_MS * 1000000L};
+    double entered, left, last_in = 0;
+    while (nanosleep(&delay, &delay) != 0 && errno == EINTR) {
+    }
+    entered = sync_now();
+    rc = via_collsel ? collsel_barrier(tc->comm) : PMPI_Barrier(tc->comm);
+    left = sync_now();
+    PMPI_Allreduce(&entered, &last_in, 1, MPI_DOUBLE, MPI_MAX, tc->comm);
+    if (sync_clock) {
+        in_order = left >= last_in;
+        check(in_order,
+              "%s barrier on %d processes: rank %d left %.3f ms before the last rank entered "
+              "(it entered %d ms late)",
+              via_collsel ? "collsel" : "the MPI library's", tc->nprocs, tc->rank,
+              1e3 * (last_in - left), late * BARRIER_DELAY_MS);
+    }
+    s->recv.data[0] = rc == MPI_SUCCESS && in_order;
     return rc;
 }
 
@@ -762,7 +784,7 @@ static void run_count(tcase_t *tc, const char *comm_name, int *salt) {
             for (tc->in_place = 0; tc->in_place <= in_place_allowed(tc->coll); tc->in_place++) {
                 /* the key may change with in_place (alltoallv's irregular counts), never
                  * with the root; test_selector.sh takes each line once */
-                if (print_expect && tc->comm == logged_comm && world_rank == 0 && tc->root == 0) {
+                if (print_expect && (tc->comm != logged_comm || world_rank == 0) && tc->root == 0) {
                     char want[128];
                     uint64_t bytes = case_bytes(tc);
                     /* no rule but native for an agreeing collective (and nothing forcing it):
@@ -771,8 +793,9 @@ static void run_count(tcase_t *tc, const char *comm_name, int *salt) {
                         (tc->coll == GATHERV || tc->coll == SCATTERV || tc->coll == ALLTOALLV)) {
                         bytes = 0;
                     }
-                    printf("expect %s %llu %s\n", coll_names[tc->coll], (unsigned long long)bytes,
-                           expected(coll_names[tc->coll], bytes, want, sizeof(want)));
+                    printf("%s %s %llu %s\n", tc->comm == logged_comm ? "expect" : "allow",
+                           coll_names[tc->coll], (unsigned long long)bytes,
+                           expected(coll_names[tc->coll], bytes, 1, want, sizeof(want)));
                 }
                 run_case(tc, comm_name, ++*salt);
             }
@@ -789,6 +812,9 @@ static void run_all(MPI_Comm comm, const char *comm_name) {
     MPI_Comm_size(comm, &tc.nprocs);
     for (int i = 0; i < cs_spec_count; i++) {
         const cs_spec_interval_t *iv = &cs_spec[i];
+        if (!cs_spec_applies(iv, cur_tuned)) {
+            continue; /* another size's rules */
+        }
         for (tc.coll = 0; tc.coll < NCOLLS && strcmp(coll_names[tc.coll], iv->coll) != 0;
              tc.coll++) {
         }
@@ -847,13 +873,19 @@ static int parse_sizes(const char *text) {
     return ntuned > 0 ? 0 : -1;
 }
 
-static void test_comm(MPI_Comm comm, const char *name) {
+/* Makes `comm` the communicator under test (collective): its size and ppn, and the tuned shape
+ * whose rules it must use (cur_*), which explain_all, run_all and expected() check against. */
+static void use_comm(MPI_Comm comm) {
     int best;
     MPI_Comm_size(comm, &cur_nprocs);
     cur_ppn = comm_ppn(comm);
     best = nearest_tuned(cur_nprocs, cur_ppn);
     cur_tuned = tuned[best];
     cur_tuned_ppn = tuned_ppn[best];
+}
+
+static void test_comm(MPI_Comm comm, const char *name) {
+    use_comm(comm);
     explain_all(comm, name);
     run_all(comm, name);
 }
@@ -886,7 +918,8 @@ static void test_churn(void) {
     }
 }
 
-/* An intercommunicator (even world ranks against odd ones) goes straight to MPI. */
+/* An intercommunicator (even world ranks against odd ones) goes straight to MPI: allreduce,
+ * bcast, alltoall and barrier. */
 static void test_intercomm(void) {
     MPI_Comm local, inter;
     int color = world_rank % 2, lrank, rsize, in[8], out[8], ref[8];
@@ -918,6 +951,16 @@ static void test_intercomm(void) {
                         inter) == MPI_SUCCESS &&
               memcmp(out, ref, sizeof(out)) == 0,
           "bcast on an intercommunicator: wrong data (remote size %d)", rsize);
+    /* alltoall: one int to every rank of the remote group; and a barrier */
+    for (int i = 0; i < 8; i++) {
+        in[i] = world_rank * 10 + i;
+        out[i] = ref[i] = -1;
+    }
+    check(rsize <= 8 && collsel_alltoall(in, 1, MPI_INT, out, 1, MPI_INT, inter) == MPI_SUCCESS &&
+              PMPI_Alltoall(in, 1, MPI_INT, ref, 1, MPI_INT, inter) == MPI_SUCCESS &&
+              memcmp(out, ref, sizeof(out)) == 0,
+          "alltoall on an intercommunicator differs from MPI's (remote size %d)", rsize);
+    check(collsel_barrier(inter) == MPI_SUCCESS, "barrier on an intercommunicator failed");
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
 }
@@ -954,6 +997,7 @@ static void test_finalized(void) {
     mode = MODE_NATIVE;
     nforced = 0;
     print_expect = 0;
+    use_comm(MPI_COMM_WORLD);
     run_all(MPI_COMM_WORLD, "world-finalized");
 
     /* collsel_init again, with another database: it applies to every communicator, those used
@@ -965,6 +1009,7 @@ static void test_finalized(void) {
         explain_all(MPI_COMM_WORLD, "world-reinit");
         run_all(MPI_COMM_WORLD, "world-reinit");
         MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        use_comm(dup);
         explain_all(dup, "dup-reinit");
         run_all(dup, "dup-reinit");
         MPI_Comm_free(&dup);
@@ -1014,6 +1059,18 @@ int main(int argc, char **argv) {
             MPI_Finalize();
             return 2;
         }
+    }
+    {
+        /* A clock common to all ranks: MPI's global MPI_Wtime, or CLOCK_MONOTONIC when every
+         * rank runs on this machine (one shared-memory node). */
+        int *global = NULL, flag = 0, node_size = 0;
+        MPI_Comm node;
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &flag);
+        wtime_global = flag && global != NULL && *global;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Comm_size(node, &node_size);
+        MPI_Comm_free(&node);
+        sync_clock = wtime_global || node_size == world_size;
     }
     MPI_Type_contiguous(4, MPI_INT, &mat_type);
     MPI_Type_commit(&mat_type);

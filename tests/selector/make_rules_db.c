@@ -4,11 +4,12 @@
  *   cs_make_rules_db [--comm-sizes LIST] [--grids] [--patterns] [--size-patterns]
  *                    [--other-machine | --other-host] PATH
  *   cs_make_rules_db --list-algorithms
- *   cs_make_rules_db --print-winners
+ *   cs_make_rules_db --print-winners [--comm-sizes N]
  *
  * PATH is created (or extended) read-write. The rules are stored for every communicator size in
- * LIST (comma-separated, default 4), each with ppn equal to its size (one node) or, written
- * SIZE:PPN, with PPN processes per node (4,4:2: size 4 on one node and on nodes of 2), under the
+ * LIST (comma-separated, default 4; rules_spec.h: some intervals belong to one size only), each
+ * with ppn equal to its size (one node) or, written SIZE:PPN, with PPN processes per node
+ * (4,4:2: size 4 on one node and on nodes of 2), under the
  * fingerprint of this machine (cs_machine_fingerprint: what the selector looks for) or, with
  * --other-machine, of a machine that does not exist (another topology and MPI library), so the
  * selector must refuse the database, or, with --other-host, of another node with this machine's
@@ -16,10 +17,10 @@
  * belong to one 'done' run.
  *
  * --grids ranks allreduce/orth(dims=AxB) first in every allreduce interval of each size that has
- * a 2D grid (A the smallest factor >= 2 of the size, B = size / A >= 2; 4: dims=2x2), ahead of
- * the test rules' candidates: a variant that runs only on communicators of exactly that size, so
- * a communicator that borrows these rules (tests/selector/test_selector.sh, group layouts) must
- * fall to the next candidate.
+ * a 2D grid (cs_spec_grid in rules_spec.h: A the smallest factor >= 2 of the size, B = size / A
+ * >= 2; 4: dims=2x2), ahead of the test rules' candidates: a variant that runs only on
+ * communicators of exactly that size, so a communicator that borrows these rules
+ * (tests/selector/test_selector.sh, group layouts) must fall to the next candidate.
  *
  * --patterns adds neighbourhood rules of two patterns, with their signatures (table pattern),
  * at every size of LIST: on cart2d (2D periodic Cartesian: 4 neighbours each) neighbor_alltoall
@@ -31,7 +32,7 @@
  *
  * --list-algorithms prints every registered algorithm key, one per line (the registry the
  * tests loop over). --print-winners prints, per collective that has test rules, the intervals
- * with the algorithm the selector must choose in each, as COLLSEL_VERBOSE=2 lists them:
+ * of the rules for N processes (default 4) with their winner, as COLLSEL_VERBOSE=2 lists them:
  *   allreduce: [0, 64) allreduce/native [64, 4096) allreduce/recursive_doubling ...
  *
  * Exit status 0 on success, 1 on a database error, 2 on bad usage. No MPI_Init: the fingerprint
@@ -55,7 +56,7 @@ static int usage(void) {
                     "[--other-machine | --other-host] "
                     "PATH\n"
                     "       cs_make_rules_db --list-algorithms\n"
-                    "       cs_make_rules_db --print-winners\n");
+                    "       cs_make_rules_db --print-winners [--comm-sizes N]\n");
     return 2;
 }
 
@@ -85,19 +86,7 @@ static int parse_sizes(const char *text, int *sizes, int *ppns) {
     return n;
 }
 
-/* The 2D grid of --grids for `size` into *a x *b; 0 when it has none (a prime, 1). */
-static int grid_of(int size, int *a, int *b) {
-    for (int f = 2; f * f <= size; f++) {
-        if (size % f == 0) {
-            *a = f;
-            *b = size / f;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static void print_winners(void) {
+static void print_winners(int size) {
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         const char *coll = cs_coll_name((cs_coll_t)c);
         int has_rules = 0;
@@ -111,7 +100,7 @@ static void print_winners(void) {
         for (int i = 0; i < cs_spec_count; i++) {
             const cs_spec_interval_t *iv = &cs_spec[i];
             int len = (int)strcspn(iv->expect, " ");
-            if (strcmp(iv->coll, coll) != 0) {
+            if (strcmp(iv->coll, coll) != 0 || !cs_spec_applies(iv, size)) {
                 continue;
             }
             if (iv->hi_bytes == CS_SPEC_UNBOUNDED) {
@@ -135,11 +124,11 @@ static int write_coll(cs_db_t *db, int64_t machine_id, int64_t run_id, const cha
     size_t n = 0;
     int a = 0, b = 0;
     CS_CHECK(cs_coll_from_name(coll, &c));
-    grids = grids && c == CS_COLL_ALLREDUCE && grid_of(size, &a, &b);
+    grids = grids && c == CS_COLL_ALLREDUCE && cs_spec_grid(size, &a, &b);
     snprintf(grid, sizeof(grid), "allreduce/orth(dims=%dx%d)", a, b);
     for (int i = 0; i < cs_spec_count; i++) {
         const cs_spec_interval_t *iv = &cs_spec[i];
-        if (strcmp(iv->coll, coll) != 0) {
+        if (strcmp(iv->coll, coll) != 0 || !cs_spec_applies(iv, size)) {
             continue;
         }
         for (int k = 0; k == 0 || iv->ranked[k - grids] != NULL; k++) {
@@ -272,7 +261,7 @@ out:
 int main(int argc, char **argv) {
     int rc = CS_OK;
     int sizes[MAX_SIZES] = {4}, ppns[MAX_SIZES] = {4}, nsizes = 1, other = 0, maxsize = 1;
-    int patterns = 0, grids = 0;
+    int patterns = 0, grids = 0, print = 0;
     const char *path = NULL;
     char why[1024];
     cs_db_t *db = NULL;
@@ -286,9 +275,8 @@ int main(int argc, char **argv) {
                 printf("%s\n", cs_registry[k]->name);
             }
             return 0;
-        } else if (strcmp(argv[i], "--print-winners") == 0 && argc == 2) {
-            print_winners();
-            return 0;
+        } else if (strcmp(argv[i], "--print-winners") == 0) {
+            print = 1;
         } else if (strcmp(argv[i], "--comm-sizes") == 0 && i + 1 < argc) {
             nsizes = parse_sizes(argv[++i], sizes, ppns);
             if (nsizes < 1) {
@@ -310,6 +298,13 @@ int main(int argc, char **argv) {
         } else {
             return usage();
         }
+    }
+    if (print) { /* the rules of the first size only */
+        if (path != NULL || nsizes != 1 || patterns != 0 || other != 0 || grids != 0) {
+            return usage();
+        }
+        print_winners(sizes[0]);
+        return 0;
     }
     if (path == NULL) {
         return usage();

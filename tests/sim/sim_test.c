@@ -40,7 +40,8 @@
  * messages, which also run a ring for p = 2 to 8 against plain ones), schedules whose
  * shared-window accesses race (a SYNC or the barrier missing, a region rewritten while another
  * rank reads it), and deliberately wrong algorithms (results in the wrong place, reduction in the
- * wrong order) must all be reported; the same window schedules with their synchronisation must
+ * wrong order, barriers that let a rank leave before every rank has entered) must all be
+ * reported; the same window schedules with their synchronisation must
  * pass. Two-call sequences must report a window region rewritten by call 2 while call 1 may still
  * read it, a barrier or a message of one call matched in the other, a deadlock in call 2 and a
  * window that moves between calls; with a barrier at the start of call 2, and with one message

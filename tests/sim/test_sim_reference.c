@@ -1,7 +1,9 @@
 /* Self-tests of the case machinery against the serial reference: deliberately wrong algorithms
- * (results in the wrong place, reduction in the wrong order) must fail, and allreduce/dpml's
- * inter parameter must be refused alike on every rank or run. */
+ * (results in the wrong place, reduction in the wrong order, barriers that let a rank leave
+ * before every rank has entered) must fail, and allreduce/dpml's inter parameter must be
+ * refused alike on every rank or run. */
 #include "sim_harness.h"
+#include "topo/topo.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -55,10 +57,104 @@ out:
     return rc;
 }
 
+/* Barrier that only fans in to rank 0 up a binomial tree: rank 0 leaves after everyone has
+ * entered, the others leave as soon as their subtree has (no fan-out). No buffer shows it. */
+static int fan_in_only(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
+    int rc = CS_OK;
+    int p = c->nprocs, rank = c->rank, parent = cs_topo_binomial_parent(rank, p);
+    cs_ref_t token[2];
+    CS_CHECK(cs_sched_scratch(s, 1, &c->recv, &token[0]));
+    CS_CHECK(cs_sched_scratch(s, 1, &c->recv, &token[1]));
+    for (int i = 0; i < cs_topo_binomial_nchildren(rank, p); i++) {
+        CS_CHECK(cs_sched_recv(s, cs_topo_binomial_child(rank, p, i), token[1], 0, &c->recv));
+    }
+    CS_CHECK(cs_sched_round(s));
+    if (parent >= 0) {
+        CS_CHECK(cs_sched_send(s, parent, token[0], 0, &c->recv));
+    }
+out:
+    return rc;
+}
+
+/* Dissemination barrier one round short (distances 1, 2, ... below p/2 only): for p > 2 a rank
+ * leaves having heard from fewer than p ranks. */
+static int one_round_short(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
+    (void)params;
+    int rc = CS_OK;
+    int p = c->nprocs, rank = c->rank;
+    cs_ref_t token[2];
+    CS_CHECK(cs_sched_scratch(s, 1, &c->recv, &token[0]));
+    CS_CHECK(cs_sched_scratch(s, 1, &c->recv, &token[1]));
+    for (int dist = 1; 2 * dist < p; dist *= 2) {
+        CS_CHECK(cs_sched_send(s, (rank + dist) % p, token[0], 0, &c->recv));
+        CS_CHECK(cs_sched_recv(s, (rank - dist + p) % p, token[1], 0, &c->recv));
+        CS_CHECK(cs_sched_round(s));
+    }
+out:
+    return rc;
+}
+
+static const cs_algo_t fan_in_only_algo = {
+    .name = "selftest/fan_in_only", .coll = CS_COLL_BARRIER, .desc = "", .build = fan_in_only};
+static const cs_algo_t one_round_short_algo = {.name = "selftest/one_round_short",
+                                               .coll = CS_COLL_BARRIER,
+                                               .desc = "",
+                                               .build = one_round_short};
+
 static const cs_algo_t wrong_place_algo = {
     .name = "selftest/wrong_place", .coll = CS_COLL_BCAST, .desc = "", .build = wrong_place};
 static const cs_algo_t wrong_order_algo = {
     .name = "selftest/wrong_order", .coll = CS_COLL_REDUCE, .desc = "", .build = wrong_order};
+
+/* Barrier semantics (check_barrier's replay, which no buffer shows): the two broken barriers
+ * above must be reported as letting a rank leave early at p = 4 and 5, and barrier/dissemination
+ * and barrier/binomial, run the same way, must pass. */
+static int selftest_barriers(int *passed, int *failed) {
+    int rc = CS_OK;
+    world_t world, *w = &world;
+    scase_t sc;
+    char why[WHY_BYTES], what[128];
+    const cs_algo_t *broken[] = {&fan_in_only_algo, &one_round_short_algo};
+    const char *good[] = {"barrier/dissemination", "barrier/binomial"};
+    memset(&sc, 0, sizeof(sc));
+    memset(w, 0, sizeof(*w));
+    sc.coll = CS_COLL_BARRIER;
+    sc.sk = sc.rk = &kinds[K_INT];
+    for (sc.p = 4; sc.p <= 5; sc.p++) {
+        world_free(w);
+        memset(w, 0, sizeof(*w));
+        CS_CHECK(world_init(w, sc.p));
+        for (int i = 0; i < 2; i++) {
+            int st;
+            why[0] = '\0';
+            CS_CHECK(st = run_case(broken[i], NULL, &sc, NULL, w, why, sizeof(why)));
+            snprintf(what, sizeof(what), "%s at p = %d is reported as leaving early",
+                     broken[i]->name, sc.p);
+            expect(what, st == CASE_FAIL && strstr(why, "leaves without knowing") != NULL, NULL,
+                   passed, failed);
+            if (st != CASE_FAIL) {
+                printf("  status %d, why: %s\n", st, why);
+            }
+        }
+        for (int i = 0; i < 2; i++) {
+            const cs_algo_t *a = cs_registry_find(good[i]);
+            int st = CASE_FAIL;
+            why[0] = '\0';
+            if (a != NULL) {
+                CS_CHECK(st = run_case(a, NULL, &sc, NULL, w, why, sizeof(why)));
+            }
+            snprintf(what, sizeof(what), "%s at p = %d passes the same check", good[i], sc.p);
+            expect(what, st == CASE_PASS, NULL, passed, failed);
+            if (st != CASE_PASS) {
+                printf("  why: %s\n", why);
+            }
+        }
+    }
+out:
+    world_free(w);
+    return rc;
+}
 
 /* Deliberately wrong algorithms through the same case machinery as the registry. */
 int selftest_reference(int *passed, int *failed) {
@@ -94,6 +190,7 @@ int selftest_reference(int *passed, int *failed) {
     if (st != CASE_PASS) {
         printf("  why: %s\n", why);
     }
+    CS_CHECK(selftest_barriers(passed, failed));
 out:
     world_free(&w);
     return rc;

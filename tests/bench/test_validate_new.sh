@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The collectives added after the first seven (alltoall, alltoallv, barrier,
+# reduce_scatter_block, reduce_scatter, scan, exscan, gatherv, scatterv) through the whole
+# chain, on a real database: a tiny collsel-bench tuning run at np 3, collsel-bench --validate
+# on it, then collsel-report. Checks, with sqlite3 and on the report's files:
+#   - the tuning run stored measurements and rules for each of the nine;
+#   - --validate stored a validation row for each of the nine (barrier: its one 0-byte point),
+#     every time positive;
+#   - index.html has a section for each; each collective with data has its latency plot (both
+#     metrics), speedup plot, winner map and validation plot, barrier its winner map and the
+#     latency table of its variants (no data: nothing to plot against; docs/report.md).
+# Nothing is timed against anything: the run is oversubscribed and short.
+#
+# Usage: test_validate_new.sh COLLSEL_BENCH COLLSEL_REPORT MPIEXEC SQLITE3
+# The work directory is removed on success and kept (and named) on failure.
+set -u
+
+BENCH=${1:?usage: test_validate_new.sh COLLSEL_BENCH COLLSEL_REPORT MPIEXEC SQLITE3}
+REPORT=${2:?}
+MPIEXEC=${3:?}
+SQLITE=${4:?}
+NP=3
+COLLS=(alltoall alltoallv barrier reduce_scatter_block reduce_scatter scan exscan gatherv scatterv)
+LIST=$(
+    IFS=,
+    echo "${COLLS[*]}"
+)
+# one size (4 B: --validate adds the powers of two up to the largest tuned size), one
+# point-to-point algorithm each, few repetitions: the chain is under test, not the timings
+ALGS=alltoall/pairwise,alltoallv/linear,barrier/dissemination,reduce_scatter_block/ring
+ALGS+=,reduce_scatter/recursive_halving,scan/linear,exscan/recursive_doubling,gatherv/binomial
+ALGS+=,scatterv/linear
+PLAN=(--colls "$LIST" --algorithms "$ALGS" --sizes 4 --reps-max 10 --no-refine --no-confirm
+    --budget 20s --quiet)
+
+export OMPI_MCA_mpi_yield_when_idle=1
+export OMPI_MCA_btl=self,vader
+unset COLLSEL_DB COLLSEL_DISABLE COLLSEL_FORCE COLLSEL_FALLBACK COLLSEL_VERBOSE LD_PRELOAD
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/collsel-validate-new-XXXXXX") || {
+    echo "FAIL: cannot make a work directory" >&2
+    exit 1
+}
+KEEP=0
+cleanup() {
+    if [ "$KEEP" = 1 ]; then
+        echo "work directory kept: $WORK" >&2
+    else
+        rm -rf "$WORK"
+    fi
+}
+trap cleanup EXIT
+
+fail() {
+    echo "FAIL: $*" >&2
+    KEEP=1
+    exit 1
+}
+
+sql() {
+    "$SQLITE" -batch "$WORK/t.db" "$1"
+}
+
+bench() {
+    local name=$1 start=$SECONDS
+    shift
+    "$MPIEXEC" --allow-run-as-root --oversubscribe -np "$NP" "$BENCH" --db "$WORK/t.db" "$@" \
+        >"$WORK/$name.log" 2>&1 || {
+        tail -n 20 "$WORK/$name.log" >&2
+        fail "collsel-bench $*: exit status not 0"
+    }
+    echo "collsel-bench ($name): $((SECONDS - start)) s"
+}
+
+bench tune "${PLAN[@]}"
+for c in "${COLLS[@]}"; do
+    [ "$(sql "select count(*) from measurement where coll = '$c' and comm_size = $NP")" -gt 1 ] ||
+        fail "the tuning run measured no algorithm of $c besides native"
+    [ "$(sql "select count(*) from rule where coll = '$c' and comm_size = $NP and rank = 1")" -gt 0 ] ||
+        fail "the tuning run stored no rule for $c"
+done
+echo "tuned: $(sql "select count(*) from measurement") measurements, $(sql "select count(*) from rule where rank = 1") rule intervals"
+
+bench validate "${PLAN[@]}" --validate
+for c in "${COLLS[@]}"; do
+    n=$(sql "select count(*) from validation where coll = '$c' and comm_size = $NP and
+        native_us > 0 and selected_us > 0 and oracle_us > 0")
+    [ "$n" -gt 0 ] || fail "--validate stored no validation row for $c"
+done
+[ "$(sql "select group_concat(bytes) from validation where coll = 'barrier'")" = 0 ] ||
+    fail "barrier's validation rows are not its one 0-byte point"
+echo "validated: $(sql "select count(*) from validation") rows"
+
+"$REPORT" "$WORK/t.db" --format png >"$WORK/report.log" 2>&1 || {
+    cat "$WORK/report.log" >&2
+    fail "collsel-report failed"
+}
+html=$WORK/t-report/index.html
+[ -s "$html" ] || fail "collsel-report wrote no index.html"
+for c in "${COLLS[@]}"; do
+    grep -q "<h3 id=\"m1-$c\">$c</h3>" "$html" || fail "index.html has no section for $c"
+    plots=("${c}_winners")
+    if [ "$c" = barrier ]; then
+        grep -q "<h4>Latency of each variant on $NP processes" "$html" ||
+            fail "index.html has no latency table for barrier"
+    else
+        plots+=("${c}_latency_np${NP}_ppn${NP}" "${c}_loop_latency_np${NP}_ppn${NP}" "${c}_speedup"
+            "${c}_validation_np${NP}_ppn${NP}")
+    fi
+    for p in "${plots[@]}"; do
+        [ -s "$WORK/t-report/$p.png" ] || fail "collsel-report drew no $p.png"
+        grep -q "src=\"$p.png\"" "$html" || fail "index.html does not show $p.png"
+    done
+done
+echo "PASS: ${#COLLS[@]} collectives tuned, validated and reported"
