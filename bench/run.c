@@ -25,6 +25,20 @@ static int ensure_parent_dir(const char *path) {
     return 0;
 }
 
+/* The machine row of this run: the one of the same hwloc topology and MPI library that holds
+ * rules (the newest run's, as the selector finds it), whatever its host name, so that every
+ * node of a cluster partition tunes into one row (docs/cluster.md); else the row of this host
+ * (inserted when new). An unknown topology matches only its own host. */
+static int machine_row(cs_db_t *db, const cs_db_machine_t *dm, int64_t *id) {
+    cs_db_machine_t same = {NULL, dm->topology, dm->mpi_library};
+    int rc =
+        strcmp(dm->topology, "unknown") != 0 ? cs_db_find_machine(db, &same, id) : CS_ERR_NOT_FOUND;
+    if (rc == CS_ERR_NOT_FOUND) {
+        rc = cs_db_find_or_insert_machine(db, dm, id);
+    }
+    return rc;
+}
+
 int cs_bench_run_open(const cs_bench_opts_t *o, const cs_machine_t *m, cs_bench_run_t *r,
                       int *resumed) {
     int rc = CS_OK;
@@ -47,7 +61,7 @@ int cs_bench_run_open(const cs_bench_opts_t *o, const cs_machine_t *m, cs_bench_
         fprintf(stderr, "collsel-bench: %s\n", why[0] ? why : cs_status_str(rc));
         return rc;
     }
-    CS_CHECK(cs_db_find_or_insert_machine(r->db, &dm, &r->machine_id));
+    CS_CHECK(machine_row(r->db, &dm, &r->machine_id));
     dr.machine_id = r->machine_id;
     dr.kind = o->validate ? CS_DB_RUN_VALIDATE : CS_DB_RUN_TUNE;
     dr.nprocs = m->nprocs;

@@ -1,7 +1,9 @@
 /* The run row of a tuning (or validation) run and what it stores, on rank 0.
  *
  * cs_bench_run_open() opens the database (default results/<host>.db, its directory created),
- * records the machine and starts a 'running' run, or with --resume continues the newest
+ * records the machine (the row of the same hwloc topology and MPI library that has rules,
+ * whatever its host name: every node of a partition tunes into one row, docs/cluster.md; else
+ * this host's) and starts a 'running' run, or with --resume continues the newest
  * unfinished one with the same plan. cs_bench_run_store_point() stores one measured point in one
  * transaction, so a killed run loses at most the point in progress; cs_bench_run_has_point()
  * tells a resumed run which points it already has. Only rank 0 holds a cs_bench_run_t. */

@@ -427,9 +427,12 @@ COLLSEL_API int collsel_startall(int count, MPI_Request requests[]);
  * @param len   size of buf.
  * @return MPI_SUCCESS, or MPI_ERR_ARG for an unknown collective or NULL buf.
  *
- * Assumes a call that every ranked candidate can run (commutative op, any root). When the
- * database has nonblocking rules for the collective (tuned for overlap), the line also names
- * the one its nonblocking and persistent calls of that size follow.
+ * Assumes a call that every ranked candidate can run (commutative op, any root). Names the
+ * communicator size and processes per node the rules were tuned at, followed by "(borrowed:
+ * the nearest tuned to N processes, Q per node)" when they are not the communicator's own
+ * (docs/selector.md, "Sizes and layouts without rules of their own"). When the database has
+ * nonblocking rules for the collective (tuned for overlap), the line also names the one its
+ * nonblocking and persistent calls of that size follow.
  */
 COLLSEL_API int collsel_explain(const char *coll, size_t bytes, MPI_Comm comm, char *buf,
                                 size_t len);

@@ -89,9 +89,12 @@ static void describe_comm(const cs_sel_comm_t *sc, int nprocs) {
                    sc->sig.max_out, sc->sig.max_in, sc->sig.mean_out, sc->sig.imbalance, line);
             continue;
         }
-        cs_log(CS_LOG_INFO, "%d processes (%d per node): %s: tuned at %d processes, %d per node:%s",
-               nprocs, sc->ppn, cs_coll_name((cs_coll_t)c), sc->tuned_size[c], sc->tuned_ppn[c],
-               line);
+        cs_log(
+            CS_LOG_INFO, "%d processes (%d per node): %s: tuned at %d processes, %d per node%s:%s",
+            nprocs, sc->ppn, cs_coll_name((cs_coll_t)c), sc->tuned_size[c], sc->tuned_ppn[c],
+            sc->tuned_size[c] != nprocs || sc->tuned_ppn[c] != sc->ppn ? " (borrowed: the nearest)"
+                                                                       : "",
+            line);
     }
 }
 

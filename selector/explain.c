@@ -142,12 +142,18 @@ int collsel_explain(const char *coll_name, size_t bytes, MPI_Comm comm, char *bu
                 cs_coll_is_cached(coll) ? "" : " (v and w: one interval for every size)",
                 iv->median_us[0], iv->native_us);
         } else {
+            char borrowed[160] = "";
+            if (ch.tuned_size != ch.nprocs || ch.tuned_ppn != ch.ppn) {
+                snprintf(borrowed, sizeof(borrowed),
+                         " (borrowed: the nearest tuned to %d processes, %d per node)", ch.nprocs,
+                         ch.ppn);
+            }
             used = (size_t)snprintf(
                 buf, len,
                 "%s: %s of %zu bytes on %d processes (%d per node) falls in [%llu, %s) tuned at "
-                "%d processes, %d per node; median %.2f us vs native %.2f us; ranked:",
+                "%d processes, %d per node%s; median %.2f us vs native %.2f us; ranked:",
                 name, coll_name, bytes, ch.nprocs, ch.ppn, (unsigned long long)iv->lo, hi,
-                ch.tuned_size, ch.tuned_ppn, iv->median_us[0], iv->native_us);
+                ch.tuned_size, ch.tuned_ppn, borrowed, iv->median_us[0], iv->native_us);
         }
         for (int i = 0; i < iv->ncand && used < len; i++) {
             cs_variant_name(&iv->cand[i], name, sizeof(name));

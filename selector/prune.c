@@ -76,12 +76,36 @@ void cs_sel_comm_clear(cs_sel_comm_t *sc) {
     }
 }
 
-/* Distance of a tuned key from the communicator: communicator size first (by ratio), then
- * processes per node. */
-static double distance(const cs_rule_t *r, int nprocs, int ppn) {
-    double size = fabs(log((double)r->comm_size / (double)nprocs));
-    double node = fabs(log((double)r->ppn / (double)(ppn > 0 ? ppn : 1)));
-    return size * 1000.0 + node;
+/* The nearest tuned shape (docs/selector.md, "Sizes and layouts without rules of their own").
+ * Distances are |log2(tuned) - log2(actual)|, compared exactly as the ratios max/min of two
+ * integers (no floating point, so equal distances are equal): -1 when tuned value a is nearer
+ * to v than b is, 1 when farther, 0 when as near. A v below 1 (ppn unknown) counts as 1. */
+static int cmp_log_distance(int a, int b, int v) {
+    uint64_t x = (uint64_t)(v > 0 ? v : 1);
+    uint64_t a_hi = (uint64_t)a > x ? (uint64_t)a : x, a_lo = (uint64_t)a > x ? x : (uint64_t)a;
+    uint64_t b_hi = (uint64_t)b > x ? (uint64_t)b : x, b_lo = (uint64_t)b > x ? x : (uint64_t)b;
+    /* a_hi / a_lo vs b_hi / b_lo; every value fits an int, so the products fit 62 bits */
+    uint64_t l = a_hi * b_lo, r = b_hi * a_lo;
+    return l < r ? -1 : l > r ? 1 : 0;
+}
+
+/* 1 when tuned shape (size, ppn) is nearer to a communicator of nprocs processes, ppn_now per
+ * node, than (best_size, best_ppn): the communicator size decides first; between sizes as near
+ * (one below, one above: nprocs^2 = size * best_size) the larger; then, at one size, the
+ * processes per node; between ppn as near the smaller. */
+static int nearer(int size, int ppn, int best_size, int best_ppn, int nprocs, int ppn_now) {
+    int c = cmp_log_distance(size, best_size, nprocs);
+    if (c != 0) {
+        return c < 0;
+    }
+    if (size != best_size) {
+        return size > best_size;
+    }
+    c = cmp_log_distance(ppn, best_ppn, ppn_now);
+    if (c != 0) {
+        return c < 0;
+    }
+    return ppn < best_ppn;
 }
 
 /* The intervals of the rules of `coll` tuned on (pattern, comm_size, ppn) into sc->iv[coll]. */
@@ -153,17 +177,15 @@ static int build_intervals(const cs_rule_t *rules, int n, cs_coll_t coll, const 
 static int build_coll(const cs_rule_t *rules, int n, cs_coll_t coll, int nprocs, int ppn,
                       cs_sel_comm_t *sc) {
     int best = -1;
-    double best_d = 0;
     for (int i = 0; i < n; i++) {
-        double d;
+        const cs_rule_t *r = &rules[i];
         /* pattern rules (neighbourhood collectives) are chosen by cs_sel_prune_neighbors */
-        if (rules[i].coll != coll || rules[i].comm_size < 1 || rules[i].pattern[0] != '\0') {
+        if (r->coll != coll || r->comm_size < 1 || r->ppn < 1 || r->pattern[0] != '\0') {
             continue;
         }
-        d = distance(&rules[i], nprocs, ppn);
-        if (best < 0 || d < best_d) {
+        if (best < 0 ||
+            nearer(r->comm_size, r->ppn, rules[best].comm_size, rules[best].ppn, nprocs, ppn)) {
             best = i;
-            best_d = d;
         }
     }
     if (best < 0) {

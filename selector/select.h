@@ -11,9 +11,14 @@
  * ranks never open one SQLite file.
  *
  * Per communicator (cs_sel_comm_t, cached in the communicator context on first use): for each
- * collective, the intervals of the rules tuned for this communicator size and processes per
- * node, or of the nearest tuned communicator size (then the nearest ppn) when there is no exact
- * match, each interval with its ranked candidates resolved to registry entries.
+ * collective on its own, the intervals of the rules tuned for this communicator size and
+ * processes per node, or, when there are none, of the nearest tuned shape (docs/selector.md,
+ * "Sizes and layouts without rules of their own"): the tuned size nearest by
+ * |log2(tuned) - log2(size)|, the larger of two as near; at that size the ppn nearest by
+ * |log2(tuned ppn) - log2(ppn)|, the smaller of two as near. Each interval keeps its ranked
+ * candidates resolved to registry entries; one that cannot run at this size or layout (a grid
+ * that does not fit, more leaders than processes per node) declines the call and the next
+ * runs, native last.
  *
  * Neighbourhood collectives (docs/neighbor.md): their rules are tuned per named pattern
  * (cs_rule_t.pattern), whose signatures (topo/graph.h cs_graph_sig) the rule table carries
@@ -201,7 +206,8 @@ int cs_sel_prune_nb(const cs_rule_t *rules, int n, int nprocs, int ppn,
                     cs_sel_comm_t *sc) CS_MUST_CHECK;
 
 /* Builds the per-communicator rules of a communicator of `nprocs` processes, `ppn` per node,
- * from rules[0..n-1] into `sc` (allocates the intervals). */
+ * from rules[0..n-1] into `sc` (allocates the intervals): per collective those of the exact or
+ * nearest tuned (comm_size, ppn), as above; sc->tuned_size and tuned_ppn record which. */
 int cs_sel_prune(const cs_rule_t *rules, int n, int nprocs, int ppn,
                  cs_sel_comm_t *sc) CS_MUST_CHECK;
 

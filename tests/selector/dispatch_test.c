@@ -1,18 +1,29 @@
 /* cs_sel_dispatch: the selector's decisions and results through the public API (collsel.h).
  *
- *   mpirun -np N cs_sel_dispatch [--tuned-sizes LIST] [--forced KEY] [--native [TEXT]]
- *                                [--reinit PATH]
+ *   mpirun -np N cs_sel_dispatch [--tuned-sizes LIST] [--grids] [--prefix K] [--forced KEY]
+ *                                [--native [TEXT]] [--reinit PATH]
  *
  * Calls collsel_init(NULL) (so COLLSEL_DB and the rest of the environment apply), then, on
- * MPI_COMM_WORLD and on two halves of it (ranks in reverse order, when N >= 2):
+ * MPI_COMM_WORLD and on two halves of it (ranks in reverse order, when N >= 2), or with
+ * --prefix K on the communicator of world ranks 0..K-1 only (MPI_Comm_split, same order; the
+ * other ranks wait; steps 3 to 5 are skipped):
  *
  *  1. collsel_explain for sizes at both ends of every interval of the test rules
  *     (rules_spec.c; those of the communicator's nearest tuned size, where barrier ranks
  *     barrier/orth(dims=2x2) first at 4 processes) and must name:
  *       default       the interval's first usable candidate (unknown algorithms and variants with
- *                     parameters skipped), its whole ranked list, "on <n> processes" and "tuned
- *                     at <t> processes", t the size in LIST (--tuned-sizes, default 4) nearest to
- *                     the communicator's (by ratio, as documented in selector/prune.c);
+ *                     parameters skipped), its whole ranked list, "on <n> processes (<q> per
+ *                     node)" and "tuned at <t> processes, <u> per node", (t, u) the entry of
+ *                     LIST (--tuned-sizes SIZE[:PPN],..., default 4; PPN defaults to SIZE) that
+ *                     is the communicator's own or nearest to it as docs/selector.md defines
+ *                     ("Sizes and layouts without rules of their own"), followed by
+ *                     "(borrowed: ...)" exactly when it is not the communicator's own; q is
+ *                     min(COLLSEL_NODE_SIZE, n) when that is set, else the most ranks of the
+ *                     communicator on one node (MPI_Comm_split_type);
+ *       --grids       as written by cs_make_rules_db --grids: allreduce's ranked lists start
+ *                     with allreduce/orth(dims=AxB) when the tuned size t has a 2D grid, and a
+ *                     call runs it only on a communicator of exactly t processes (elsewhere it
+ *                     declines and the next candidate runs);
  *       --forced KEY  (repeatable) the same, except that KEY's collective names KEY, forced;
  *       --native      "<coll>/native" for everything (but the --forced collectives); with
  *                     TEXT, rank 0 of MPI_COMM_WORLD's explanation must contain TEXT (the
@@ -38,9 +49,10 @@
  *     MPI_WTIME_IS_GLOBAL, else CLOCK_MONOTONIC when all ranks run on this machine; otherwise
  *     only its status is checked); the log names the algorithm that ran.
  *     Rank 0 prints "expect <coll> <bytes> <algorithm>" on stdout for every call on
- *     MPI_COMM_WORLD: what COLLSEL_VERBOSE=3 must log for it (test_selector.sh checks), the
- *     first candidate that fits the communicator (orth(dims=2x2) only 4 processes), and
- *     every rank prints "allow <coll> <bytes> <algorithm>" for the calls on its half of
+ *     MPI_COMM_WORLD (--prefix: on the prefix communicator): what COLLSEL_VERBOSE=3 must log
+ *     for it (test_selector.sh checks), the first candidate that fits the communicator
+ *     (orth(dims=2x2) only 4 processes; --grids' orth variant only its tuned size), and every
+ *     rank prints "allow <coll> <bytes> <algorithm>" for the calls on its half of
  *     MPI_COMM_WORLD, which the log shows too (whose rules may differ: those of its size); the
  *     bytes are the selection key (case_bytes), for gatherv, scatterv and alltoallv the one
  *     agreed over the communicator per call.
@@ -61,7 +73,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -111,10 +122,15 @@ static const char *native_text = NULL;
 static const char *reinit = NULL;  /* --reinit: a database that makes every call native */
 static const char *forced[NCOLLS]; /* --forced keys */
 static int nforced;
-static int tuned[MAX_SIZES] = {4}, ntuned = 1;
+static int tuned[MAX_SIZES] = {4}, tuned_ppn[MAX_SIZES] = {4}, ntuned = 1;
+static int grids;                    /* --grids */
+static int prefix;                   /* --prefix K; 0: world and halves */
+static MPI_Comm logged_comm;         /* its calls get "expect" lines, others "allow" lines */
+static int cur_nprocs, cur_ppn;      /* the communicator under test */
+static int cur_tuned, cur_tuned_ppn; /* its tuned (or nearest) shape */
 static int world_rank, world_size;
 static long checks, failures;
-static int print_expect = 1; /* "expect" lines for MPI_COMM_WORLD (until collsel_finalize) */
+static int print_expect = 1; /* "expect" and "allow" lines (until collsel_finalize) */
 static size_t shift_bytes;   /* buf_alloc: extra sentinel bytes before the data */
 static MPI_Datatype mat_type;
 static MPI_Op matmul_op;
@@ -141,16 +157,49 @@ static void check(int ok, const char *fmt, ...) {
     }
 }
 
-/* The tuned size the selector must use for a communicator of n processes: the nearest by
- * ratio, the smaller on a tie (rules are read in ascending comm_size). */
-static int nearest_tuned(int n) {
-    int best = tuned[0];
+/* |log2 a - log2 v| compared with |log2 b - log2 v| as the exact ratios max/min: -1 nearer,
+ * 0 as near, 1 farther (docs/selector.md). */
+static int cmp_distance(int a, int b, int v) {
+    long long ah = a > v ? a : v, al = a > v ? v : a, bh = b > v ? b : v, bl = b > v ? v : b;
+    return ah * bl < bh * al ? -1 : ah * bl > bh * al ? 1 : 0;
+}
+
+/* The entry of --tuned-sizes the selector must use for a communicator of n processes, q per
+ * node (docs/selector.md, written again here from the text, not from selector/prune.c): the
+ * size nearest by |log2| distance, the larger of two as near; at that size the ppn nearest
+ * by |log2| distance, the smaller of two as near. */
+static int nearest_tuned(int n, int q) {
+    int best = 0;
     for (int i = 1; i < ntuned; i++) {
-        if (fabs(log((double)tuned[i] / n)) < fabs(log((double)best / n))) {
-            best = tuned[i];
+        int c = cmp_distance(tuned[i], tuned[best], n);
+        if (c < 0 || (c == 0 && tuned[i] > tuned[best])) {
+            best = i;
+        } else if (c == 0 && tuned[i] == tuned[best]) {
+            int d = cmp_distance(tuned_ppn[i], tuned_ppn[best], q);
+            if (d < 0 || (d == 0 && tuned_ppn[i] < tuned_ppn[best])) {
+                best = i;
+            }
         }
     }
     return best;
+}
+
+/* The processes per node of `comm` as collsel defines them (collective): COLLSEL_NODE_SIZE=k
+ * emulates nodes of k consecutive ranks (at most the communicator's size), else the largest
+ * group of its ranks that share memory. */
+static int comm_ppn(MPI_Comm comm) {
+    const char *env = getenv("COLLSEL_NODE_SIZE");
+    int n, q;
+    MPI_Comm node;
+    MPI_Comm_size(comm, &n);
+    if (env != NULL && atoi(env) >= 1) {
+        return atoi(env) < n ? atoi(env) : n;
+    }
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &q);
+    MPI_Comm_free(&node);
+    MPI_Allreduce(MPI_IN_PLACE, &q, 1, MPI_INT, MPI_MAX, comm);
+    return q;
 }
 
 /* The --forced key of collective `coll`, or NULL. */
@@ -164,11 +213,11 @@ static const char *forced_key(const char *coll) {
     return NULL;
 }
 
-/* The algorithm the selector chooses for a call of `coll` with key `bytes` on a communicator of
- * `nprocs` processes (into out): with runs 0 the one collsel_explain names (the tuned winner),
- * with runs 1 the one that runs (the first candidate that fits nprocs: rules_spec.h). */
-static const char *expected(const char *coll, uint64_t bytes, int nprocs, int runs, char *out,
-                            int len) {
+/* The algorithm the selector chooses for a call of `coll` with key `bytes` on the communicator
+ * under test (use_comm), into out: with runs 0 the one collsel_explain names (the tuned
+ * winner), with runs 1 the one that runs (the first candidate that fits the communicator:
+ * rules_spec.h). */
+static const char *expected(const char *coll, uint64_t bytes, int runs, char *out, int len) {
     if (forced_key(coll) != NULL) {
         snprintf(out, (size_t)len, "%s", forced_key(coll));
         return out;
@@ -177,7 +226,7 @@ static const char *expected(const char *coll, uint64_t bytes, int nprocs, int ru
         snprintf(out, (size_t)len, "%s/native", coll);
         return out;
     }
-    if (cs_spec_expected(coll, bytes, nearest_tuned(nprocs), runs ? nprocs : 0, out, len) == NULL) {
+    if (cs_spec_expected(coll, bytes, cur_tuned, grids, runs ? cur_nprocs : 0, out, len) == NULL) {
         snprintf(out, (size_t)len, "%s/native", coll);
     }
     return out;
@@ -187,13 +236,13 @@ static const char *expected(const char *coll, uint64_t bytes, int nprocs, int ru
 
 static void explain_one(const char *coll, uint64_t bytes, MPI_Comm comm, const char *comm_name,
                         int nprocs, const cs_spec_interval_t *iv) {
-    char buf[EXPLAIN_LEN], want[128], text[128];
+    char buf[EXPLAIN_LEN], want[128], text[256];
     const char *ranked;
     size_t wlen;
     int rc = collsel_explain(coll, (size_t)bytes, comm, buf, sizeof(buf));
     check(rc == MPI_SUCCESS, "explain(%s, %llu) on %s returned %d", coll, (unsigned long long)bytes,
           comm_name, rc);
-    expected(coll, bytes, nprocs, 0, want, sizeof(want));
+    expected(coll, bytes, 0, want, sizeof(want));
     wlen = strlen(want);
     check(strncmp(buf, want, wlen) == 0 && buf[wlen] == ':',
           "explain(%s, %llu) on %s: want %s, got '%s'", coll, (unsigned long long)bytes, comm_name,
@@ -213,13 +262,22 @@ static void explain_one(const char *coll, uint64_t bytes, MPI_Comm comm, const c
         return;
     }
     ranked = strstr(buf, " ranked: ");
-    check(ranked != NULL && strcmp(ranked + strlen(" ranked: "), iv->expect) == 0,
+    cs_spec_ranked(iv, cur_tuned, grids, text, sizeof(text));
+    check(ranked != NULL && strcmp(ranked + strlen(" ranked: "), text) == 0,
           "explain(%s, %llu) on %s: want ranked '%s', got '%s'", coll, (unsigned long long)bytes,
-          comm_name, iv->expect, buf);
-    snprintf(text, sizeof(text), " tuned at %d processes,", nearest_tuned(nprocs));
+          comm_name, text, buf);
+    if (cur_tuned == nprocs && cur_tuned_ppn == cur_ppn) {
+        snprintf(text, sizeof(text), " tuned at %d processes, %d per node;", cur_tuned,
+                 cur_tuned_ppn);
+    } else {
+        snprintf(text, sizeof(text),
+                 " tuned at %d processes, %d per node (borrowed: the nearest tuned to %d "
+                 "processes, %d per node);",
+                 cur_tuned, cur_tuned_ppn, nprocs, cur_ppn);
+    }
     check(strstr(buf, text) != NULL, "explain(%s, %llu) on %s (%d processes): want '%s', got '%s'",
           coll, (unsigned long long)bytes, comm_name, nprocs, text + 1, buf);
-    snprintf(text, sizeof(text), " on %d processes ", nprocs);
+    snprintf(text, sizeof(text), " on %d processes (%d per node) ", nprocs, cur_ppn);
     check(strstr(buf, text) != NULL, "explain(%s, %llu) on %s: want '%s', got '%s'", coll,
           (unsigned long long)bytes, comm_name, text + 1, buf);
 }
@@ -231,7 +289,7 @@ static void explain_all(MPI_Comm comm, const char *comm_name) {
         const cs_spec_interval_t *iv = &cs_spec[i];
         uint64_t hi =
             iv->hi_bytes == CS_SPEC_UNBOUNDED ? iv->lo_bytes * 1000 + 12345 : iv->hi_bytes;
-        if (!cs_spec_applies(iv, nearest_tuned(nprocs))) {
+        if (!cs_spec_applies(iv, cur_tuned)) {
             continue; /* another size's rules */
         }
         explain_one(iv->coll, iv->lo_bytes, comm, comm_name, nprocs, iv);
@@ -726,8 +784,7 @@ static void run_count(tcase_t *tc, const char *comm_name, int *salt) {
             for (tc->in_place = 0; tc->in_place <= in_place_allowed(tc->coll); tc->in_place++) {
                 /* the key may change with in_place (alltoallv's irregular counts), never
                  * with the root; test_selector.sh takes each line once */
-                if (print_expect && (tc->comm != MPI_COMM_WORLD || world_rank == 0) &&
-                    tc->root == 0) {
+                if (print_expect && (tc->comm != logged_comm || world_rank == 0) && tc->root == 0) {
                     char want[128];
                     uint64_t bytes = case_bytes(tc);
                     /* no rule but native for an agreeing collective (and nothing forcing it):
@@ -736,10 +793,9 @@ static void run_count(tcase_t *tc, const char *comm_name, int *salt) {
                         (tc->coll == GATHERV || tc->coll == SCATTERV || tc->coll == ALLTOALLV)) {
                         bytes = 0;
                     }
-                    printf(
-                        "%s %s %llu %s\n", tc->comm == MPI_COMM_WORLD ? "expect" : "allow",
-                        coll_names[tc->coll], (unsigned long long)bytes,
-                        expected(coll_names[tc->coll], bytes, tc->nprocs, 1, want, sizeof(want)));
+                    printf("%s %s %llu %s\n", tc->comm == logged_comm ? "expect" : "allow",
+                           coll_names[tc->coll], (unsigned long long)bytes,
+                           expected(coll_names[tc->coll], bytes, 1, want, sizeof(want)));
                 }
                 run_case(tc, comm_name, ++*salt);
             }
@@ -756,7 +812,7 @@ static void run_all(MPI_Comm comm, const char *comm_name) {
     MPI_Comm_size(comm, &tc.nprocs);
     for (int i = 0; i < cs_spec_count; i++) {
         const cs_spec_interval_t *iv = &cs_spec[i];
-        if (!cs_spec_applies(iv, nearest_tuned(tc.nprocs))) {
+        if (!cs_spec_applies(iv, cur_tuned)) {
             continue; /* another size's rules */
         }
         for (tc.coll = 0; tc.coll < NCOLLS && strcmp(coll_names[tc.coll], iv->coll) != 0;
@@ -793,30 +849,43 @@ static void run_all(MPI_Comm comm, const char *comm_name) {
 
 /* --- main ---------------------------------------------------------------------------------- */
 
+/* "2,4,4:2": sizes, each with its ppn (default: the size). */
 static int parse_sizes(const char *text) {
     const char *s = text;
     ntuned = 0;
     while (*s != '\0') {
         char *end = NULL;
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || ntuned == MAX_SIZES || (*end != ',' && *end != '\0')) {
+        long v = strtol(s, &end, 10), q = v;
+        if (end != s && *end == ':') {
+            const char *at = end + 1;
+            q = strtol(at, &end, 10);
+            if (end == at) {
+                return -1;
+            }
+        }
+        if (end == s || v < 1 || q < 1 || ntuned == MAX_SIZES || (*end != ',' && *end != '\0')) {
             return -1;
         }
+        tuned_ppn[ntuned] = (int)q;
         tuned[ntuned++] = (int)v;
         s = *end == ',' ? end + 1 : end;
-    }
-    /* ascending, as the database lists them */
-    for (int i = 1; i < ntuned; i++) {
-        for (int j = i; j > 0 && tuned[j - 1] > tuned[j]; j--) {
-            int t = tuned[j];
-            tuned[j] = tuned[j - 1];
-            tuned[j - 1] = t;
-        }
     }
     return ntuned > 0 ? 0 : -1;
 }
 
+/* Makes `comm` the communicator under test (collective): its size and ppn, and the tuned shape
+ * whose rules it must use (cur_*), which explain_all, run_all and expected() check against. */
+static void use_comm(MPI_Comm comm) {
+    int best;
+    MPI_Comm_size(comm, &cur_nprocs);
+    cur_ppn = comm_ppn(comm);
+    best = nearest_tuned(cur_nprocs, cur_ppn);
+    cur_tuned = tuned[best];
+    cur_tuned_ppn = tuned_ppn[best];
+}
+
 static void test_comm(MPI_Comm comm, const char *name) {
+    use_comm(comm);
     explain_all(comm, name);
     run_all(comm, name);
 }
@@ -911,6 +980,53 @@ static void test_api(void) {
           "explain into a short buffer must succeed and terminate the text");
 }
 
+/* Steps 4 and 5: after collsel_finalize, and after collsel_init(--reinit). */
+static void test_finalized(void) {
+    /* After collsel_finalize every call is native. */
+    collsel_finalize();
+    {
+        /* COLLSEL_DISABLE is said first: collsel never ran */
+        const char *finalized = native_text != NULL && strstr(native_text, "COLLSEL_DISABLE")
+                                    ? "allreduce/native: collsel is disabled (COLLSEL_DISABLE)"
+                                    : "allreduce/native: collsel is finalized";
+        char buf[EXPLAIN_LEN];
+        check(collsel_explain("allreduce", 1024, MPI_COMM_WORLD, buf, sizeof(buf)) == MPI_SUCCESS &&
+                  strcmp(buf, finalized) == 0,
+              "after collsel_finalize explain says '%s'", buf);
+    }
+    mode = MODE_NATIVE;
+    nforced = 0;
+    print_expect = 0;
+    use_comm(MPI_COMM_WORLD);
+    run_all(MPI_COMM_WORLD, "world-finalized");
+
+    /* collsel_init again, with another database: it applies to every communicator, those used
+     * before collsel_finalize too (it "forgets the rules"). */
+    if (reinit != NULL) {
+        MPI_Comm dup;
+        collsel_init(reinit);
+        native_text = reinit;
+        explain_all(MPI_COMM_WORLD, "world-reinit");
+        run_all(MPI_COMM_WORLD, "world-reinit");
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        use_comm(dup);
+        explain_all(dup, "dup-reinit");
+        run_all(dup, "dup-reinit");
+        MPI_Comm_free(&dup);
+    }
+}
+
+/* --prefix K: the communicator of world ranks 0..K-1, in world order (rank 0 logs its calls). */
+static void test_prefix(void) {
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank < prefix ? 0 : MPI_UNDEFINED, world_rank, &sub);
+    if (sub != MPI_COMM_NULL) {
+        logged_comm = sub;
+        test_comm(sub, "prefix");
+        MPI_Comm_free(&sub);
+    }
+}
+
 int main(int argc, char **argv) {
     int total[2];
     MPI_Comm half = MPI_COMM_NULL;
@@ -921,6 +1037,11 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--tuned-sizes") == 0 && i + 1 < argc &&
             parse_sizes(argv[i + 1]) == 0) {
             i++;
+        } else if (strcmp(argv[i], "--grids") == 0) {
+            grids = 1;
+        } else if (strcmp(argv[i], "--prefix") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 &&
+                   atoi(argv[i + 1]) <= world_size) {
+            prefix = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--forced") == 0 && i + 1 < argc && nforced < NCOLLS) {
             forced[nforced++] = argv[++i];
         } else if (strcmp(argv[i], "--reinit") == 0 && i + 1 < argc) {
@@ -932,8 +1053,8 @@ int main(int argc, char **argv) {
             }
         } else {
             if (world_rank == 0) {
-                fprintf(stderr, "usage: cs_sel_dispatch [--tuned-sizes LIST] [--forced KEY] "
-                                "[--native [TEXT]] [--reinit PATH]\n");
+                fprintf(stderr, "usage: cs_sel_dispatch [--tuned-sizes LIST] [--grids] "
+                                "[--prefix K] [--forced KEY] [--native [TEXT]] [--reinit PATH]\n");
             }
             MPI_Finalize();
             return 2;
@@ -954,49 +1075,24 @@ int main(int argc, char **argv) {
     MPI_Type_contiguous(4, MPI_INT, &mat_type);
     MPI_Type_commit(&mat_type);
     MPI_Op_create(matmul_fn, 0, &matmul_op);
+    logged_comm = MPI_COMM_WORLD;
     collsel_init(NULL);
 
     test_api();
-    test_comm(MPI_COMM_WORLD, "world");
-    if (world_size >= 2) {
-        /* two halves, ranks reversed: other sizes, so other nearest tuned sizes */
-        MPI_Comm_split(MPI_COMM_WORLD, world_rank < (world_size + 1) / 2, world_size - world_rank,
-                       &half);
-        test_comm(half, "half");
-        MPI_Comm_free(&half);
-    }
-    test_churn();
-    test_intercomm();
-
-    /* After collsel_finalize every call is native. */
-    collsel_finalize();
-    {
-        /* COLLSEL_DISABLE is said first: collsel never ran */
-        const char *finalized = native_text != NULL && strstr(native_text, "COLLSEL_DISABLE")
-                                    ? "allreduce/native: collsel is disabled (COLLSEL_DISABLE)"
-                                    : "allreduce/native: collsel is finalized";
-        char buf[EXPLAIN_LEN];
-        check(collsel_explain("allreduce", 1024, MPI_COMM_WORLD, buf, sizeof(buf)) == MPI_SUCCESS &&
-                  strcmp(buf, finalized) == 0,
-              "after collsel_finalize explain says '%s'", buf);
-    }
-    mode = MODE_NATIVE;
-    nforced = 0;
-    print_expect = 0;
-    run_all(MPI_COMM_WORLD, "world-finalized");
-
-    /* collsel_init again, with another database: it applies to every communicator, those used
-     * before collsel_finalize too (it "forgets the rules"). */
-    if (reinit != NULL) {
-        MPI_Comm dup;
-        collsel_init(reinit);
-        native_text = reinit;
-        explain_all(MPI_COMM_WORLD, "world-reinit");
-        run_all(MPI_COMM_WORLD, "world-reinit");
-        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-        explain_all(dup, "dup-reinit");
-        run_all(dup, "dup-reinit");
-        MPI_Comm_free(&dup);
+    if (prefix > 0) {
+        test_prefix();
+    } else {
+        test_comm(MPI_COMM_WORLD, "world");
+        if (world_size >= 2) {
+            /* two halves, ranks reversed: other sizes, so other nearest tuned sizes */
+            MPI_Comm_split(MPI_COMM_WORLD, world_rank < (world_size + 1) / 2,
+                           world_size - world_rank, &half);
+            test_comm(half, "half");
+            MPI_Comm_free(&half);
+        }
+        test_churn();
+        test_intercomm();
+        test_finalized();
     }
 
     total[0] = (int)checks;

@@ -1,19 +1,26 @@
 /* cs_make_rules_db: writes the selector tests' rules (rules_spec.c) into a tuning database with
  * the db API, as a tuning run would, without timing anything.
  *
- *   cs_make_rules_db [--comm-sizes LIST] [--patterns] [--size-patterns]
+ *   cs_make_rules_db [--comm-sizes LIST] [--grids] [--patterns] [--size-patterns]
  *                    [--other-machine | --other-host] PATH
  *   cs_make_rules_db --list-algorithms
  *   cs_make_rules_db --print-winners [--comm-sizes N]
  *
  * PATH is created (or extended) read-write. The rules are stored for every communicator size in
  * LIST (comma-separated, default 4; rules_spec.h: some intervals belong to one size only), each
- * with ppn equal to its size (one node), under the
+ * with ppn equal to its size (one node) or, written SIZE:PPN, with PPN processes per node
+ * (4,4:2: size 4 on one node and on nodes of 2), under the
  * fingerprint of this machine (cs_machine_fingerprint: what the selector looks for) or, with
  * --other-machine, of a machine that does not exist (another topology and MPI library), so the
  * selector must refuse the database, or, with --other-host, of another node with this machine's
  * hardware and MPI library (host "another-node"), whose rules the selector must use. The rules
  * belong to one 'done' run.
+ *
+ * --grids ranks allreduce/orth(dims=AxB) first in every allreduce interval of each size that has
+ * a 2D grid (cs_spec_grid in rules_spec.h: A the smallest factor >= 2 of the size, B = size / A
+ * >= 2; 4: dims=2x2), ahead of the test rules' candidates: a variant that runs only on
+ * communicators of exactly that size, so a communicator that borrows these rules
+ * (tests/selector/test_selector.sh, group layouts) must fall to the next candidate.
  *
  * --patterns adds neighbourhood rules of two patterns, with their signatures (table pattern),
  * at every size of LIST: on cart2d (2D periodic Cartesian: 4 neighbours each) neighbor_alltoall
@@ -44,7 +51,8 @@
 #define MAX_SIZES 64
 
 static int usage(void) {
-    fprintf(stderr, "usage: cs_make_rules_db [--comm-sizes LIST] [--patterns] [--size-patterns] "
+    fprintf(stderr, "usage: cs_make_rules_db [--comm-sizes LIST] [--grids] [--patterns] "
+                    "[--size-patterns] "
                     "[--other-machine | --other-host] "
                     "PATH\n"
                     "       cs_make_rules_db --list-algorithms\n"
@@ -52,17 +60,27 @@ static int usage(void) {
     return 2;
 }
 
-/* Parses "1,3,4" into sizes[]; the count, or -1 on a bad list. */
-static int parse_sizes(const char *text, int *sizes) {
+/* Parses "1,3,4:2" into sizes[] and ppns[] (a size without ":PPN" is one node: ppn = size);
+ * the count, or -1 on a bad list. */
+static int parse_sizes(const char *text, int *sizes, int *ppns) {
     int n = 0;
     const char *s = text;
     while (*s != '\0') {
         char *end = NULL;
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 1 << 20 || n == MAX_SIZES || (*end != ',' && *end != '\0')) {
+        long v = strtol(s, &end, 10), q = v;
+        if (end != s && *end == ':') {
+            const char *at = end + 1;
+            q = strtol(at, &end, 10);
+            if (end == at) {
+                return -1;
+            }
+        }
+        if (end == s || v < 1 || v > 1 << 20 || q < 1 || q > v || n == MAX_SIZES ||
+            (*end != ',' && *end != '\0')) {
             return -1;
         }
-        sizes[n++] = (int)v;
+        sizes[n] = (int)v;
+        ppns[n++] = (int)q;
         s = *end == ',' ? end + 1 : end;
     }
     return n;
@@ -96,21 +114,25 @@ static void print_winners(int size) {
     }
 }
 
-/* Writes the rules of one collective for one communicator size. */
-static int write_coll(cs_db_t *db, int64_t machine_id, int64_t run_id, const char *coll, int size) {
+/* Writes the rules of one collective for one communicator size and ppn (--grids: `grids`). */
+static int write_coll(cs_db_t *db, int64_t machine_id, int64_t run_id, const char *coll, int size,
+                      int ppn, int grids) {
     int rc = CS_OK;
     cs_rule_t rules[64];
-    char algorithm[64], params[64];
+    char algorithm[64], params[64], grid[64];
     cs_coll_t c = CS_COLL_COUNT;
     size_t n = 0;
+    int a = 0, b = 0;
     CS_CHECK(cs_coll_from_name(coll, &c));
+    grids = grids && c == CS_COLL_ALLREDUCE && cs_spec_grid(size, &a, &b);
+    snprintf(grid, sizeof(grid), "allreduce/orth(dims=%dx%d)", a, b);
     for (int i = 0; i < cs_spec_count; i++) {
         const cs_spec_interval_t *iv = &cs_spec[i];
         if (strcmp(iv->coll, coll) != 0 || !cs_spec_applies(iv, size)) {
             continue;
         }
-        for (int k = 0; iv->ranked[k] != NULL; k++) {
-            const char *name = iv->ranked[k];
+        for (int k = 0; k == 0 || iv->ranked[k - grids] != NULL; k++) {
+            const char *name = grids && k == 0 ? grid : iv->ranked[k - grids];
             size_t len = strcspn(name, "(");
             CS_REQUIRE(n < 64, CS_ERR_ARG);
             snprintf(algorithm, sizeof(algorithm), "%.*s", (int)len, name);
@@ -122,7 +144,7 @@ static int write_coll(cs_db_t *db, int64_t machine_id, int64_t run_id, const cha
                 .machine_id = machine_id,
                 .coll = c,
                 .comm_size = size,
-                .ppn = size,
+                .ppn = ppn,
                 .lo_bytes = iv->lo_bytes,
                 .hi_bytes = iv->hi_bytes,
                 .rank = k + 1,
@@ -135,7 +157,7 @@ static int write_coll(cs_db_t *db, int64_t machine_id, int64_t run_id, const cha
             n++;
         }
     }
-    CS_CHECK(cs_db_replace_rules(db, machine_id, c, size, size, rules, n));
+    CS_CHECK(cs_db_replace_rules(db, machine_id, c, size, ppn, rules, n));
 out:
     return rc;
 }
@@ -238,7 +260,8 @@ out:
 
 int main(int argc, char **argv) {
     int rc = CS_OK;
-    int sizes[MAX_SIZES] = {4}, nsizes = 1, other = 0, maxsize = 1, patterns = 0, print = 0;
+    int sizes[MAX_SIZES] = {4}, ppns[MAX_SIZES] = {4}, nsizes = 1, other = 0, maxsize = 1;
+    int patterns = 0, grids = 0, print = 0;
     const char *path = NULL;
     char why[1024];
     cs_db_t *db = NULL;
@@ -255,11 +278,13 @@ int main(int argc, char **argv) {
         } else if (strcmp(argv[i], "--print-winners") == 0) {
             print = 1;
         } else if (strcmp(argv[i], "--comm-sizes") == 0 && i + 1 < argc) {
-            nsizes = parse_sizes(argv[++i], sizes);
+            nsizes = parse_sizes(argv[++i], sizes, ppns);
             if (nsizes < 1) {
                 fprintf(stderr, "cs_make_rules_db: bad --comm-sizes '%s'\n", argv[i]);
                 return 2;
             }
+        } else if (strcmp(argv[i], "--grids") == 0) {
+            grids = 1;
         } else if (strcmp(argv[i], "--patterns") == 0) {
             patterns |= 1;
         } else if (strcmp(argv[i], "--size-patterns") == 0) {
@@ -275,7 +300,7 @@ int main(int argc, char **argv) {
         }
     }
     if (print) { /* the rules of the first size only */
-        if (path != NULL || nsizes != 1 || patterns != 0 || other != 0) {
+        if (path != NULL || nsizes != 1 || patterns != 0 || other != 0 || grids != 0) {
             return usage();
         }
         print_winners(sizes[0]);
@@ -313,7 +338,8 @@ int main(int argc, char **argv) {
     CS_CHECK(cs_db_begin(db));
     for (int i = 0; i < nsizes; i++) {
         for (int c = 0; c < CS_COLL_COUNT; c++) {
-            CS_CHECK(write_coll(db, machine_id, run_id, cs_coll_name((cs_coll_t)c), sizes[i]));
+            CS_CHECK(write_coll(db, machine_id, run_id, cs_coll_name((cs_coll_t)c), sizes[i],
+                                ppns[i], grids));
         }
         if (patterns & 1) {
             CS_CHECK(write_patterns(db, machine_id, run_id, sizes[i]));

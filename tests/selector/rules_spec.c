@@ -259,15 +259,40 @@ static int fits(const char *word, size_t len, int nprocs) {
     return product == nprocs;
 }
 
-const char *cs_spec_expected(const char *coll, uint64_t bytes, int tuned, int nprocs, char *out,
-                             int outlen) {
+int cs_spec_grid(int size, int *a, int *b) {
+    for (int f = 2; f * f <= size; f++) {
+        if (size % f == 0) {
+            *a = f;
+            *b = size / f;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+const char *cs_spec_ranked(const cs_spec_interval_t *iv, int tuned, int grids, char *out,
+                           int outlen) {
+    int a, b;
+    if (grids && strcmp(iv->coll, "allreduce") == 0 && cs_spec_grid(tuned, &a, &b)) {
+        /* explain names the variant with its parameters' defaults filled in */
+        snprintf(out, (size_t)outlen, "allreduce/orth(dims=%dx%d,phase=native) %s", a, b,
+                 iv->expect);
+    } else {
+        snprintf(out, (size_t)outlen, "%s", iv->expect);
+    }
+    return out;
+}
+
+const char *cs_spec_expected(const char *coll, uint64_t bytes, int tuned, int grids, int nprocs,
+                             char *out, int outlen) {
     const cs_spec_interval_t *iv = cs_spec_find(coll, bytes, tuned);
+    char ranked[512];
     const char *word;
     size_t len;
     if (iv == NULL) {
         return NULL;
     }
-    word = iv->expect;
+    word = cs_spec_ranked(iv, tuned, grids, ranked, sizeof(ranked));
     len = strcspn(word, " ");
     while (nprocs > 0 && !fits(word, len, nprocs) && word[len] == ' ') {
         word += len + 1;

@@ -3,10 +3,11 @@
  *
  * Every communicator size gets the same rules, so what a call dispatches to does not depend on
  * which tuned size the selector picks as the nearest; the tests check that choice separately
- * (collsel_explain's "tuned at N processes"). The exception: intervals with a comm_size are the
+ * (collsel_explain's "tuned at N processes"). The exceptions: intervals with a comm_size are the
  * rules of that size only, for a collective whose best algorithm depends on the process count
  * (an orth variant fits only the grids of its dims); sizes without such intervals get the
- * collective's other ones. */
+ * collective's other ones. And with --grids (cs_spec_grid) allreduce ranks an orth variant
+ * for exactly its size first at every size that has a 2D grid. */
 #ifndef CS_SEL_RULES_SPEC_H
 #define CS_SEL_RULES_SPEC_H
 
@@ -43,12 +44,26 @@ int cs_spec_applies(const cs_spec_interval_t *iv, int comm_size);
  * processes, or NULL. */
 const cs_spec_interval_t *cs_spec_find(const char *coll, uint64_t bytes, int tuned);
 
+/* --grids (cs_make_rules_db, cs_sel_dispatch): in the rules of a size with a 2D grid, every
+ * allreduce interval ranks allreduce/orth(dims=AxB) first, ahead of its candidates here: a
+ * variant that runs only on communicators of exactly that size. A is the smallest factor >= 2
+ * of `size`, B = size / A >= 2 (4: 2x2); into *a and *b. 0 when the size has no grid (1, a
+ * prime). */
+int cs_spec_grid(int size, int *a, int *b);
+
+/* The selector's ranked list for interval `iv` in the rules tuned at `tuned` processes, as
+ * collsel_explain prints it after "ranked:", into `out`: iv->expect, after the grid variant
+ * when `grids` (--grids) gives `tuned` one. Returns out. */
+const char *cs_spec_ranked(const cs_spec_interval_t *iv, int tuned, int grids, char *out,
+                           int outlen);
+
 /* The algorithm the selector chooses for a call of `coll` with selection key `bytes` under the
- * rules tuned at `tuned` processes, into `out`: the first word of `expect` (what
- * collsel_explain names) when nprocs is 0, else the first word that can run on a communicator of
- * `nprocs` processes (an orth variant whose dims do not multiply to nprocs cannot: the selector
- * runs the next candidate). NULL when no interval holds the key. */
-const char *cs_spec_expected(const char *coll, uint64_t bytes, int tuned, int nprocs, char *out,
-                             int outlen);
+ * rules tuned at `tuned` processes (with the grid variants when `grids`), into `out`: the first
+ * word of cs_spec_ranked (what collsel_explain names) when nprocs is 0, else the first word
+ * that can run on a communicator of `nprocs` processes (an orth variant whose dims do not
+ * multiply to nprocs cannot: the selector runs the next candidate). NULL when no interval holds
+ * the key. */
+const char *cs_spec_expected(const char *coll, uint64_t bytes, int tuned, int grids, int nprocs,
+                             char *out, int outlen);
 
 #endif

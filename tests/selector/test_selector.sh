@@ -20,6 +20,16 @@
 #                  one before) came in, by a clock the ranks share;
 #                  communicators created and freed in turn; an intercommunicator goes to MPI;
 #                  nothing on stderr without COLLSEL_VERBOSE.
+#   layouts        sizes and layouts without rules of their own (docs/selector.md): rules for
+#                  2, 4 and 4 on nodes of 2 processes (cs_make_rules_db --comm-sizes 2,4,4:2
+#                  --grids: allreduce ranks orth(dims=2x2) first at size 4); at np 8 the
+#                  communicator of the lowest K ranks for every K from 1 to 8, on one node and
+#                  with COLLSEL_NODE_SIZE=2: cs_sel_dispatch --prefix K checks that explain names
+#                  the tuned size and ppn the documented rule picks ("borrowed" when not its
+#                  own), that every collective equals PMPI's, and COLLSEL_VERBOSE=3 shows each
+#                  call run by the algorithm expected (orth only at exactly 4 processes; a
+#                  communicator that borrowed it runs the next candidate); the ranks outside run
+#                  nothing. Then rules for 2 and 8 only: 4 processes take 8's (a tie: the larger).
 #   force          COLLSEL_FORCE names each registered algorithm in turn: cs_mpi_test --quick
 #                  for its collective, preloaded with libcollsel_pmpi, passes at 3 processes
 #                  (some also at 4) and the log shows the forced algorithm running; then one
@@ -332,6 +342,35 @@ group_dispatch() {
     expect_silent nearest
 }
 
+# The communicator of the lowest K of 8 ranks, K = 1..8: rules borrowed as documented.
+group_layouts() {
+    local k ns env db=$WORK/layouts.db r
+    make_db --comm-sizes 2,4,4:2 --grids "$db"
+    for ns in - 2; do
+        for ((k = 1; k <= 8; k++)); do
+            env=(-x COLLSEL_DB="$db" -x COLLSEL_VERBOSE=3)
+            [ "$ns" = - ] || env+=(-x COLLSEL_NODE_SIZE="$ns")
+            step "np 8, the lowest $k ranks, COLLSEL_NODE_SIZE=${ns/-/unset}"
+            run layouts 8 "${env[@]}" "$DISPATCH" --tuned-sizes 2,4,4:2 --grids --prefix "$k"
+            expect_pass layouts
+            check_log layouts "$k"
+            for ((r = k; r < 8; r++)); do
+                ! grep -q -F " bytes: " "$WORK/layouts.ranks/1/rank.$r/stderr" ||
+                    fail "layouts: rank $r is not in the communicator of $k but ran calls"
+            done
+        done
+    done
+    # one spot check of COLLSEL_VERBOSE=2's words (the explanations are checked in C)
+    grep -q -F -x "collsel: 8 processes (2 per node): allreduce: tuned at 4 processes, 2 per node (borrowed: the nearest): [0, 64) allreduce/orth(dims=2x2,phase=native) [64, 4096) allreduce/orth(dims=2x2,phase=native) [4096, inf) allreduce/orth(dims=2x2,phase=native)" \
+        "$WORK/layouts.ranks/1/rank.0/stderr" ||
+        fail "layouts: COLLSEL_VERBOSE=2 at 8 processes, 2 per node: $(grep -F 'allreduce: tuned' "$WORK/layouts.ranks/1/rank.0/stderr")"
+    step "rules for 2 and 8 processes only: 4 processes are as near to both and take 8's"
+    make_db --comm-sizes 2,8 "$WORK/tie.db"
+    run tie 8 -x COLLSEL_DB="$WORK/tie.db" "$DISPATCH" --tuned-sizes 2,8 --prefix 4
+    expect_pass tie
+    expect_silent tie
+}
+
 group_force() {
     local alg coll n=0 np lines all forced
     for np in 3 4; do
@@ -529,7 +568,7 @@ group_env() {
     step "COLLSEL_NODE_SIZE=2 at np 4"
     run nodesize 4 -x COLLSEL_DB="$FOUR" -x COLLSEL_NODE_SIZE=2 -x COLLSEL_VERBOSE=2 "$DISPATCH"
     expect_pass nodesize
-    grep -q -F "collsel: 4 processes (2 per node): allreduce: tuned at 4 processes, 4 per node:" \
+    grep -q -F "collsel: 4 processes (2 per node): allreduce: tuned at 4 processes, 4 per node (borrowed: the nearest):" \
         "$WORK/nodesize.ranks/1/rank.0/stderr" ||
         fail "COLLSEL_NODE_SIZE=2: $(grep allreduce "$WORK/nodesize.ranks/1/rank.0/stderr")"
 }
@@ -862,6 +901,7 @@ case $GROUP in
 make_db) group_make_db ;;
 neighbor_np*) group_neighbor "${GROUP#neighbor_np}" ;;
 dispatch_np*) group_dispatch "${GROUP#dispatch_np}" ;;
+layouts) group_layouts ;;
 force)
     "$MAKE_DB" --list-algorithms >"$WORK/algorithms" || fail "--list-algorithms failed"
     group_force

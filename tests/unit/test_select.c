@@ -476,6 +476,63 @@ START_TEST(test_prune_nearest_ppn) {
 }
 END_TEST
 
+/* The nearest tuned shape when there is no exact one (docs/selector.md, "Sizes and layouts
+ * without rules of their own"): size by |log2| distance, the larger of two as near, exactly
+ * (9 and 16 are as near to 12: 12/9 = 16/12, though their floating logs differ in the last
+ * bit); then ppn, the smaller of two as near; the size decides before the ppn. */
+START_TEST(test_prune_ties) {
+    cs_rule_t r[16];
+    cs_sel_comm_t sc;
+    int n = 0;
+    memset(&sc, 0, sizeof(sc));
+    r[n++] = rule(CS_COLL_ALLREDUCE, 2, 2, 0, INF, 1, "allreduce/reduce_bcast", "");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 8, 8, 0, INF, 1, "allreduce/recursive_doubling", "");
+    r[n++] = rule(CS_COLL_BCAST, 9, 9, 0, INF, 1, "bcast/linear", "");
+    r[n++] = rule(CS_COLL_BCAST, 16, 16, 0, INF, 1, "bcast/binomial", "");
+    r[n++] = rule(CS_COLL_GATHER, 8, 1, 0, INF, 1, "gather/linear", "");
+    r[n++] = rule(CS_COLL_GATHER, 8, 4, 0, INF, 1, "gather/binomial", "");
+    r[n++] = rule(CS_COLL_SCATTER, 4, 4, 0, INF, 1, "scatter/linear", "");
+    r[n++] = rule(CS_COLL_SCATTER, 8, 2, 0, INF, 1, "scatter/binomial", "");
+    ck_assert_int_eq(cs_sel_prune(r, n, 4, 4, &sc), CS_OK);
+    ck_assert_int_eq(sc.tuned_size[CS_COLL_ALLREDUCE], 8); /* 4/2 = 8/4: the larger */
+    ck_assert_str_eq(sc.iv[CS_COLL_ALLREDUCE][0].cand[0].algo->name,
+                     "allreduce/recursive_doubling");
+    ck_assert_int_eq(sc.tuned_size[CS_COLL_BCAST], 9); /* 9/4 < 16/4 */
+    ck_assert_int_eq(sc.tuned_size[CS_COLL_SCATTER], 4);
+    ck_assert_int_eq(cs_sel_prune(r, n, 3, 3, &sc), CS_OK);
+    ck_assert_int_eq(sc.tuned_size[CS_COLL_ALLREDUCE], 2); /* 3/2 < 8/3 */
+    ck_assert_int_eq(cs_sel_prune(r, n, 12, 2, &sc), CS_OK);
+    ck_assert_int_eq(sc.tuned_size[CS_COLL_BCAST], 16); /* 12/9 = 16/12: the larger */
+    ck_assert_str_eq(sc.iv[CS_COLL_BCAST][0].cand[0].algo->name, "bcast/binomial");
+    ck_assert_int_eq(cs_sel_prune(r, n, 8, 2, &sc), CS_OK);
+    ck_assert_int_eq(sc.tuned_ppn[CS_COLL_GATHER], 1); /* 2/1 = 4/2: the smaller */
+    ck_assert_str_eq(sc.iv[CS_COLL_GATHER][0].cand[0].algo->name, "gather/linear");
+    ck_assert_int_eq(cs_sel_prune(r, n, 8, 3, &sc), CS_OK);
+    ck_assert_int_eq(sc.tuned_ppn[CS_COLL_GATHER], 4); /* 4/3 < 3/1 */
+    /* 5 processes, 2 per node: size 4 (4 per node) is nearer than 8 (2 per node) */
+    ck_assert_int_eq(cs_sel_prune(r, n, 5, 2, &sc), CS_OK);
+    ck_assert_int_eq(sc.tuned_size[CS_COLL_SCATTER], 4);
+    ck_assert_int_eq(sc.tuned_ppn[CS_COLL_SCATTER], 4);
+    /* 6 processes: 8/6 < 6/4, so 8 and its only ppn, 2, whatever the communicator's */
+    ck_assert_int_eq(cs_sel_prune(r, n, 6, 6, &sc), CS_OK);
+    ck_assert_int_eq(sc.tuned_size[CS_COLL_SCATTER], 8);
+    ck_assert_int_eq(sc.tuned_ppn[CS_COLL_SCATTER], 2);
+    /* the order of the table does not matter */
+    for (int i = 0; i < n / 2; i++) {
+        cs_rule_t t = r[i];
+        r[i] = r[n - 1 - i];
+        r[n - 1 - i] = t;
+    }
+    ck_assert_int_eq(cs_sel_prune(r, n, 4, 4, &sc), CS_OK);
+    ck_assert_int_eq(sc.tuned_size[CS_COLL_ALLREDUCE], 8);
+    ck_assert_int_eq(cs_sel_prune(r, n, 12, 2, &sc), CS_OK);
+    ck_assert_int_eq(sc.tuned_size[CS_COLL_BCAST], 16);
+    ck_assert_int_eq(cs_sel_prune(r, n, 8, 2, &sc), CS_OK);
+    ck_assert_int_eq(sc.tuned_ppn[CS_COLL_GATHER], 1);
+    cs_sel_comm_clear(&sc);
+}
+END_TEST
+
 /* Each collective picks its own nearest size; a collective without rules has none. */
 START_TEST(test_prune_per_collective) {
     cs_rule_t r[8];
@@ -817,6 +874,7 @@ static Suite *select_suite(void) {
     tcase_add_test(env, test_env_bad_values);
     tcase_add_test(prune, test_prune_exact_and_nearest);
     tcase_add_test(prune, test_prune_nearest_ppn);
+    tcase_add_test(prune, test_prune_ties);
     tcase_add_test(prune, test_prune_per_collective);
     tcase_add_test(prune, test_prune_candidates);
     tcase_add_test(prune, test_prune_orphans);
