@@ -30,8 +30,9 @@ LIST=$(
 ALGS=alltoall/pairwise,alltoallv/linear,barrier/dissemination,reduce_scatter_block/ring
 ALGS+=,reduce_scatter/recursive_halving,scan/linear,exscan/recursive_doubling,gatherv/binomial
 ALGS+=,scatterv/linear
-PLAN=(--colls "$LIST" --algorithms "$ALGS" --sizes 4 --reps-max 10 --no-refine --no-confirm
-    --budget 20s --quiet)
+# the job size only (the default plan would add size 2: docs/tuning.md "Communicator sizes")
+PLAN=(--colls "$LIST" --algorithms "$ALGS" --sizes 4 --comm-sizes "$NP" --reps-max 10 --no-refine
+    --no-confirm --budget 20s --quiet)
 
 export OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_btl=self,vader
