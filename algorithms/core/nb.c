@@ -420,17 +420,6 @@ out:
     return rc;
 }
 
-/* COLLSEL_VERBOSE=3 logs every call: "i<coll> <bytes> bytes: <variant>" for a nonblocking
- * operation, "<coll>_init ..." for a persistent one. */
-static void log_made(const cs_variant_t *v, const cs_call_t *call, int persistent) {
-    char name[256];
-    if (cs_log_level() >= CS_LOG_DEBUG) {
-        cs_variant_name(v, name, sizeof(name));
-        cs_log(CS_LOG_DEBUG, "%s%s%s %zu bytes: %s", persistent ? "" : "i",
-               cs_coll_name(call->coll), persistent ? "_init" : "", call->bytes, name);
-    }
-}
-
 /* Starts a run of `op` (inactive): a new generalized request in op->run, the first round
  * started; outstanding until its schedule finishes (at once when it has nothing to wait for). */
 static int run_start(cs_nb_op_t *op) {
@@ -474,7 +463,6 @@ int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
         destroy(op); /* no request was made */
         return rc;
     }
-    log_made(v, call, 0);
     *request = op->run; /* op belongs to the request now (free_op_fn) */
     return CS_OK;
 }
@@ -494,7 +482,6 @@ int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, MPI
     push(&persistents, op, PERS);
     atomic_fetch_add(&npersistent, 1);
     pthread_mutex_unlock(&lock);
-    log_made(v, call, 1);
     *request = op->handle;
     op = NULL;
 out:
