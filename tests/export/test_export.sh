@@ -37,14 +37,26 @@ first=$(grep -v '^#' "$dir/rules.conf" | head -n 1 | cut -d' ' -f1)
     fail "allreduce and bcast at 4 KiB, where native won, should each have one algorithm-0 rule"
 
 # messages COLL:BYTES ENV...: the internal (collective) messages all ranks sent in a run of
-# export_probe, as Open MPI's pml/monitoring prints them at MPI_Finalize ("I" lines: rank, peer,
-# bytes, "N msgs sent"). MPI_Init and MPI_Finalize add the same number to every run.
+# export_probe, as Open MPI's pml/monitoring writes them at MPI_Finalize ("I" lines: rank, peer,
+# bytes, "N msgs sent"), one file per rank (enable_output=3 with a filename: on stdout, the four
+# ranks' lines arrive through mpirun interleaved, and a mangled line lost one rank's count under
+# load). MPI_Init and MPI_Finalize add the same number to every run. "none" unless all 4 ranks
+# wrote their file.
+runs=0
 messages() {
     arg=$1
     shift
-    env OMPI_MCA_pml_monitoring_enable=2 OMPI_MCA_pml_monitoring_enable_output=1 \
+    runs=$((runs + 1))
+    mon="$dir/mon$runs"
+    env OMPI_MCA_pml_monitoring_enable=2 OMPI_MCA_pml_monitoring_enable_output=3 \
+        OMPI_MCA_pml_monitoring_filename="$mon" \
         OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl=self,vader "$@" \
-        "$mpiexec" --allow-run-as-root --oversubscribe -np 4 "$probe" "$arg" 2>&1 |
+        "$mpiexec" --allow-run-as-root --oversubscribe -np 4 "$probe" "$arg" >/dev/null 2>&1
+    if [ "$(ls "$mon".*.prof 2>/dev/null | wc -l)" != 4 ]; then
+        echo none
+        return
+    fi
+    cat "$mon".*.prof |
         awk -F'\t' '$1 == "I" { split($5, a, " "); s += a[1]; n++ } END { print (n ? s : "none") }'
 }
 
@@ -65,7 +77,7 @@ for expect in "allreduce 8 recursive_doubling 0" "allreduce 65536 ring 0" \
         forced=$(messages "$1:$2" OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
             OMPI_MCA_coll_tuned_$1_algorithm=$3 OMPI_MCA_coll_tuned_$1_algorithm_segmentsize=$4)
     fi
-    if [ "$ruled" = none ] || [ "$ruled" != "$forced" ]; then
+    if [ "$ruled" = none ] || [ "$forced" = none ] || [ "$ruled" != "$forced" ]; then
         fail "$1 at $2 bytes: the rules file gave $ruled messages, $3 forced gives $forced"
     else
         echo "ok $1 at $2 bytes ran $3: $ruled messages (Open MPI's default: $default)"
