@@ -3,6 +3,7 @@
 
 #include "comm.h"
 #include "exec.h"
+#include "nb.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -176,8 +177,18 @@ int cs_algo_exec(cs_comm_t *ctx, const cs_sched_t *sched, const void *sendbuf, v
     tr.tag = CS_TAG;
     tr.reqs = ctx->reqs;
     tr.statuses = ctx->statuses;
-    tr.comms = sched->state != NULL ? sched->state->comms : NULL;
-    tr.ncomms = sched->state != NULL ? sched->state->ncomms : 0;
+    if (sched->state != NULL) {
+        tr.comms = sched->state->comms;
+        tr.ncomms = sched->state->ncomms;
+        if (sched->ncolls > 0 &&
+            atomic_load_explicit(&ctx->nb_coll_runs, memory_order_relaxed) > 0) {
+            /* operations with COLLs to start on these sub-communicators first (core/nb.h) */
+            cs_nb_drain_colls(ctx);
+        }
+    } else {
+        tr.comms = NULL;
+        tr.ncomms = 0;
+    }
     tr.win = ctx->node != NULL ? ctx->node->win : MPI_WIN_NULL;
     cs_exec_start(&e, sched, sendbuf, recvbuf, ctx->scratch, &cs_exec_mpi_transport, &tr);
     if (ctx->node != NULL) {
