@@ -23,12 +23,12 @@
  * phases start the MPI library's nonblocking collectives on the line communicators of
  * MPI_COMM_WORLD's context, shared by all of them and by the blocking orth allreduce issued
  * among the 32 outstanding operations (core/nb.h, "Order of COLL operations"). Their states
- * were made ahead by the first blocking call (selector/comm.c), which must be so: the
- * persistent allreduce must be collsel's. At a prime np orth has no layout: every call must
- * go to the MPI library (the persistent allreduce must be MPI's own request) and still be
- * right. After the 32, test_orth_blocking: nonblocking orth allreduces outstanding while the
- * application makes blocking orth allreduces and bcasts, each completed afterwards.
- * Each rank counts its failures; the verdict is agreed, rank 0 prints "N failed". */
+ * were made ahead by the first blocking call (selector/comm.c), which must be so: a
+ * persistent allreduce made before any allreduce must be collsel's. At a prime np orth has no
+ * layout: every call must go to the MPI library (the persistent allreduce must be MPI's own
+ * request) and still be right. After the 32, test_orth_blocking: nonblocking orth allreduces
+ * outstanding while the application makes blocking orth allreduces and bcasts, each completed
+ * afterwards. Each rank counts its failures; the verdict is agreed, rank 0 prints "N failed". */
 #include <mpi.h>
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
@@ -373,6 +373,22 @@ static void test_orth_blocking(void) {
     }
 }
 
+/* States made ahead: right after the first blocking call (a barrier), before any allreduce, a
+ * persistent allreduce init must be collsel's where the forced variant can run (its state was
+ * made with the communicator's selector state; an init never communicates to make one) and
+ * MPI's own where it cannot. */
+static void test_ahead(int forced, int native) {
+    int x = 0, y = 0, flag = -1;
+    MPI_Request req = MPI_REQUEST_NULL;
+    CHECK(ALLREDUCE_INIT(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req) ==
+              MPI_SUCCESS,
+          "allreduce init failed");
+    CHECK(PMPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS, "get_status");
+    CHECK(!forced || !flag, "the first persistent allreduce is not collsel's: no state ahead");
+    CHECK(!native || flag, "the first persistent allreduce is collsel's where it cannot run");
+    CHECK(MPI_Request_free(&req) == MPI_SUCCESS, "freeing an inactive persistent request");
+}
+
 /* 1 when nprocs has a 2D grid layout (orth applies): not prime, at least 4. */
 static int has_layout(int n) {
     for (int d = 2; d * d <= n; d++) {
@@ -451,6 +467,9 @@ int main(int argc, char **argv) {
         forced = 0;
     }
     MPI_Barrier(MPI_COMM_WORLD); /* a blocking collective: the communicator's collsel context */
+    if (orth) {
+        test_ahead(forced, native);
+    }
     test_many();
     test_mixed(0);
     test_mixed(1);
