@@ -166,8 +166,9 @@ static int isomorphic(MPI_Comm comm) {
 static void state_ahead(cs_comm_t *ctx, const cs_variant_t *v) {
     const cs_state_t *state = NULL;
     int st;
-    if (v->algo == NULL || v->algo->setup == NULL || !cs_nb_may_run(v->algo)) {
-        return;
+    if (v->algo == NULL || v->algo->setup == NULL || !cs_nb_may_run(v->algo) ||
+        ((v->algo->reqs & CS_REQ_NODES) && ctx->share)) {
+        return; /* no operation could use it (a shared node layout: core/nb.h) */
     }
     st = cs_comm_state(ctx, v->algo, &v->params, &state);
     if (st != CS_OK && st != CS_ERR_NOT_APPLICABLE) {

@@ -162,6 +162,10 @@ typedef struct cs_comm {
      * (core/nb.h, "Order of COLL operations"): a blocking schedule with COLL operations waits
      * until there are none (cs_nb_drain_colls). */
     atomic_int nb_coll_runs;
+    /* Runs of operations on this communicator that use the node's window and have not finished
+     * (core/nb.h, "The window"): a blocking schedule that uses the window, or grows it, waits
+     * until there are none (cs_nb_drain_window). */
+    atomic_int nb_win_runs;
 } cs_comm_t;
 
 /* Returns the context of `user`, creating it (collectively: PMPI_Comm_dup) on first use.

@@ -33,21 +33,26 @@ struct cs_nb_op {
     int ncolls;         /* COLL operations in the schedule */
     int colls_left;     /* of the current run, not started yet */
     int queued;         /* the current run is on the `colls` list */
+    int window;         /* the schedule uses the node's window (its slot or SYNC) */
+    int wqueued;        /* the current run is on the `wins` list */
     /* links[OUT]: the outstanding list; links[PERS]: the persistent list (a persistent
      * operation is on both while it runs); links[COLLS]: the runs with COLL operations not
-     * started yet, in the order they were started */
+     * started yet, in the order they were started; links[WINS]: the runs using the window
+     * that have not finished, in the order they were started */
     struct {
         struct cs_nb_op *next, *prev;
-    } links[3];
+    } links[4];
 };
 
-enum { OUT, PERS, COLLS };
+enum { OUT, PERS, COLLS, WINS };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cs_nb_op_t *outstanding; /* started, schedule not finished */
 static cs_nb_op_t *persistents; /* persistent handles not freed */
 /* runs with COLL operations not started yet, oldest first (nb.h, "Order of COLL operations") */
 static cs_nb_op_t *colls_first, *colls_last;
+/* runs using the window, not finished, oldest first (nb.h, "The window") */
+static cs_nb_op_t *wins_first, *wins_last;
 static atomic_int noutstanding, npersistent;
 static int drain_hooked;
 
@@ -115,6 +120,41 @@ static void colls_remove(cs_nb_op_t *op) {
     atomic_fetch_sub(&op->ctx->nb_coll_runs, 1);
 }
 
+/* Puts op at the end of the `wins` list (lock held). */
+static void wins_append(cs_nb_op_t *op) {
+    op->wqueued = 1;
+    op->links[WINS].next = NULL;
+    op->links[WINS].prev = wins_last;
+    if (wins_last != NULL) {
+        wins_last->links[WINS].next = op;
+    } else {
+        wins_first = op;
+    }
+    wins_last = op;
+    atomic_fetch_add(&op->ctx->nb_win_runs, 1);
+}
+
+/* Takes op's run off the `wins` list, if it is there (lock held): the run ended. */
+static void wins_remove(cs_nb_op_t *op) {
+    if (!op->wqueued) {
+        return;
+    }
+    op->wqueued = 0;
+    if (op == wins_last) {
+        wins_last = op->links[WINS].prev;
+    }
+    unlink_op(&wins_first, op, WINS);
+    atomic_fetch_sub(&op->ctx->nb_win_runs, 1);
+}
+
+/* The first run on list `l` (COLLS or WINS, first element `first`) of context ctx. */
+static const cs_nb_op_t *first_of(const cs_nb_op_t *first, int l, const cs_comm_t *ctx) {
+    while (first != NULL && first->ctx != ctx) {
+        first = first->links[l].next;
+    }
+    return first;
+}
+
 /* The gate of an operation's rounds (exec.h; lock held): a round without COLL operations starts
  * at once; one with COLL operations only when no run started earlier on the same communicator
  * still has COLL operations to start, so that every rank starts the COLLs on a sub-communicator
@@ -122,18 +162,17 @@ static void colls_remove(cs_nb_op_t *op) {
  * every rank). The oldest run is never held. */
 static int colls_gate(void *arg, const cs_exec_t *e, int begin, int end) {
     cs_nb_op_t *op = arg;
-    const cs_nb_op_t *first = colls_first;
     int n = 0;
+    if (e->round == 0 && op->wqueued && first_of(wins_first, WINS, op->ctx) != op) {
+        return 0; /* an earlier run of the context still uses the window */
+    }
     for (int i = begin; i < end; i++) {
         n += e->sched->ops[i].kind == CS_OP_COLL;
     }
     if (n == 0 || !op->queued) {
         return 1;
     }
-    while (first != NULL && first->ctx != op->ctx) {
-        first = first->links[COLLS].next;
-    }
-    if (first != op) {
+    if (first_of(colls_first, COLLS, op->ctx) != op) {
         return 0;
     }
     op->colls_left -= n;
@@ -143,10 +182,15 @@ static int colls_gate(void *arg, const cs_exec_t *e, int begin, int end) {
     return 1;
 }
 
-/* One cs_exec_progress of op's run (lock held when the schedule has COLL operations). */
+/* 1 when op's runs go through the gate (and run_start takes the lock for its first step). */
+static int gated(const cs_nb_op_t *op) {
+    return op->ncolls > 0 || op->window;
+}
+
+/* One cs_exec_progress of op's run (lock held when it is gated). */
 static int step(cs_nb_op_t *op) {
-    return op->ncolls > 0 ? cs_exec_progress_gated(&op->exec, colls_gate, op)
-                          : cs_exec_progress(&op->exec);
+    return gated(op) ? cs_exec_progress_gated(&op->exec, colls_gate, op)
+                     : cs_exec_progress(&op->exec);
 }
 
 static void destroy(cs_nb_op_t *op) {
@@ -243,6 +287,7 @@ static int advance(void) {
         }
         moved++;
         colls_remove(op);
+        wins_remove(op);
         unlink_op(&outstanding, op, OUT);
         atomic_fetch_sub(&noutstanding, 1);
         op->error = mpi_code(st);
@@ -263,6 +308,12 @@ int cs_nb_progress(void) {
 
 void cs_nb_drain_colls(cs_comm_t *ctx) {
     while (atomic_load_explicit(&ctx->nb_coll_runs, memory_order_acquire) > 0) {
+        cs_nb_progress();
+    }
+}
+
+void cs_nb_drain_window(cs_comm_t *ctx) {
+    while (atomic_load_explicit(&ctx->nb_win_runs, memory_order_acquire) > 0) {
         cs_nb_progress();
     }
 }
@@ -428,29 +479,35 @@ out:
 
 /* --- making and starting -------------------------------------------------------------------- */
 
-/* 1 when schedule `s` can be an operation (see nb.h): no shared-memory window, and its COLL
- * operations (which the order of nb.h's "Order of COLL operations" keeps apart) are the MPI
- * library's nonblocking collectives, never blocking ones, on the state's sub-communicators. */
-static int can_operate(const cs_sched_t *s) {
-    if (s->window_bytes > 0) {
-        return 0;
+/* 1 when schedule `s` uses the node's window: its slot, or SYNC. */
+static int uses_window(const cs_sched_t *s) {
+    for (int i = 0; i < s->nops && s->window_bytes == 0; i++) {
+        if (s->ops[i].kind == CS_OP_SYNC) {
+            return 1;
+        }
     }
+    return s->window_bytes > 0;
+}
+
+/* 1 when schedule `s` can be an operation on ctx (see nb.h): its COLL operations (kept apart by
+ * nb.h's "Order of COLL operations") are the MPI library's nonblocking collectives, never
+ * blocking ones; one that uses the node's window does so only when the context's node layout is
+ * its own (not shared with other communicators) and its window is already as large as the
+ * schedule needs (growing it is collective over the node). The same on every rank: the layout's
+ * sharing is agreed, and every rank of a node has made the same window requests. */
+static int can_operate(const cs_comm_t *ctx, const cs_sched_t *s) {
     for (int i = 0; i < s->ncolls; i++) {
         if (s->colls[i].blocking) {
             return 0;
         }
     }
-    for (int i = 0; i < s->nops; i++) {
-        if (s->ops[i].kind == CS_OP_SYNC) {
-            return 0;
-        }
-    }
-    return 1;
+    return !uses_window(s) ||
+           (ctx->node != NULL && !ctx->node->shared && ctx->node->win != MPI_WIN_NULL &&
+            ctx->node->win_half >= s->window_bytes);
 }
 
 int cs_nb_may_run(const cs_algo_t *a) {
-    return a->build != NULL && a->run == NULL && !cs_algo_is_native(a) && !a->blocking_colls &&
-           !(a->reqs & CS_REQ_NODES);
+    return a->build != NULL && a->run == NULL && !cs_algo_is_native(a) && !a->blocking_colls;
 }
 
 /* Makes an operation of variant v for call on ctx (see cs_nb_issue). */
@@ -484,10 +541,11 @@ static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, in
     if (rc != CS_OK) {
         goto out; /* a refusal is not an error worth logging */
     }
-    CS_REQUIRE(can_operate(&op->sched), CS_ERR_NOT_APPLICABLE);
+    CS_REQUIRE(can_operate(ctx, &op->sched), CS_ERR_NOT_APPLICABLE);
     for (int i = 0; i < op->sched.nops; i++) {
         op->ncolls += op->sched.ops[i].kind == CS_OP_COLL;
     }
+    op->window = uses_window(&op->sched);
     if (op->sched.scratch_bytes > 0) {
         size_t bytes = ((size_t)op->sched.scratch_bytes + 63) / 64 * 64;
         CS_REQUIRE(posix_memalign(&op->scratch, 64, bytes) == 0, CS_ERR_NOMEM);
@@ -500,7 +558,8 @@ static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, in
         op->reqs[i] = MPI_REQUEST_NULL;
     }
     if (persistent && op->sched.pcache != NULL) { /* the struct datatypes now, not at a start */
-        CS_CHECK(cs_exec_mpi_prebuild(&op->sched, call->sendbuf, call->recvbuf, op->scratch, NULL));
+        CS_CHECK(cs_exec_mpi_prebuild(&op->sched, call->sendbuf, call->recvbuf, op->scratch,
+                                      op->window ? ctx->node->win_base : NULL));
     }
     op->tr.comm = ctx->comm;
     op->tr.tag = CS_NB_TAG_FIRST + (int)(ctx->nb_seq++ % CS_NB_TAGS);
@@ -522,16 +581,26 @@ static int run_start(cs_nb_op_t *op) {
     int rc = CS_OK, st;
     cs_exec_start(&op->exec, &op->sched, op->call.sendbuf, op->call.recvbuf, op->scratch,
                   &cs_exec_mpi_transport, &op->tr);
+    if (op->window) { /* where the window is now (a blocking call may have grown it since) */
+        op->tr.win = op->ctx->node->win;
+        cs_exec_set_window(&op->exec, op->ctx->node->win_base);
+    }
     CS_MPI_CHECK(PMPI_Grequest_start(query_fn, op->persistent ? free_nothing_fn : free_op_fn,
                                      cancel_fn, op, &op->run));
     op->error = MPI_SUCCESS;
-    if (op->ncolls > 0) { /* its place in the order of COLL operations is now (nb.h) */
+    if (gated(op)) { /* its place in the order of COLL operations and window users is now */
         pthread_mutex_lock(&lock);
         op->colls_left = op->ncolls;
-        colls_append(op);
+        if (op->ncolls > 0) {
+            colls_append(op);
+        }
+        if (op->window) {
+            wins_append(op);
+        }
         st = step(op);
         if (st != CS_INPROGRESS) {
             colls_remove(op);
+            wins_remove(op);
         }
     } else if ((st = step(op)) == CS_INPROGRESS) {
         pthread_mutex_lock(&lock);
@@ -542,7 +611,7 @@ static int run_start(cs_nb_op_t *op) {
         thread_kick();
         pthread_mutex_unlock(&lock);
     } else {
-        if (op->ncolls > 0) {
+        if (gated(op)) {
             pthread_mutex_unlock(&lock);
         }
         op->error = mpi_code(st);

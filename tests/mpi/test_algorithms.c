@@ -997,6 +997,15 @@ static int run_form(const cs_variant_t *v, const cs_call_t *call) {
             return st;
         }
     }
+    if (v->algo->reqs & CS_REQ_NODES) {
+        /* An operation that uses the node's window needs it as large as its schedule: grown
+         * here, collectively, as a blocking call of this shape would grow it. */
+        cs_comm_sched_t *entry = NULL;
+        st = cs_algo_prepare(v->algo, &v->params, call, ctx, &entry);
+        if (st != CS_OK) {
+            return st;
+        }
+    }
     if (form == FORM_NB) {
         st = cs_nb_issue(ctx, v, call, &req);
         return st != CS_OK ? st : from_mpi(cs_nb_wait(&req, MPI_STATUS_IGNORE));

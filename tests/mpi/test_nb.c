@@ -28,7 +28,14 @@
  * layout: every call must go to the MPI library (the persistent allreduce must be MPI's own
  * request) and still be right. After the 32, test_orth_blocking: nonblocking orth allreduces
  * outstanding while the application makes blocking orth allreduces and bcasts, each completed
- * afterwards. Each rank counts its failures; the verdict is agreed, rank 0 prints "N failed". */
+ * afterwards.
+ * --dpml (mpi_nb_dpml_np4, np6: COLLSEL_FORCE=allreduce/dpml(...) on emulated nodes): under
+ * MPI_THREAD_MULTIPLE, where every communicator's node layout is its own, so DPML operations
+ * run (docs/nonblocking.md, "The window") once a blocking allreduce has made the window: the
+ * 32 mixed operations after the blocking allreduce among them, the persistent allreduce
+ * (collsel's), the detached one, and on the dup of test_comm_free after its first blocking
+ * allreduce.
+ * Each rank counts its failures; the verdict is agreed, rank 0 prints "N failed". */
 #include <mpi.h>
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
@@ -429,6 +436,11 @@ static void test_comm_free(int forced) {
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Barrier(dup); /* its collsel context (COLLSEL_FORCE: no warm-up) */
     for (int i = 0; i < COUNT; i++) {
+        sum[i] = 1;
+    }
+    /* a blocking allreduce of the size below: makes DPML's window (--dpml) */
+    MPI_Allreduce(MPI_IN_PLACE, sum, COUNT, MPI_INT, MPI_SUM, dup);
+    for (int i = 0; i < COUNT; i++) {
         x[i] = rank + i;
         sum[i] = -1;
     }
@@ -458,8 +470,12 @@ static void test_comm_free(int forced) {
 
 int main(int argc, char **argv) {
     int forced = getenv("COLLSEL_FORCE") != NULL, orth = argc > 1 && strcmp(argv[1], "--orth") == 0;
-    int native = 0;
-    MPI_Init(&argc, &argv);
+    int dpml = argc > 1 && strcmp(argv[1], "--dpml") == 0, native = 0, provided = 0;
+    if (dpml) { /* node layouts of each communicator's own: DPML can be an operation */
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     if (orth && !has_layout(nprocs)) { /* the forced orth variants are refused: native */
