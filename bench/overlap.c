@@ -183,6 +183,26 @@ static int check_nb(cs_bench_cand_t *cands, ov_cand_t *ov, int ncand, const cs_c
                     cs_comm_t *ctx, cs_bench_bufs_t *b, unsigned seed, MPI_Comm comm) {
     int rc = CS_OK;
     size_t nout = cs_bench_output_count(call);
+    /* The state of every candidate with a setup that can be an operation (orth: the line
+     * communicators), made now, collectively and outside the timing, as the selector makes it
+     * ahead of nonblocking calls: an operation never makes one (core/nb.h). Where the variant
+     * does not fit (CS_ERR_NOT_APPLICABLE on every rank) its operations are refused. */
+    for (int i = 0; i < ncand; i++) {
+        const cs_algo_t *a = cands[i].v.algo;
+        const cs_state_t *state = NULL;
+        cs_comm_sched_t *entry = NULL;
+        int st = CS_OK;
+        if (a->setup == NULL || !cs_nb_may_run(a)) {
+            continue;
+        }
+        if (a->reqs & CS_REQ_NODES) { /* the window too, as large as this call needs */
+            st = cs_algo_applicable(a, call);
+            st = st == CS_OK ? cs_algo_prepare(a, &cands[i].v.params, call, ctx, &entry) : st;
+        } else {
+            st = cs_comm_state(ctx, a, &cands[i].v.params, &state);
+        }
+        CS_REQUIRE(st == CS_OK || st == CS_ERR_NOT_APPLICABLE, st);
+    }
     cs_bench_fill(call, b, seed);
     CS_CHECK(cs_algo_run_variant(&cands[0].v, call));
     memcpy(b->ref, b->recv, nout * sizeof(int));

@@ -3,6 +3,7 @@
 #include "core/isocomm.h"
 #include "core/log.h"
 #include "core/machine.h"
+#include "core/nb.h"
 #include "select_int.h"
 
 #include <limits.h>
@@ -158,6 +159,54 @@ static int isomorphic(MPI_Comm comm) {
     return iso;
 }
 
+/* Sets up the state of variant `v` on ctx (collective, cs_comm_state) when it has one and could
+ * be an operation. A failure leaves the variant without a state (its nonblocking calls then
+ * go to the next candidate); a refusal (CS_ERR_NOT_APPLICABLE: the variant does not fit the
+ * communicator) is decided alike on every rank before communicating. */
+static void state_ahead(cs_comm_t *ctx, const cs_variant_t *v) {
+    const cs_state_t *state = NULL;
+    int st;
+    if (v->algo == NULL || v->algo->setup == NULL || !cs_nb_may_run(v->algo) ||
+        ((v->algo->reqs & CS_REQ_NODES) && ctx->share)) {
+        return; /* no operation could use it (a shared node layout: core/nb.h) */
+    }
+    st = cs_comm_state(ctx, v->algo, &v->params, &state);
+    if (st != CS_OK && st != CS_ERR_NOT_APPLICABLE) {
+        char name[256];
+        cs_variant_name(v, name, sizeof(name));
+        cs_log(CS_LOG_INFO, "%s: its state for nonblocking calls could not be made: %s", name,
+               cs_status_str(st));
+    }
+}
+
+/* States made ahead (docs/nonblocking.md): a nonblocking call or persistent init never
+ * communicates, so it can use a variant with a per-communicator state only when the state
+ * exists (core/nb.h). Here, collectively, every variant with a setup that such a call on this
+ * communicator could pick gets its state: per collective whose nonblocking calls collsel
+ * serves, the forced variant, else the ranked candidates (up to native) of every interval of
+ * the nonblocking rules, or of the blocking rules when it has none (selector/nb.c nb_rules).
+ * The rules and COLLSEL_FORCE are the same on every rank, so every rank sets up the same
+ * states in the same order. */
+static void states_ahead(cs_comm_t *ctx, const cs_sel_comm_t *sc) {
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        int nb = sc->nb_niv[c] > 0;
+        const cs_sel_interval_t *ivs = nb ? sc->nb_iv[c] : sc->iv[c];
+        int niv = nb ? sc->nb_niv[c] : sc->niv[c];
+        if (cs_coll_agrees((cs_coll_t)c)) {
+            continue; /* their nonblocking calls go to the MPI library (selector/nb.c) */
+        }
+        if (cs_sel_env.force[c].algo != NULL) {
+            state_ahead(ctx, &cs_sel_env.force[c]);
+            continue;
+        }
+        for (int i = 0; i < niv; i++) {
+            for (int k = 0; k < ivs[i].ncand && !cs_algo_is_native(ivs[i].cand[k].algo); k++) {
+                state_ahead(ctx, &ivs[i].cand[k]);
+            }
+        }
+    }
+}
+
 /* Collective over ctx->comm: shares the rules and prunes them for this communicator. Every
  * rank ends with the same verdict (native only when any rank failed). */
 static int setup(cs_comm_t *ctx, MPI_Comm user) {
@@ -195,6 +244,9 @@ static int setup(cs_comm_t *ctx, MPI_Comm user) {
     }
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ctx->comm));
     CS_REQUIRE(ok, CS_ERR_NOMEM);
+    if (!sc->native_only) {
+        states_ahead(ctx, sc);
+    }
     if (ctx->rank == 0 && cs_log_level() >= CS_LOG_INFO && !sc->native_only) {
         describe_comm(sc, ctx->nprocs);
     }

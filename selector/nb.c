@@ -11,8 +11,9 @@
  * persistent init (PMPIX_<Coll>_init in Open MPI 4.1, PMPI_<Coll>_init in MPI 4): a
  * communicator without a context, a collective that agrees on its key per call (gatherv,
  * scatterv, alltoallv: that takes a collective), a call that does not normalise, and a chosen
- * variant that cannot be an operation (core/nb.h: per-communicator state, shared window), whose
- * next ranked candidate is tried first. */
+ * variant that cannot be an operation (core/nb.h: a state not made yet, the shared-memory window,
+ * blocking COLL operations), whose next ranked candidate is tried first. The states of the
+ * variants these calls could pick are made ahead with the selector state (comm.c). */
 #include "collsel.h"
 
 #include "core/log.h"

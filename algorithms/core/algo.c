@@ -3,6 +3,7 @@
 
 #include "comm.h"
 #include "exec.h"
+#include "nb.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -162,6 +163,9 @@ int cs_algo_prepare(const cs_algo_t *a, const cs_params_t *params, const cs_call
     }
     CS_CHECK(cs_comm_reserve(ctx, (size_t)entry->sched.scratch_bytes, entry->sched.max_comm));
     if (entry->sched.window_bytes > 0) {
+        if (atomic_load_explicit(&ctx->nb_win_runs, memory_order_relaxed) > 0) {
+            cs_nb_drain_window(ctx); /* growing frees the window operations use (core/nb.h) */
+        }
         CS_CHECK(cs_comm_window(ctx, entry->sched.window_bytes));
     }
     *out = entry;
@@ -176,8 +180,22 @@ int cs_algo_exec(cs_comm_t *ctx, const cs_sched_t *sched, const void *sendbuf, v
     tr.tag = CS_TAG;
     tr.reqs = ctx->reqs;
     tr.statuses = ctx->statuses;
-    tr.comms = sched->state != NULL ? sched->state->comms : NULL;
-    tr.ncomms = sched->state != NULL ? sched->state->ncomms : 0;
+    if (sched->state != NULL) {
+        tr.comms = sched->state->comms;
+        tr.ncomms = sched->state->ncomms;
+        if (sched->ncolls > 0 &&
+            atomic_load_explicit(&ctx->nb_coll_runs, memory_order_relaxed) > 0) {
+            /* operations with COLLs to start on these sub-communicators first (core/nb.h) */
+            cs_nb_drain_colls(ctx);
+        }
+        if (sched->window_bytes > 0 &&
+            atomic_load_explicit(&ctx->nb_win_runs, memory_order_relaxed) > 0) {
+            cs_nb_drain_window(ctx); /* operations using the window finish first */
+        }
+    } else {
+        tr.comms = NULL;
+        tr.ncomms = 0;
+    }
     tr.win = ctx->node != NULL ? ctx->node->win : MPI_WIN_NULL;
     cs_exec_start(&e, sched, sendbuf, recvbuf, ctx->scratch, &cs_exec_mpi_transport, &tr);
     if (ctx->node != NULL) {

@@ -71,6 +71,10 @@ typedef struct cs_algo {
     /* Optional per-communicator state (see above); state arrives zeroed, comms MPI_COMM_NULL. */
     int (*setup)(struct cs_comm *ctx, const cs_params_t *params, cs_state_t *state);
     void (*teardown)(cs_state_t *state);
+    /* 1 when its schedules run the MPI library's blocking collectives (COLL operations with
+     * `blocking`, sched.h): they can never be nonblocking operations (core/nb.h), so nothing
+     * sets its state up for them (cs_nb_may_run). */
+    int blocking_colls;
 } cs_algo_t;
 
 /* 1 when `a` is the MPI library's own collective (`<coll>/native`). */

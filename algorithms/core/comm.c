@@ -695,6 +695,16 @@ out:
     return rc;
 }
 
+const cs_state_t *cs_comm_state_find(const cs_comm_t *ctx, const cs_algo_t *algo,
+                                     const cs_params_t *params) {
+    for (const cs_comm_state_t *st = ctx->states; st != NULL; st = st->next) {
+        if (st->algo == algo && cs_params_equal(&st->params, params)) {
+            return &st->state;
+        }
+    }
+    return NULL;
+}
+
 /* The neighbourhood of a Cartesian communicator: per dimension, the ranks at -1 and +1. */
 static int cart_neighbors(MPI_Comm comm, int **mem, int *degree) {
     int rc = CS_OK;

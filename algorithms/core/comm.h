@@ -50,6 +50,7 @@
 #include "topo/graph.h"
 
 #include <mpi.h>
+#include <stdatomic.h>
 
 /* Tag of every blocking schedule's messages on the private communicator (nonblocking and
  * persistent operations have their own, core/nb.h). */
@@ -157,6 +158,14 @@ typedef struct cs_comm {
     /* Operations made on this communicator so far (core/nb.h): the next one's sequence number,
      * which picks its tag; the same on every rank, as operations are made in issue order. */
     unsigned long nb_seq;
+    /* Runs of operations on this communicator that have COLL operations not started yet
+     * (core/nb.h, "Order of COLL operations"): a blocking schedule with COLL operations waits
+     * until there are none (cs_nb_drain_colls). */
+    atomic_int nb_coll_runs;
+    /* Runs of operations on this communicator that use the node's window and have not finished
+     * (core/nb.h, "The window"): a blocking schedule that uses the window, or grows it, waits
+     * until there are none (cs_nb_drain_window). */
+    atomic_int nb_win_runs;
 } cs_comm_t;
 
 /* Returns the context of `user`, creating it (collectively: PMPI_Comm_dup) on first use.
@@ -292,5 +301,12 @@ int cs_comm_agree(cs_comm_t *ctx, cs_call_t *call) CS_MUST_CHECK;
  * partial state is torn down. */
 int cs_comm_state(cs_comm_t *ctx, const struct cs_algo *algo, const cs_params_t *params,
                   const cs_state_t **out) CS_MUST_CHECK;
+
+/* The state of variant (algo, params) on this communicator when cs_comm_state made it before,
+ * else NULL: local, creates nothing, so that a nonblocking call (which must not communicate)
+ * can use a state made collectively earlier. States are made collectively, so every rank of
+ * the communicator gets the same answer at the same point of its calls. */
+const cs_state_t *cs_comm_state_find(const cs_comm_t *ctx, const struct cs_algo *algo,
+                                     const cs_params_t *params);
 
 #endif

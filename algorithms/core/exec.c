@@ -334,7 +334,7 @@ out:
     return rc;
 }
 
-int cs_exec_progress(cs_exec_t *e) {
+int cs_exec_progress_gated(cs_exec_t *e, cs_exec_gate_t gate, void *arg) {
     int rc = CS_OK;
     const cs_sched_t *s = e->sched;
     while (e->round < s->nrounds) {
@@ -342,6 +342,9 @@ int cs_exec_progress(cs_exec_t *e) {
         int end = s->round_end[e->round];
         int done = 1;
         if (!e->started) {
+            if (gate != NULL && !gate(arg, e, begin, end)) {
+                return CS_INPROGRESS;
+            }
             CS_CHECK(start_round(e, begin, end));
         }
         if (e->ncomm > 0) {
@@ -354,6 +357,10 @@ int cs_exec_progress(cs_exec_t *e) {
     }
 out:
     return rc;
+}
+
+int cs_exec_progress(cs_exec_t *e) {
+    return cs_exec_progress_gated(e, NULL, NULL);
 }
 
 int cs_exec_run(cs_exec_t *e) {

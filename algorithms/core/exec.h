@@ -107,6 +107,14 @@ static inline void cs_exec_set_window(cs_exec_t *e, void *window) {
     e->base[CS_SLOT_WINDOW] = window;
 }
 int cs_exec_progress(cs_exec_t *e) CS_MUST_CHECK;
+/* A gate (cs_exec_progress_gated): asked before a round starts, with the round's operations
+ * e->sched->ops[begin..end); 1 lets it start now, 0 holds it (progress returns CS_INPROGRESS
+ * and asks again next time). */
+typedef int (*cs_exec_gate_t)(void *arg, const cs_exec_t *e, int begin, int end);
+/* cs_exec_progress, asking `gate` (with `arg`) before each round starts: the nonblocking
+ * operations' order of COLL operations (core/nb.h). The same executor: cs_exec_progress is
+ * this with no gate. */
+int cs_exec_progress_gated(cs_exec_t *e, cs_exec_gate_t gate, void *arg) CS_MUST_CHECK;
 /* Builds the struct datatypes of every multi-part operation of `s` for these slot bases now, as
  * the MPI transport would at their first execution (a persistent request's init: its starts
  * then create no datatype while the bases stay). CS_ERR_MPI. */

@@ -30,18 +30,29 @@ struct cs_nb_op {
     MPI_Request handle; /* persistent: the application's handle */
     int detached;       /* nonblocking, MPI_Request_free'd while outstanding */
     int release;        /* persistent, MPI_Request_free'd while its run was outstanding */
+    int ncolls;         /* COLL operations in the schedule */
+    int colls_left;     /* of the current run, not started yet */
+    int queued;         /* the current run is on the `colls` list */
+    int window;         /* the schedule uses the node's window (its slot or SYNC) */
+    int wqueued;        /* the current run is on the `wins` list */
     /* links[OUT]: the outstanding list; links[PERS]: the persistent list (a persistent
-     * operation is on both while it runs) */
+     * operation is on both while it runs); links[COLLS]: the runs with COLL operations not
+     * started yet, in the order they were started; links[WINS]: the runs using the window
+     * that have not finished, in the order they were started */
     struct {
         struct cs_nb_op *next, *prev;
-    } links[2];
+    } links[4];
 };
 
-enum { OUT, PERS };
+enum { OUT, PERS, COLLS, WINS };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cs_nb_op_t *outstanding; /* started, schedule not finished */
 static cs_nb_op_t *persistents; /* persistent handles not freed */
+/* runs with COLL operations not started yet, oldest first (nb.h, "Order of COLL operations") */
+static cs_nb_op_t *colls_first, *colls_last;
+/* runs using the window, not finished, oldest first (nb.h, "The window") */
+static cs_nb_op_t *wins_first, *wins_last;
 static atomic_int noutstanding, npersistent;
 static int drain_hooked;
 
@@ -79,6 +90,107 @@ static void unlink_op(cs_nb_op_t **head, cs_nb_op_t *op, int l) {
         op->links[l].next->links[l].prev = op->links[l].prev;
     }
     op->links[l].next = op->links[l].prev = NULL;
+}
+
+/* Puts op at the end of the `colls` list (lock held). */
+static void colls_append(cs_nb_op_t *op) {
+    op->queued = 1;
+    op->links[COLLS].next = NULL;
+    op->links[COLLS].prev = colls_last;
+    if (colls_last != NULL) {
+        colls_last->links[COLLS].next = op;
+    } else {
+        colls_first = op;
+    }
+    colls_last = op;
+    atomic_fetch_add(&op->ctx->nb_coll_runs, 1);
+}
+
+/* Takes op's run off the `colls` list, if it is there (lock held): all its COLL operations have
+ * started, or the run ended (a failure) before they could. */
+static void colls_remove(cs_nb_op_t *op) {
+    if (!op->queued) {
+        return;
+    }
+    op->queued = 0;
+    if (op == colls_last) {
+        colls_last = op->links[COLLS].prev;
+    }
+    unlink_op(&colls_first, op, COLLS);
+    atomic_fetch_sub(&op->ctx->nb_coll_runs, 1);
+}
+
+/* Puts op at the end of the `wins` list (lock held). */
+static void wins_append(cs_nb_op_t *op) {
+    op->wqueued = 1;
+    op->links[WINS].next = NULL;
+    op->links[WINS].prev = wins_last;
+    if (wins_last != NULL) {
+        wins_last->links[WINS].next = op;
+    } else {
+        wins_first = op;
+    }
+    wins_last = op;
+    atomic_fetch_add(&op->ctx->nb_win_runs, 1);
+}
+
+/* Takes op's run off the `wins` list, if it is there (lock held): the run ended. */
+static void wins_remove(cs_nb_op_t *op) {
+    if (!op->wqueued) {
+        return;
+    }
+    op->wqueued = 0;
+    if (op == wins_last) {
+        wins_last = op->links[WINS].prev;
+    }
+    unlink_op(&wins_first, op, WINS);
+    atomic_fetch_sub(&op->ctx->nb_win_runs, 1);
+}
+
+/* The first run on list `l` (COLLS or WINS, first element `first`) of context ctx. */
+static const cs_nb_op_t *first_of(const cs_nb_op_t *first, int l, const cs_comm_t *ctx) {
+    while (first != NULL && first->ctx != ctx) {
+        first = first->links[l].next;
+    }
+    return first;
+}
+
+/* The gate of an operation's rounds (exec.h; lock held): a round without COLL operations starts
+ * at once; one with COLL operations only when no run started earlier on the same communicator
+ * still has COLL operations to start, so that every rank starts the COLLs on a sub-communicator
+ * in the same order (the order in which the application started the operations, the same on
+ * every rank). The oldest run is never held. */
+static int colls_gate(void *arg, const cs_exec_t *e, int begin, int end) {
+    cs_nb_op_t *op = arg;
+    int n = 0;
+    if (e->round == 0 && op->wqueued && first_of(wins_first, WINS, op->ctx) != op) {
+        return 0; /* an earlier run of the context still uses the window */
+    }
+    for (int i = begin; i < end; i++) {
+        n += e->sched->ops[i].kind == CS_OP_COLL;
+    }
+    if (n == 0 || !op->queued) {
+        return 1;
+    }
+    if (first_of(colls_first, COLLS, op->ctx) != op) {
+        return 0;
+    }
+    op->colls_left -= n;
+    if (op->colls_left <= 0) {
+        colls_remove(op);
+    }
+    return 1;
+}
+
+/* 1 when op's runs go through the gate (and run_start takes the lock for its first step). */
+static int gated(const cs_nb_op_t *op) {
+    return op->ncolls > 0 || op->window;
+}
+
+/* One cs_exec_progress of op's run (lock held when it is gated). */
+static int step(cs_nb_op_t *op) {
+    return gated(op) ? cs_exec_progress_gated(&op->exec, colls_gate, op)
+                     : cs_exec_progress(&op->exec);
 }
 
 static void destroy(cs_nb_op_t *op) {
@@ -168,12 +280,14 @@ static int advance(void) {
     for (cs_nb_op_t *op = outstanding, *next; op != NULL; op = next) {
         int round = op->exec.round, st;
         next = op->links[OUT].next;
-        st = cs_exec_progress(&op->exec);
+        st = step(op);
         if (st == CS_INPROGRESS) {
             moved += op->exec.round != round;
             continue;
         }
         moved++;
+        colls_remove(op);
+        wins_remove(op);
         unlink_op(&outstanding, op, OUT);
         atomic_fetch_sub(&noutstanding, 1);
         op->error = mpi_code(st);
@@ -190,6 +304,18 @@ int cs_nb_progress(void) {
     advance();
     pthread_mutex_unlock(&lock);
     return CS_OK;
+}
+
+void cs_nb_drain_colls(cs_comm_t *ctx) {
+    while (atomic_load_explicit(&ctx->nb_coll_runs, memory_order_acquire) > 0) {
+        cs_nb_progress();
+    }
+}
+
+void cs_nb_drain_window(cs_comm_t *ctx) {
+    while (atomic_load_explicit(&ctx->nb_win_runs, memory_order_acquire) > 0) {
+        cs_nb_progress();
+    }
 }
 
 int cs_nb_outstanding(void) {
@@ -353,17 +479,35 @@ out:
 
 /* --- making and starting -------------------------------------------------------------------- */
 
-/* 1 when schedule `s` needs nothing shared with other runs (see nb.h). */
-static int self_contained(const cs_sched_t *s) {
-    if (s->ncolls > 0 || s->window_bytes > 0 || s->state != NULL) {
-        return 0;
+/* 1 when schedule `s` uses the node's window: its slot, or SYNC. */
+static int uses_window(const cs_sched_t *s) {
+    for (int i = 0; i < s->nops && s->window_bytes == 0; i++) {
+        if (s->ops[i].kind == CS_OP_SYNC) {
+            return 1;
+        }
     }
-    for (int i = 0; i < s->nops; i++) {
-        if (s->ops[i].kind == CS_OP_COLL || s->ops[i].kind == CS_OP_SYNC) {
+    return s->window_bytes > 0;
+}
+
+/* 1 when schedule `s` can be an operation on ctx (see nb.h): its COLL operations (kept apart by
+ * nb.h's "Order of COLL operations") are the MPI library's nonblocking collectives, never
+ * blocking ones; one that uses the node's window does so only when the context's node layout is
+ * its own (not shared with other communicators) and its window is already as large as the
+ * schedule needs (growing it is collective over the node). The same on every rank: the layout's
+ * sharing is agreed, and every rank of a node has made the same window requests. */
+static int can_operate(const cs_comm_t *ctx, const cs_sched_t *s) {
+    for (int i = 0; i < s->ncolls; i++) {
+        if (s->colls[i].blocking) {
             return 0;
         }
     }
-    return 1;
+    return !uses_window(s) ||
+           (ctx->node != NULL && !ctx->node->shared && ctx->node->win != MPI_WIN_NULL &&
+            ctx->node->win_half >= s->window_bytes);
+}
+
+int cs_nb_may_run(const cs_algo_t *a) {
+    return a->build != NULL && a->run == NULL && !cs_algo_is_native(a) && !a->blocking_colls;
 }
 
 /* Makes an operation of variant v for call on ctx (see cs_nb_issue). */
@@ -371,14 +515,20 @@ static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, in
                 cs_nb_op_t **out) {
     int rc = CS_OK;
     const cs_algo_t *a = v->algo;
+    const cs_state_t *state = NULL;
     cs_nb_op_t *op = NULL;
     size_t nreqs;
     *out = NULL;
-    CS_REQUIRE(a->build != NULL && a->setup == NULL && a->run == NULL && !cs_algo_is_native(a),
-               CS_ERR_NOT_APPLICABLE);
+    CS_REQUIRE(cs_nb_may_run(a), CS_ERR_NOT_APPLICABLE);
     rc = cs_algo_applicable(a, call);
     if (rc != CS_OK) {
         goto out;
+    }
+    if (a->setup != NULL) {
+        /* made collectively before (a blocking call, the selector's states made ahead), or
+         * not at all: the same on every rank, and an operation never communicates to make it */
+        state = cs_comm_state_find(ctx, a, &v->params);
+        CS_REQUIRE(state != NULL, CS_ERR_NOT_APPLICABLE);
     }
     op = calloc(1, sizeof(*op));
     CS_REQUIRE(op != NULL, CS_ERR_NOMEM);
@@ -387,11 +537,15 @@ static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, in
     op->ctx = ctx;
     op->call = *call;
     op->persistent = persistent;
-    rc = cs_algo_build_state(a, &v->params, call, NULL, &op->sched);
+    rc = cs_algo_build_state(a, &v->params, call, state, &op->sched);
     if (rc != CS_OK) {
         goto out; /* a refusal is not an error worth logging */
     }
-    CS_REQUIRE(self_contained(&op->sched), CS_ERR_NOT_APPLICABLE);
+    CS_REQUIRE(can_operate(ctx, &op->sched), CS_ERR_NOT_APPLICABLE);
+    for (int i = 0; i < op->sched.nops; i++) {
+        op->ncolls += op->sched.ops[i].kind == CS_OP_COLL;
+    }
+    op->window = uses_window(&op->sched);
     if (op->sched.scratch_bytes > 0) {
         size_t bytes = ((size_t)op->sched.scratch_bytes + 63) / 64 * 64;
         CS_REQUIRE(posix_memalign(&op->scratch, 64, bytes) == 0, CS_ERR_NOMEM);
@@ -404,14 +558,15 @@ static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, in
         op->reqs[i] = MPI_REQUEST_NULL;
     }
     if (persistent && op->sched.pcache != NULL) { /* the struct datatypes now, not at a start */
-        CS_CHECK(cs_exec_mpi_prebuild(&op->sched, call->sendbuf, call->recvbuf, op->scratch, NULL));
+        CS_CHECK(cs_exec_mpi_prebuild(&op->sched, call->sendbuf, call->recvbuf, op->scratch,
+                                      op->window ? ctx->node->win_base : NULL));
     }
     op->tr.comm = ctx->comm;
     op->tr.tag = CS_NB_TAG_FIRST + (int)(ctx->nb_seq++ % CS_NB_TAGS);
     op->tr.reqs = op->reqs;
     op->tr.statuses = op->statuses;
-    op->tr.comms = NULL;
-    op->tr.ncomms = 0;
+    op->tr.comms = state != NULL ? state->comms : NULL;
+    op->tr.ncomms = state != NULL ? state->ncomms : 0;
     op->tr.win = MPI_WIN_NULL;
     *out = op;
     op = NULL;
@@ -426,17 +581,39 @@ static int run_start(cs_nb_op_t *op) {
     int rc = CS_OK, st;
     cs_exec_start(&op->exec, &op->sched, op->call.sendbuf, op->call.recvbuf, op->scratch,
                   &cs_exec_mpi_transport, &op->tr);
+    if (op->window) { /* where the window is now (a blocking call may have grown it since) */
+        op->tr.win = op->ctx->node->win;
+        cs_exec_set_window(&op->exec, op->ctx->node->win_base);
+    }
     CS_MPI_CHECK(PMPI_Grequest_start(query_fn, op->persistent ? free_nothing_fn : free_op_fn,
                                      cancel_fn, op, &op->run));
     op->error = MPI_SUCCESS;
-    st = cs_exec_progress(&op->exec);
-    if (st == CS_INPROGRESS) {
+    if (gated(op)) { /* its place in the order of COLL operations and window users is now */
         pthread_mutex_lock(&lock);
+        op->colls_left = op->ncolls;
+        if (op->ncolls > 0) {
+            colls_append(op);
+        }
+        if (op->window) {
+            wins_append(op);
+        }
+        st = step(op);
+        if (st != CS_INPROGRESS) {
+            colls_remove(op);
+            wins_remove(op);
+        }
+    } else if ((st = step(op)) == CS_INPROGRESS) {
+        pthread_mutex_lock(&lock);
+    }
+    if (st == CS_INPROGRESS) {
         push(&outstanding, op, OUT);
         atomic_fetch_add(&noutstanding, 1);
         thread_kick();
         pthread_mutex_unlock(&lock);
     } else {
+        if (gated(op)) {
+            pthread_mutex_unlock(&lock);
+        }
         op->error = mpi_code(st);
         PMPI_Grequest_complete(op->run);
     }

@@ -12,11 +12,44 @@
  * each other's messages, blocking schedules' (CS_TAG) or the application's (another
  * communicator), unless CS_NB_TAGS operations are outstanding at once on one communicator.
  *
- * Only schedules that need nothing shared with other runs can be operations: an algorithm with
- * a schedule builder and no per-communicator state (no COLL operations on sub-communicators,
- * whose start order would differ between ranks when operations overlap, no shared-memory
- * window). cs_nb_issue and cs_nb_init refuse others with CS_ERR_NOT_APPLICABLE, locally and the
- * same way on every rank (the caller then runs the MPI library's nonblocking collective).
+ * Which schedules can be operations: those of an algorithm with a schedule builder and no
+ * blocking COLL operations (sched.h `blocking`), using the node's window only as "The window"
+ * below allows. An algorithm with per-communicator state (algo.h setup: the orthogonal
+ * grids' line communicators, the neighbourhood colourings) qualifies only when its state
+ * already exists on the context (cs_comm_state_find): an operation never communicates, so it
+ * cannot make one, and states are made collectively (by a blocking call of the variant, or by
+ * the selector ahead of nonblocking calls, selector/comm.c), so every rank finds the same.
+ * cs_nb_issue and cs_nb_init refuse others with CS_ERR_NOT_APPLICABLE, locally and the same way
+ * on every rank (the caller then runs the MPI library's nonblocking collective).
+ *
+ * Order of COLL operations. A COLL operation starts the MPI library's nonblocking collective on
+ * a sub-communicator of the state (orthogonal grids' lines), which operations of one context
+ * and its blocking calls share. MPI matches collectives on a communicator in the order they
+ * are started, so every rank must start them in one order, whatever order the rounds of
+ * overlapping operations finish in. Rule: a run (a nonblocking operation, or one start of a
+ * persistent one) starts a round with COLL operations only when every run started earlier on
+ * the same context has started all of its COLL operations. Runs are started in the same order
+ * on every rank (MPI's rule for collectives), so the COLLs of every sub-communicator are then
+ * started in that order everywhere. The earliest run with COLLs left is never held, so every
+ * run gets its turn. Each run counts its COLL operations not started yet; the context counts
+ * such runs (cs_comm_t.nb_coll_runs), and a blocking schedule with COLL operations issued
+ * while it is not 0 first progresses them until it is (cs_nb_drain_colls): then the blocking
+ * call's COLLs come after theirs on every rank too. The executor is the same
+ * (cs_exec_progress_gated asks the rule before each round).
+ *
+ * The window. A schedule that uses the node's shared-memory window (allreduce/dpml: its slot,
+ * SYNC, COLLs on the node and leader communicators) can be an operation only on a context whose
+ * node layout is its own (cs_comm_node_t.shared 0: under MPI_THREAD_MULTIPLE, or a context the
+ * selector did not set up), and only when the window is already as large as the schedule needs
+ * (growing it is collective over the node). A shared layout is refused: the window and the
+ * node communicators would then be used by operations of one communicator and calls of
+ * another at once, and serialising those across communicators can deadlock (ranks may order
+ * collectives of two communicators differently; docs/nonblocking.md). Runs that use the window
+ * are serialised per context: a run starts its first round only when every run started
+ * earlier on the context that uses the window has finished (on this rank: like consecutive
+ * blocking calls, which the window's layout keeps apart, allreduce_dpml.c). The context counts
+ * such runs (cs_comm_t.nb_win_runs); a blocking schedule that uses the window, and the growing
+ * of the window, first progress them until there are none (cs_nb_drain_window).
  *
  * The request. A nonblocking operation is an MPI generalized request (MPI_Grequest_start): its
  * query function gives the empty status of a collective (and the run's error), its free
@@ -70,6 +103,13 @@ int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
 int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
                MPI_Request *request) CS_MUST_CHECK;
 
+/* 1 when variants of `a` can be operations (cs_nb_issue may accept them for some call) once
+ * their state exists: a schedule builder, not native, no blocking COLL operations (those that
+ * use the window only on contexts with a node layout of their own, above). Those with a setup
+ * are the ones worth setting up ahead of nonblocking calls (the selector, collsel-bench's
+ * overlap pass). */
+int cs_nb_may_run(const cs_algo_t *a);
+
 /* Advances every outstanding operation as far as it goes without blocking, completing the
  * generalized requests of those that finished (a failed run completes with its error). CS_OK;
  * an operation's failure is its request's, not this call's. */
@@ -80,6 +120,17 @@ int cs_nb_progress(void);
  * every rank gets here), and makes its persistent operations unable to start again (their
  * handles can still be freed). comm.c calls it before freeing a context. */
 void cs_nb_forget_context(const cs_comm_t *ctx);
+
+/* Runs the outstanding operations of `ctx` (cs_nb_progress) until none has COLL operations left
+ * to start (see "Order of COLL operations" above): a blocking schedule with COLL operations
+ * calls it first when ctx->nb_coll_runs is not 0, so that it starts its COLLs after theirs on
+ * every rank. Blocks as a collective does (the operations may wait for other processes). */
+void cs_nb_drain_colls(cs_comm_t *ctx);
+
+/* Runs the outstanding operations of `ctx` until none that uses the node's window is left (see
+ * "The window" above): before a blocking schedule uses the window or grows it, when
+ * ctx->nb_win_runs is not 0. Blocks as a collective does. */
+void cs_nb_drain_window(cs_comm_t *ctx);
 
 /* The number of outstanding operations (started, not finished). */
 int cs_nb_outstanding(void);

@@ -341,6 +341,7 @@ static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
         .build = build,                                                                            \
         .setup = setup_##coll_name,                                                                \
         .teardown = teardown,                                                                      \
+        .blocking_colls = 1,                                                                       \
     };
 
 OMPI_ALGO(bcast, BCAST, 0)

@@ -55,7 +55,10 @@
  *          --form nb|persistent (docs/nonblocking.md: run each variant that can be an operation
  *          (core/nb.h) as a nonblocking operation completed by cs_nb_wait, or as a persistent
  *          one started twice (once when in place, where a second run would reduce its own
- *          result) and freed; the others are skipped, as are the neighbourhood collectives).
+ *          result) and freed; the others are skipped, as are the neighbourhood collectives.
+ *          A variant with a per-communicator state (the orthogonal grids, both phases) must
+ *          be refused before its state exists; the test then makes it, collectively, as a
+ *          blocking call or the selector would, and runs the operations on it).
  * A variant that runs a native collective on sub-communicators creates them on first use in
  * the communicator's context (collectively), so these runs also check that setup.
  */
@@ -979,6 +982,30 @@ static int run_form(const cs_variant_t *v, const cs_call_t *call) {
     if (st != CS_OK) {
         return st;
     }
+    if (v->algo->setup != NULL && cs_comm_state_find(ctx, v->algo, &v->params) == NULL) {
+        /* An operation never makes a state (that would communicate): refused until a
+         * collective call has made it, here cs_comm_state as a blocking call would. */
+        const cs_state_t *state = NULL;
+        st = form == FORM_NB ? cs_nb_issue(ctx, v, call, &req) : cs_nb_init(ctx, v, call, &req);
+        if (st != CS_ERR_NOT_APPLICABLE) {
+            fprintf(stderr, "%s: an operation without the variant's state: status %d\n",
+                    v->algo->name, st);
+            return CS_ERR_INTERNAL;
+        }
+        st = cs_comm_state(ctx, v->algo, &v->params, &state); /* collective */
+        if (st != CS_OK) {
+            return st;
+        }
+    }
+    if (v->algo->reqs & CS_REQ_NODES) {
+        /* An operation that uses the node's window needs it as large as its schedule: grown
+         * here, collectively, as a blocking call of this shape would grow it. */
+        cs_comm_sched_t *entry = NULL;
+        st = cs_algo_prepare(v->algo, &v->params, call, ctx, &entry);
+        if (st != CS_OK) {
+            return st;
+        }
+    }
     if (form == FORM_NB) {
         st = cs_nb_issue(ctx, v, call, &req);
         return st != CS_OK ? st : from_mpi(cs_nb_wait(&req, MPI_STATUS_IGNORE));
@@ -1154,7 +1181,7 @@ static void test_variant(const cs_variant_t *v, int quick, totals_t *all) {
         ncounts = add_count(counts, ncounts, 3 * nprocs + 2);
         ncounts = add_count(counts, ncounts, MID_COUNT);
     }
-    if (form != FORM_BLOCKING && (algo->build == NULL || algo->setup != NULL)) {
+    if (form != FORM_BLOCKING && !cs_nb_may_run(algo)) {
         return; /* cannot be an operation (core/nb.h) */
     }
     reports = 0;

@@ -18,6 +18,23 @@
  *     (both finish in the background; valgrind checks that nothing leaks);
  *   - MPI_Comm_free with an operation outstanding on the communicator (it completes), and a
  *     persistent request on it that can then only be freed.
+ * --orth (the ctests mpi_nb_orth_np<n>, COLLSEL_FORCE naming <coll>/orth variants, native
+ * and point-to-point phases mixed): the same with orthogonal-grid operations, whose native
+ * phases start the MPI library's nonblocking collectives on the line communicators of
+ * MPI_COMM_WORLD's context, shared by all of them and by the blocking orth allreduce issued
+ * among the 32 outstanding operations (core/nb.h, "Order of COLL operations"). Their states
+ * were made ahead by the first blocking call (selector/comm.c), which must be so: a
+ * persistent allreduce made before any allreduce must be collsel's. At a prime np orth has no
+ * layout: every call must go to the MPI library (the persistent allreduce must be MPI's own
+ * request) and still be right. After the 32, test_orth_blocking: nonblocking orth allreduces
+ * outstanding while the application makes blocking orth allreduces and bcasts, each completed
+ * afterwards.
+ * --dpml (mpi_nb_dpml_np4, np6: COLLSEL_FORCE=allreduce/dpml(...) on emulated nodes): under
+ * MPI_THREAD_MULTIPLE, where every communicator's node layout is its own, so DPML operations
+ * run (docs/nonblocking.md, "The window") once a blocking allreduce has made the window: the
+ * 32 mixed operations after the blocking allreduce among them, the persistent allreduce
+ * (collsel's), the detached one, and on the dup of test_comm_free after its first blocking
+ * allreduce.
  * Each rank counts its failures; the verdict is agreed, rank 0 prints "N failed". */
 #include <mpi.h>
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -270,7 +287,7 @@ static void test_polling(void) {
 
 /* A persistent allreduce started 1000 times with new data, then two persistent requests
  * started together, one of them then waited for while inactive. */
-static void test_persistent(int forced) {
+static void test_persistent(int forced, int native) {
     enum { N = 5, STARTS = 1000 };
     /* static: the last run finishes in the background after this function returns */
     static int send[N], recv[N], b[N];
@@ -299,6 +316,10 @@ static void test_persistent(int forced) {
         CHECK(PMPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag,
               "the persistent allreduce is not collsel's");
     }
+    if (native) { /* MPI's own inactive persistent request: complete to MPI */
+        CHECK(PMPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag,
+              "the persistent allreduce is collsel's where the forced variant cannot run");
+    }
     two[0] = req;
     CHECK(BCAST_INIT(b, N, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &two[1]) == MPI_SUCCESS,
           "bcast init failed");
@@ -320,16 +341,75 @@ static void test_persistent(int forced) {
           "MPI_Wait on an inactive persistent request");
     CHECK(MPI_Request_free(&two[1]) == MPI_SUCCESS && two[1] == MPI_REQUEST_NULL,
           "freeing an inactive persistent request");
-    /* an active persistent request freed: its run finishes in the background */
+    /* an active persistent request freed: its run finishes in the background (collsel's; Open
+     * MPI 4.1 refuses to free its own active persistent collective: waited for first) */
     CHECK(MPI_Start(&req) == MPI_SUCCESS, "MPI_Start before free failed");
+    if (!forced) {
+        CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait before free failed");
+    }
     CHECK(MPI_Request_free(&req) == MPI_SUCCESS && req == MPI_REQUEST_NULL,
           "freeing an active persistent request");
+}
+
+/* Blocking orth collectives while nonblocking orth allreduces are outstanding on the same
+ * communicator (a blocking schedule with COLL operations first lets the operations start
+ * theirs): 8 rounds of an MPI_Iallreduce, a blocking MPI_Allreduce and MPI_Bcast, another
+ * MPI_Iallreduce, then both waited for in reverse order. */
+static void test_orth_blocking(void) {
+    enum { ROUNDS = 8, N = 11 };
+    for (int r = 0; r < ROUNDS; r++) {
+        int a[N], ar[N], b[N], br[N], c[N], cb[N];
+        MPI_Request reqs[2];
+        for (int i = 0; i < N; i++) {
+            a[i] = value(rank, r, i);
+            b[i] = value(rank, r + 50, i);
+            c[i] = value(rank, r + 100, i);
+            cb[i] = rank == r % nprocs ? value(rank, r + 200, i) : -1;
+            ar[i] = br[i] = -1;
+        }
+        MPI_Iallreduce(a, ar, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[1]);
+        MPI_Allreduce(MPI_IN_PLACE, c, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Bcast(cb, N, MPI_INT, r % nprocs, MPI_COMM_WORLD);
+        MPI_Iallreduce(b, br, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &reqs[0]);
+        CHECK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "MPI_Waitall failed");
+        for (int i = 0; i < N; i++) {
+            CHECK(ar[i] == sum_value(r, i) && br[i] == sum_value(r + 50, i) &&
+                      c[i] == sum_value(r + 100, i) && cb[i] == value(r % nprocs, r + 200, i),
+                  "round %d element %d: %d %d %d %d", r, i, ar[i], br[i], c[i], cb[i]);
+        }
+    }
+}
+
+/* States made ahead: right after the first blocking call (a barrier), before any allreduce, a
+ * persistent allreduce init must be collsel's where the forced variant can run (its state was
+ * made with the communicator's selector state; an init never communicates to make one) and
+ * MPI's own where it cannot. */
+static void test_ahead(int forced, int native) {
+    int x = 0, y = 0, flag = -1;
+    MPI_Request req = MPI_REQUEST_NULL;
+    CHECK(ALLREDUCE_INIT(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req) ==
+              MPI_SUCCESS,
+          "allreduce init failed");
+    CHECK(PMPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS, "get_status");
+    CHECK(!forced || !flag, "the first persistent allreduce is not collsel's: no state ahead");
+    CHECK(!native || flag, "the first persistent allreduce is collsel's where it cannot run");
+    CHECK(MPI_Request_free(&req) == MPI_SUCCESS, "freeing an inactive persistent request");
+}
+
+/* 1 when nprocs has a 2D grid layout (orth applies): not prime, at least 4. */
+static int has_layout(int n) {
+    for (int d = 2; d * d <= n; d++) {
+        if (n % d == 0) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* An active nonblocking request freed: it completes in the background (later calls, at the
  * latest MPI_Finalize) into buffers that live until then. */
 static int *detached_buf;
-static void test_detached(void) {
+static void test_detached(int forced) {
     MPI_Request req;
     detached_buf = calloc(2 * COUNT, sizeof(int));
     for (int i = 0; i < COUNT; i++) {
@@ -337,6 +417,10 @@ static void test_detached(void) {
     }
     MPI_Iallreduce(detached_buf, detached_buf + COUNT, COUNT, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
                    &req);
+    if (!forced) { /* Open MPI 4.1 refuses to free its own active nonblocking collective */
+        CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait failed");
+        return;
+    }
     CHECK(MPI_Request_free(&req) == MPI_SUCCESS && req == MPI_REQUEST_NULL,
           "freeing an active nonblocking request");
 }
@@ -352,12 +436,23 @@ static void test_comm_free(int forced) {
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Barrier(dup); /* its collsel context (COLLSEL_FORCE: no warm-up) */
     for (int i = 0; i < COUNT; i++) {
+        sum[i] = 1;
+    }
+    /* a blocking allreduce of the size below: makes DPML's window (--dpml) */
+    MPI_Allreduce(MPI_IN_PLACE, sum, COUNT, MPI_INT, MPI_SUM, dup);
+    for (int i = 0; i < COUNT; i++) {
         x[i] = rank + i;
         sum[i] = -1;
     }
     CHECK(ALLREDUCE_INIT(&y, &ysum, 1, MPI_INT, MPI_SUM, dup, MPI_INFO_NULL, &pers) == MPI_SUCCESS,
           "allreduce init failed");
     MPI_Iallreduce(x, sum, COUNT, MPI_INT, MPI_SUM, dup, &req);
+    if (!forced) {
+        /* Open MPI 4.1's own requests: its persistent one cannot be freed after its
+         * communicator, and its libnbc crashes progressing an operation of a freed one */
+        CHECK(MPI_Request_free(&pers) == MPI_SUCCESS, "freeing MPI's persistent request");
+        CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait failed");
+    }
     MPI_Comm_free(&dup);
     CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait after MPI_Comm_free failed");
     for (int i = 0; i < COUNT; i++) {
@@ -368,25 +463,40 @@ static void test_comm_free(int forced) {
     }
     if (forced) {
         CHECK(MPI_Start(&pers) == MPI_ERR_REQUEST, "persistent start on a freed communicator");
+        CHECK(MPI_Request_free(&pers) == MPI_SUCCESS && pers == MPI_REQUEST_NULL,
+              "freeing a persistent request of a freed communicator");
     }
-    CHECK(MPI_Request_free(&pers) == MPI_SUCCESS && pers == MPI_REQUEST_NULL,
-          "freeing a persistent request of a freed communicator");
 }
 
 int main(int argc, char **argv) {
-    int forced = getenv("COLLSEL_FORCE") != NULL;
-    MPI_Init(&argc, &argv);
+    int forced = getenv("COLLSEL_FORCE") != NULL, orth = argc > 1 && strcmp(argv[1], "--orth") == 0;
+    int dpml = argc > 1 && strcmp(argv[1], "--dpml") == 0, native = 0, provided = 0;
+    if (dpml) { /* node layouts of each communicator's own: DPML can be an operation */
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    if (orth && !has_layout(nprocs)) { /* the forced orth variants are refused: native */
+        native = forced;
+        forced = 0;
+    }
     MPI_Barrier(MPI_COMM_WORLD); /* a blocking collective: the communicator's collsel context */
+    if (orth) {
+        test_ahead(forced, native);
+    }
     test_many();
     test_mixed(0);
     test_mixed(1);
     test_polling();
-    test_persistent(forced);
+    test_persistent(forced, native);
     test_comm_free(forced);
-    test_detached();
+    test_detached(forced);
     test_many(); /* progresses the detached operations too */
+    if (orth) {
+        test_orth_blocking();
+    }
     MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("%d failed\n", failures);
