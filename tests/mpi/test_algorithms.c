@@ -51,7 +51,8 @@
  * stdout; the exit status is 1 when any case failed.
  *
  * Options: --quick (roots 0 and p-1, counts 0 and p+1, no large count),
- *          --only PREFIX (algorithms whose name starts with PREFIX, e.g. "reduce/"),
+ *          --only PREFIX[,PREFIX...] (algorithms whose name starts with one of the PREFIXes,
+ *          e.g. "reduce/" or "reduce/,bcast/"),
  *          --form nb|persistent (docs/nonblocking.md: run each variant that can be an operation
  *          (core/nb.h) as a nonblocking operation completed by cs_nb_wait, or as a persistent
  *          one started twice (once when in place, where a second run would reduce its own
@@ -1357,6 +1358,22 @@ static void free_types(void) {
     MPI_Type_free(&t_pair.type);
 }
 
+/* --only PREFIX[,PREFIX...] (mpi_test.h). */
+int cs_test_selected(const char *name, const char *only) {
+    const char *p = only;
+    if (only == NULL) {
+        return 1;
+    }
+    while (*p != '\0') {
+        size_t len = strcspn(p, ",");
+        if (len > 0 && strncmp(name, p, len) == 0) {
+            return 1;
+        }
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
 /* Tests every variant of every selected algorithm on communicator `c`. */
 static void run_pass(MPI_Comm c, const char *name, int quick, const char *only, totals_t *all) {
     cs_variant_t *v = malloc(CS_MAX_VARIANTS * sizeof(*v));
@@ -1373,8 +1390,7 @@ static void run_pass(MPI_Comm c, const char *name, int quick, const char *only, 
     for (int i = 0; i < cs_registry_count && v != NULL; i++) {
         const cs_algo_t *algo = cs_registry[i];
         int nv = 0;
-        if ((only != NULL && strncmp(algo->name, only, strlen(only)) != 0) ||
-            cs_coll_is_neighbor(algo->coll)) {
+        if (!cs_test_selected(algo->name, only) || cs_coll_is_neighbor(algo->coll)) {
             continue; /* the neighbourhood collectives: test_neighbor.c */
         }
         if (cs_algo_variants(algo, nprocs, ppn, v, CS_MAX_VARIANTS, &nv) != CS_OK) {
@@ -1435,7 +1451,8 @@ int main(int argc, char **argv) {
             form = strcmp(argv[++i], "nb") == 0 ? FORM_NB : FORM_PERSISTENT;
         } else {
             if (world_rank == 0) {
-                fprintf(stderr, "usage: %s [--quick] [--only PREFIX] [--form nb|persistent]\n",
+                fprintf(stderr,
+                        "usage: %s [--quick] [--only PREFIX[,PREFIX...]] [--form nb|persistent]\n",
                         argv[0]);
             }
             MPI_Finalize();

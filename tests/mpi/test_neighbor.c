@@ -758,8 +758,7 @@ static void test_topology(const topo_t *tp, int quick, const char *only, totals_
         const cs_algo_t *algo = cs_registry[i];
         int nv = 0;
         coloured += algo->setup == cs_neighbor_coloured_setup;
-        if (!cs_coll_is_neighbor(algo->coll) ||
-            (only != NULL && strncmp(algo->name, only, strlen(only)) != 0)) {
+        if (!cs_coll_is_neighbor(algo->coll) || !cs_test_selected(algo->name, only)) {
             continue;
         }
         coloured_run += algo->setup == cs_neighbor_coloured_setup;
@@ -897,7 +896,7 @@ void cs_test_neighbors(MPI_Comm base, const char *base_name, int quick, const ch
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     for (int i = 0; i < cs_registry_count; i++) {
         any |= cs_coll_is_neighbor(cs_registry[i]->coll) &&
-               (only == NULL || strncmp(cs_registry[i]->name, only, strlen(only)) == 0);
+               cs_test_selected(cs_registry[i]->name, only);
     }
     if (!any) {
         return;

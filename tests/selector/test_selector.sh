@@ -32,7 +32,9 @@
 #                  nothing. Then rules for 2 and 8 only: 4 processes take 8's (a tie: the larger).
 #   force          COLLSEL_FORCE names each registered algorithm in turn: cs_mpi_test --quick
 #                  for its collective, preloaded with libcollsel_pmpi, passes at 3 processes
-#                  (some also at 4) and the log shows the forced algorithm running; then one
+#                  (some also at 4) and the log shows the forced algorithm running (one run
+#                  forces one algorithm of each collective at once and tests those
+#                  collectives: 7 runs at np 3 instead of ~90); then one
 #                  point-to-point algorithm forced for every collective at once: cs_mpi_test
 #                  (full) passes and cs_sel_dispatch sees every one forced.
 #   force_nodb     COLLSEL_FORCE without COLLSEL_DB: the forced algorithm runs, every other
@@ -372,8 +374,14 @@ group_layouts() {
 }
 
 group_force() {
-    local alg coll n=0 np lines all forced
+    local alg coll n=0 np k lines all forced
     for np in 3 4; do
+        # Round k forces the k-th chosen algorithm of every collective at once (COLLSEL_FORCE
+        # takes one per collective) and tests those collectives in one cs_mpi_test run: as
+        # many runs as the largest collective has algorithms, not one per algorithm (each
+        # mpirun with MPI_Init costs about half a second here).
+        local -a forces=() onlys=()
+        local -A rounds=()
         while read -r alg; do
             # every algorithm at 3 processes, except the grids (3 has no 2D layout); at 4 the
             # grids and those whose schedule depends on a power of two
@@ -385,25 +393,35 @@ group_force() {
                 continue
             fi
             coll=${alg%%/*}
-            step "COLLSEL_FORCE=$alg, cs_mpi_test --quick --only $coll/ at np $np"
-            run force "$np" -x LD_PRELOAD="$PMPI" -x COLLSEL_DB="$FOUR" -x COLLSEL_FORCE="$alg" \
-                -x COLLSEL_VERBOSE=3 "$MPI_TEST" --quick --only "$coll/"
-            expect_pass force
-            # the log names the variant: "<alg>" or "<alg>(key=value,...)", then "(forced)"
-            forced=" bytes: ${alg}(\\([^)]*\\))? \\(forced\\)"
-            lines=$(cat "$WORK"/force.ranks/1/rank.*/stderr | grep -c -E "$forced")
-            [ "$lines" -gt 0 ] || fail "COLLSEL_FORCE=$alg: the log shows no forced call: $(head -n 5 "$WORK/force.err")"
-            # A call the forced algorithm declares it cannot run (e.g. a non-commutative op for
-            # a grid reduction) falls back to native (COLLSEL_FALLBACK=silent); nothing else.
-            if grep -F " bytes: $coll/" "$WORK"/force.ranks/1/rank.*/stderr |
-                grep -v -E "$forced" | grep -q -v -F " bytes: $coll/native"; then
-                fail "COLLSEL_FORCE=$alg: other $coll algorithms ran: $(grep -F " bytes: $coll/" "$WORK"/force.ranks/1/rank.*/stderr | grep -v -E "$forced" | grep -v -F "$coll/native" | head -n 3)"
-            fi
-            n=$((n + 1))
+            k=${rounds[$coll]:-0}
+            rounds[$coll]=$((k + 1))
+            forces[k]+="${forces[k]:+;}$alg"
+            onlys[k]+="${onlys[k]:+,}$coll/"
         done <"$WORK/algorithms"
+        for ((k = 0; k < ${#forces[@]}; k++)); do
+            step "COLLSEL_FORCE='${forces[k]}', cs_mpi_test --quick --only ${onlys[k]} at np $np"
+            run force "$np" -x LD_PRELOAD="$PMPI" -x COLLSEL_DB="$FOUR" -x COLLSEL_FORCE="${forces[k]}" \
+                -x COLLSEL_VERBOSE=3 "$MPI_TEST" --quick --only "${onlys[k]}"
+            expect_pass force
+            while read -r alg; do
+                coll=${alg%%/*}
+                # the log names the variant: "<alg>" or "<alg>(key=value,...)", then "(forced)"
+                forced=" bytes: ${alg}(\\([^)]*\\))? \\(forced\\)"
+                lines=$(cat "$WORK"/force.ranks/1/rank.*/stderr | grep -c -E "$forced")
+                [ "$lines" -gt 0 ] || fail "COLLSEL_FORCE=$alg: the log shows no forced call: $(head -n 5 "$WORK/force.err")"
+                # A call the forced algorithm declares it cannot run (e.g. a non-commutative op
+                # for a grid reduction) falls back to native (COLLSEL_FALLBACK=silent); nothing
+                # else.
+                if grep -F " bytes: $coll/" "$WORK"/force.ranks/1/rank.*/stderr |
+                    grep -v -E "$forced" | grep -q -v -F " bytes: $coll/native"; then
+                    fail "COLLSEL_FORCE=$alg: other $coll algorithms ran: $(grep -F " bytes: $coll/" "$WORK"/force.ranks/1/rank.*/stderr | grep -v -E "$forced" | grep -v -F "$coll/native" | head -n 3)"
+                fi
+                n=$((n + 1))
+            done < <(tr ';' '\n' <<<"${forces[k]}")
+        done
     done
     [ "$n" -gt 7 ] || fail "only $n algorithms forced"
-    echo "$n forced runs passed"
+    echo "$n algorithms forced, every run passed"
 
     all="bcast/binomial;gather/binomial;scatter/binomial;reduce/binomial;allreduce/recursive_doubling;allgather/ring;allgatherv/ring"
     all+=";alltoall/pairwise;alltoallv/linear;barrier/binomial;scan/linear;exscan/recursive_doubling"
