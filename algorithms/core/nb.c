@@ -46,13 +46,19 @@ struct cs_nb_op {
 
 enum { OUT, PERS, COLLS, WINS };
 
+/* A list of runs in the order they were started (COLLS or WINS), with its last element, so
+ * that runs join it at the end. */
+typedef struct run_fifo {
+    cs_nb_op_t *first, *last;
+} run_fifo_t;
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cs_nb_op_t *outstanding; /* started, schedule not finished */
 static cs_nb_op_t *persistents; /* persistent handles not freed */
 /* runs with COLL operations not started yet, oldest first (nb.h, "Order of COLL operations") */
-static cs_nb_op_t *colls_first, *colls_last;
+static run_fifo_t colls;
 /* runs using the window, not finished, oldest first (nb.h, "The window") */
-static cs_nb_op_t *wins_first, *wins_last;
+static run_fifo_t wins;
 static atomic_int noutstanding, npersistent;
 static int drain_hooked;
 
@@ -92,59 +98,50 @@ static void unlink_op(cs_nb_op_t **head, cs_nb_op_t *op, int l) {
     op->links[l].next = op->links[l].prev = NULL;
 }
 
-/* Puts op at the end of the `colls` list (lock held). */
-static void colls_append(cs_nb_op_t *op) {
-    op->queued = 1;
-    op->links[COLLS].next = NULL;
-    op->links[COLLS].prev = colls_last;
-    if (colls_last != NULL) {
-        colls_last->links[COLLS].next = op;
+/* Puts op at the end of list `l` (lock held): *on becomes 1, *count (the context's) grows. */
+static void fifo_append(run_fifo_t *q, int l, cs_nb_op_t *op, int *on, atomic_int *count) {
+    *on = 1;
+    op->links[l].next = NULL;
+    op->links[l].prev = q->last;
+    if (q->last != NULL) {
+        q->last->links[l].next = op;
     } else {
-        colls_first = op;
+        q->first = op;
     }
-    colls_last = op;
-    atomic_fetch_add(&op->ctx->nb_coll_runs, 1);
+    q->last = op;
+    atomic_fetch_add(count, 1);
+}
+
+/* Takes op off list `l`, if it is there (*on; lock held). */
+static void fifo_remove(run_fifo_t *q, int l, cs_nb_op_t *op, int *on, atomic_int *count) {
+    if (!*on) {
+        return;
+    }
+    *on = 0;
+    if (op == q->last) {
+        q->last = op->links[l].prev;
+    }
+    unlink_op(&q->first, op, l);
+    atomic_fetch_sub(count, 1);
+}
+
+static void colls_append(cs_nb_op_t *op) {
+    fifo_append(&colls, COLLS, op, &op->queued, &op->ctx->nb_coll_runs);
 }
 
 /* Takes op's run off the `colls` list, if it is there (lock held): all its COLL operations have
  * started, or the run ended (a failure) before they could. */
 static void colls_remove(cs_nb_op_t *op) {
-    if (!op->queued) {
-        return;
-    }
-    op->queued = 0;
-    if (op == colls_last) {
-        colls_last = op->links[COLLS].prev;
-    }
-    unlink_op(&colls_first, op, COLLS);
-    atomic_fetch_sub(&op->ctx->nb_coll_runs, 1);
+    fifo_remove(&colls, COLLS, op, &op->queued, &op->ctx->nb_coll_runs);
 }
 
-/* Puts op at the end of the `wins` list (lock held). */
 static void wins_append(cs_nb_op_t *op) {
-    op->wqueued = 1;
-    op->links[WINS].next = NULL;
-    op->links[WINS].prev = wins_last;
-    if (wins_last != NULL) {
-        wins_last->links[WINS].next = op;
-    } else {
-        wins_first = op;
-    }
-    wins_last = op;
-    atomic_fetch_add(&op->ctx->nb_win_runs, 1);
+    fifo_append(&wins, WINS, op, &op->wqueued, &op->ctx->nb_win_runs);
 }
 
 /* Takes op's run off the `wins` list, if it is there (lock held): the run ended. */
 static void wins_remove(cs_nb_op_t *op) {
-    if (!op->wqueued) {
-        return;
-    }
-    op->wqueued = 0;
-    if (op == wins_last) {
-        wins_last = op->links[WINS].prev;
-    }
-    unlink_op(&wins_first, op, WINS);
-    atomic_fetch_sub(&op->ctx->nb_win_runs, 1);
+    fifo_remove(&wins, WINS, op, &op->wqueued, &op->ctx->nb_win_runs);
 }
 
 /* The first run on list `l` (COLLS or WINS, first element `first`) of context ctx. */
@@ -163,7 +160,7 @@ static const cs_nb_op_t *first_of(const cs_nb_op_t *first, int l, const cs_comm_
 static int colls_gate(void *arg, const cs_exec_t *e, int begin, int end) {
     cs_nb_op_t *op = arg;
     int n = 0;
-    if (e->round == 0 && op->wqueued && first_of(wins_first, WINS, op->ctx) != op) {
+    if (e->round == 0 && op->wqueued && first_of(wins.first, WINS, op->ctx) != op) {
         return 0; /* an earlier run of the context still uses the window */
     }
     for (int i = begin; i < end; i++) {
@@ -172,7 +169,7 @@ static int colls_gate(void *arg, const cs_exec_t *e, int begin, int end) {
     if (n == 0 || !op->queued) {
         return 1;
     }
-    if (first_of(colls_first, COLLS, op->ctx) != op) {
+    if (first_of(colls.first, COLLS, op->ctx) != op) {
         return 0;
     }
     op->colls_left -= n;
