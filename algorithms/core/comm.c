@@ -660,17 +660,27 @@ out:
     return rc;
 }
 
+const cs_state_t *cs_comm_state_find(const cs_comm_t *ctx, const cs_algo_t *algo,
+                                     const cs_params_t *params) {
+    for (const cs_comm_state_t *st = ctx->states; st != NULL; st = st->next) {
+        if (st->algo == algo && cs_params_equal(&st->params, params)) {
+            return &st->state;
+        }
+    }
+    return NULL;
+}
+
 int cs_comm_state(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *params,
                   const cs_state_t **out) {
     int rc = CS_OK;
     cs_comm_state_t *st = NULL;
     cs_comm_state_t **at = &ctx->states;
-    *out = NULL;
-    for (; *at != NULL; at = &(*at)->next) {
-        if ((*at)->algo == algo && cs_params_equal(&(*at)->params, params)) {
-            *out = &(*at)->state;
-            return CS_OK;
-        }
+    *out = cs_comm_state_find(ctx, algo, params);
+    if (*out != NULL) {
+        return CS_OK;
+    }
+    while (*at != NULL) { /* a new state goes last: states stay in order of creation */
+        at = &(*at)->next;
     }
     CS_REQUIRE(algo->setup != NULL, CS_ERR_ARG);
     st = calloc(1, sizeof(*st));
@@ -693,16 +703,6 @@ int cs_comm_state(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *para
 out:
     free(st);
     return rc;
-}
-
-const cs_state_t *cs_comm_state_find(const cs_comm_t *ctx, const cs_algo_t *algo,
-                                     const cs_params_t *params) {
-    for (const cs_comm_state_t *st = ctx->states; st != NULL; st = st->next) {
-        if (st->algo == algo && cs_params_equal(&st->params, params)) {
-            return &st->state;
-        }
-    }
-    return NULL;
 }
 
 /* The neighbourhood of a Cartesian communicator: per dimension, the ranks at -1 and +1. */
