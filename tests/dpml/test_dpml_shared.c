@@ -22,6 +22,7 @@
  *   - two more dups, each with an operation, freed in different orders on even and odd ranks,
  *     then a third, whose operations (a persistent and a nonblocking allreduce) reuse the node
  *     resources of its own that one of them left (core/comm.h, "Operations' node resources").
+ * With --rules: under a rules database instead of COLLSEL_FORCE (test_rules below).
  * Which algorithm ran is not visible here: test_dpml_shared.sh checks the COLLSEL_VERBOSE=3 log
  * (every nonblocking and persistent allreduce DPML, but those of BIG ints native). Each rank
  * counts its failures; the verdict is agreed, rank 0 prints "N failed". */
@@ -274,6 +275,24 @@ static void test_refused(MPI_Comm world, MPI_Comm dup) {
     persistent(world, BIG, 2, MPI_COMM_NULL, 0);
 }
 
+/* --rules (COLLSEL_DB with DPML ranked first for allreduce below RULES_HI bytes, native above,
+ * no COLLSEL_FORCE): the window is made ahead for calls up to RULES_HI - 1 bytes; an allreduce
+ * of the largest multiple of 4 below RULES_HI must be a DPML operation, one of RULES_HI bytes
+ * goes native by the rules (test_dpml_shared.sh checks the log and the window's size). */
+#define RULES_HI 65536
+static void test_rules(void) {
+    op_t o[2];
+    persistent(MPI_COMM_WORLD, 37, 3, MPI_COMM_NULL, 1);
+    op_new(&o[0], MPI_COMM_WORLD, RULES_HI / 4 - 1, 41, 0);
+    op_new(&o[1], MPI_COMM_WORLD, RULES_HI / 4, 42, 0);
+    op_start(&o[0]);
+    op_start(&o[1]);
+    CHECK(collsel_waitall(1, &o[0].req, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "wait failed");
+    CHECK(collsel_waitall(1, &o[1].req, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "wait failed");
+    op_check(&o[0], "nonblocking allreduce at the top of the DPML rule");
+    op_check(&o[1], "nonblocking allreduce above the DPML rule");
+}
+
 int main(int argc, char **argv) {
     MPI_Comm dup;
     int provided = MPI_THREAD_SINGLE;
@@ -282,6 +301,16 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     MPI_Query_thread(&provided);
     CHECK(provided < MPI_THREAD_MULTIPLE, "MPI_Init gave MPI_THREAD_MULTIPLE: nothing is shared");
+    if (argc > 1 && strcmp(argv[1], "--rules") == 0) {
+        collsel_barrier(MPI_COMM_WORLD); /* the selector state, states and window made ahead */
+        test_rules();
+        MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (rank == 0) {
+            printf("%d failed\n", failures);
+        }
+        MPI_Finalize();
+        return failures > 0 ? 1 : 0;
+    }
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     /* blocking calls: each communicator's collsel context, selector state and states ahead */
     collsel_barrier(MPI_COMM_WORLD);
