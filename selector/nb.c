@@ -32,12 +32,6 @@
 #error "persistent collectives need MPI 4 (MPI_<Coll>_init) or Open MPI's MPIX_<Coll>_init"
 #endif
 
-/* coll.def's PARAMS and ARGS with the nonblocking (REQ) and persistent (INIT) tails. */
-#define PARAMS_REQ(...)  (__VA_ARGS__, MPI_Request * request)
-#define PARAMS_INIT(...) (__VA_ARGS__, MPI_Info info, MPI_Request * request)
-#define ARGS_REQ(...)    (__VA_ARGS__, request)
-#define ARGS_INIT(...)   (__VA_ARGS__, info, request)
-
 /* The context and selector state of `comm` when it has them and they are current, without
  * communicating; CS_ERR_NOT_APPLICABLE (native) otherwise, and for the collectives whose key is
  * agreed per call. Progresses outstanding operations first (every collsel call does). */
@@ -129,7 +123,7 @@ static int nb_choose(const cs_sel_at_t *at, MPI_Comm comm, cs_call_t *call, int 
 
 #define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ARGS, FILL, KEY, ARRAYS,       \
                 CACHED, Impi)                                                                      \
-    int collsel_i##name PARAMS_REQ PARAMS {                                                        \
+    int collsel_i##name CS_PARAMS_REQ PARAMS {                                                     \
         cs_sel_at_t at;                                                                            \
         cs_call_t call;                                                                            \
         if (nb_enter(comm, CS_COLL_##ID, request, &at) == CS_OK) {                                 \
@@ -139,9 +133,9 @@ static int nb_choose(const cs_sel_at_t *at, MPI_Comm comm, cs_call_t *call, int 
                 return cs_sel_mpi_status(rc, comm);                                                \
             }                                                                                      \
         }                                                                                          \
-        return PMPI_##Impi ARGS_REQ ARGS;                                                          \
+        return PMPI_##Impi CS_ARGS_REQ ARGS;                                                       \
     }                                                                                              \
-    int collsel_##name##_init PARAMS_INIT PARAMS {                                                 \
+    int collsel_##name##_init CS_PARAMS_INIT PARAMS {                                              \
         cs_sel_at_t at;                                                                            \
         cs_call_t call;                                                                            \
         if (nb_enter(comm, CS_COLL_##ID, request, &at) == CS_OK) {                                 \
@@ -151,7 +145,7 @@ static int nb_choose(const cs_sel_at_t *at, MPI_Comm comm, cs_call_t *call, int 
                 return cs_sel_mpi_status(rc, comm);                                                \
             }                                                                                      \
         }                                                                                          \
-        return NATIVE_INIT(Mpi) ARGS_INIT ARGS;                                                    \
+        return NATIVE_INIT(Mpi) CS_ARGS_INIT ARGS;                                                 \
     }
 #include "core/coll.def"
 #undef CS_COLL
