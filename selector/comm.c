@@ -192,9 +192,6 @@ static void states_ahead(cs_comm_t *ctx, const cs_sel_comm_t *sc) {
         int nb = sc->nb_niv[c] > 0;
         const cs_sel_interval_t *ivs = nb ? sc->nb_iv[c] : sc->iv[c];
         int niv = nb ? sc->nb_niv[c] : sc->niv[c];
-        if (cs_coll_agrees((cs_coll_t)c)) {
-            continue; /* their nonblocking calls go to the MPI library (selector/nb.c) */
-        }
         if (cs_sel_env.force[c].algo != NULL) {
             state_ahead(ctx, &cs_sel_env.force[c]);
             continue;
@@ -323,7 +320,9 @@ int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx_out, cs_sel_comm_t **s
         }
         if (ctx->selector != NULL &&
             ((cs_sel_comm_t *)ctx->selector)->epoch < atomic_load(&cs_sel_rules_epoch)) {
-            /* collsel_finalize ran since: set up again (collective, like the first time) */
+            /* collsel_finalize ran since: set up again (collective, like the first time),
+             * once no operation of the context is left to choose by the old rules */
+            cs_nb_drain_context(ctx);
             ctx->selector_free(ctx->selector);
             ctx->selector = NULL;
             ctx->selector_free = NULL;
