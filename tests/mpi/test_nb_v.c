@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../support/rank_check.h"
+
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define GATHERV_INIT   MPIX_Gatherv_init
 #define SCATTERV_INIT  MPIX_Scatterv_init
@@ -42,16 +44,6 @@
 #define MAXC 6 /* the largest count of one block */
 
 static int rank, nprocs, failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 enum { GATHERV, SCATTERV, ALLTOALLV, NKINDS };
 static const char *const kind_name[NKINDS] = {"gatherv", "scatterv", "alltoallv"};
