@@ -1,5 +1,7 @@
 /* Per-communicator set-up: the rules shared and pruned for the communicator, cached in its
  * context (select.h), and cs_sel_enter, which finds them for a call. */
+#include "collsel.h"
+
 #include "core/isocomm.h"
 #include "core/log.h"
 #include "core/machine.h"
@@ -251,6 +253,9 @@ static int setup(cs_comm_t *ctx, MPI_Comm user) {
         describe_comm(sc, ctx->nprocs);
     }
 done:
+    /* COLLSEL_VERBOSE=3, every rank: what warm-up and collsel_prepare cost, countable */
+    cs_log(CS_LOG_DEBUG, "a communicator of %d processes set up (context and selector state)",
+           ctx->nprocs);
     ctx->selector = sc;
     ctx->selector_free = sel_free;
     sc = NULL;
@@ -300,6 +305,22 @@ static int warming_up(MPI_Comm comm) {
     return PMPI_Comm_set_attr(comm, key, (void *)calls) == MPI_SUCCESS;
 }
 
+void cs_sel_warm_count(MPI_Comm comm) {
+    int key, found = 0;
+    void *value = NULL;
+    cs_sel_env_once();
+    if (cs_sel_env.warmup <= 1 || comm == MPI_COMM_WORLD || is_any_forced() ||
+        (key = warm_key()) == MPI_KEYVAL_INVALID ||
+        PMPI_Comm_get_attr(comm, key, &value, &found) != MPI_SUCCESS) {
+        return;
+    }
+    /* up to COLLSEL_WARMUP - 1: the next blocking call is then the one that makes the context */
+    intptr_t calls = (found ? (intptr_t)value : 0) + 1;
+    if (calls < cs_sel_env.warmup) {
+        PMPI_Comm_set_attr(comm, key, (void *)calls);
+    }
+}
+
 int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx_out, cs_sel_comm_t **sc_out) {
     int rc = CS_OK;
     cs_comm_t *ctx;
@@ -339,4 +360,75 @@ int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx_out, cs_sel_comm_t **s
     *sc_out = ctx->selector;
 out:
     return rc;
+}
+
+/* 1 when collsel could serve some call: a database is named (collsel_init, COLLSEL_DB) or
+ * COLLSEL_FORCE names a collective. The same on every rank. */
+static int anything_to_serve(void) {
+    int named;
+    pthread_mutex_lock(&cs_sel_lock);
+    named = cs_sel_db_path()[0] != '\0';
+    pthread_mutex_unlock(&cs_sel_lock);
+    return named || is_any_forced();
+}
+
+/* 1 when COLLSEL_FORCE names, for a collective whose nonblocking calls collsel serves, a variant
+ * that can be an operation (core/nb.h cs_nb_may_run). */
+static int is_nb_forced(void) {
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        const cs_variant_t *v = &cs_sel_env.force[c];
+        if (v->algo != NULL && !cs_coll_agrees((cs_coll_t)c) && cs_nb_may_run(v->algo)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The checks of collsel_prepare: 1 when comm may get a context now (collsel active, something to
+ * serve, an intracommunicator). Local, the same on every rank. */
+static int may_prepare(MPI_Comm comm) {
+    int inter = 1;
+    cs_sel_env_once();
+    return atomic_load(&cs_sel_hot.active) && comm != MPI_COMM_NULL && anything_to_serve() &&
+           PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
+}
+
+/* Makes comm's context and selector state (cs_sel_enter without warm-up: collective), with the
+ * MPI errors of the set-up returned rather than raised through comm's handler (the private
+ * duplicate is made with comm's): a failure leaves comm native, said at COLLSEL_VERBOSE=2. */
+static void prepare(MPI_Comm comm) {
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    cs_comm_t *ctx;
+    cs_sel_comm_t *sc;
+    if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS ||
+        PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
+        return;
+    }
+    if (cs_sel_enter(comm, 0, &ctx, &sc) != CS_OK) {
+        cs_log(CS_LOG_INFO, "a communicator could not be prepared: its calls are native");
+    }
+    PMPI_Comm_set_errhandler(comm, eh);
+    PMPI_Errhandler_free(&eh);
+}
+
+int collsel_prepare(MPI_Comm comm) {
+    if (may_prepare(comm)) {
+        prepare(comm);
+    }
+    return MPI_SUCCESS;
+}
+
+int collsel_prepare_if_served(MPI_Comm comm) {
+    int nprocs = 0, topo = MPI_UNDEFINED;
+    if (!may_prepare(comm)) {
+        return MPI_SUCCESS;
+    }
+    if (cs_sel_env.warmup > 1 && !is_nb_forced() &&
+        (PMPI_Comm_size(comm, &nprocs) != MPI_SUCCESS ||
+         PMPI_Topo_test(comm, &topo) != MPI_SUCCESS ||
+         !cs_sel_rules_serve_nb(nprocs, topo != MPI_UNDEFINED))) {
+        return MPI_SUCCESS; /* warm-up, as for a communicator made outside libcollsel_pmpi */
+    }
+    prepare(comm);
+    return MPI_SUCCESS;
 }
