@@ -168,7 +168,7 @@ COLLSEL_API int collsel_neighbor_alltoallw(const void *sendbuf, const int sendco
  * never communicates: it runs a collsel schedule only on a communicator that already has its
  * collsel context (made collectively by collsel_prepare, an earlier blocking collective
  * through collsel, or, in libcollsel_pmpi, MPI_Init for MPI_COMM_WORLD and the communicator
- * constructors, see collsel_prepare_if_served), with the same choice as the blocking
+ * constructors, see collsel_prepare_new), with the same choice as the blocking
  * collective, and otherwise calls the MPI library's nonblocking collective or persistent init
  * with the same arguments. Persistent requests are started with
  * collsel_start/collsel_startall (MPI_Start/MPI_Startall) and freed with collsel_request_free
@@ -429,23 +429,31 @@ COLLSEL_API int collsel_startall(int count, MPI_Request requests[]);
 COLLSEL_API int collsel_prepare(MPI_Comm comm);
 
 /**
- * @brief collsel_prepare on a communicator the application has just made, but only when its
- *        nonblocking calls could go anywhere but native; otherwise nothing (warm-up as usual).
+ * @brief collsel_prepare on a communicator the application has just made from `parent`, but
+ *        only when its nonblocking calls could go anywhere but native and `parent` has not
+ *        made many communicators already; otherwise nothing (warm-up as usual).
  *
  * What libcollsel_pmpi does after MPI_Comm_dup, MPI_Comm_dup_with_info, MPI_Comm_split,
  * MPI_Comm_split_type, MPI_Comm_create, MPI_Comm_create_group, MPI_Cart_create, MPI_Cart_sub,
- * MPI_Graph_create, MPI_Dist_graph_create and MPI_Dist_graph_create_adjacent. Collective over
- * comm when it prepares; it prepares when COLLSEL_WARMUP is 0 or 1, when COLLSEL_FORCE names
- * a variant that can be a nonblocking operation, or when the rules already loaded (by an
- * earlier context) rank such a variant above native in some interval at comm's size (the
+ * MPI_Graph_create, MPI_Dist_graph_create and MPI_Dist_graph_create_adjacent, on every process
+ * of the parent (also where the new communicator is MPI_COMM_NULL). It prepares comm
+ * (collectively over comm) when COLLSEL_WARMUP is 0 or 1; when COLLSEL_FORCE names a variant
+ * that can be a nonblocking operation; or when comm is one of the first COLLSEL_WARMUP
+ * communicators made from `parent` (counted on parent: call it on every rank of parent, for
+ * every communicator made from it) and the rules already loaded (by an earlier context, such
+ * as MPI_COMM_WORLD's) rank such a variant above native in some interval at comm's size (the
  * nearest tuned; neighbourhood collectives on a communicator with a topology: any pattern).
- * Decided from the size, the topology, the environment and the rules alone: the same on every
- * rank. The checks of collsel_prepare apply first.
+ * Decided from the count, the size, the topology, the environment and the rules alone: the
+ * same on every rank. A code that makes and frees communicators in a loop thus pays a context
+ * for the first COLLSEL_WARMUP of them only. The checks of collsel_prepare apply first.
  *
- * @param comm the new communicator (MPI_COMM_NULL: nothing).
+ * @param parent the communicator comm was made from, or MPI_COMM_NULL when the constructor was
+ *               not collective over all of it (MPI_Comm_create_group): comm is then not counted
+ *               and prepared whenever the rules serve it.
+ * @param comm   the new communicator (MPI_COMM_NULL: only parent's count).
  * @return MPI_SUCCESS, always.
  */
-COLLSEL_API int collsel_prepare_if_served(MPI_Comm comm);
+COLLSEL_API int collsel_prepare_new(MPI_Comm parent, MPI_Comm comm);
 
 /**
  * @brief Says which algorithm a call would run, and why.

@@ -418,9 +418,46 @@ int collsel_prepare(MPI_Comm comm) {
     return MPI_SUCCESS;
 }
 
-int collsel_prepare_if_served(MPI_Comm comm) {
-    int nprocs = 0, topo = MPI_UNDEFINED;
-    if (!may_prepare(comm)) {
+/* Children: the communicators made from a parent through libcollsel_pmpi's constructors
+ * (collsel_prepare_new), counted in an attribute of the parent whose value is the count (no
+ * allocation, not copied to duplicates, gone with the parent), like warm-up's. */
+static int kids_keyval = MPI_KEYVAL_INVALID;
+
+/* Counts a constructor call on `parent` (every rank of parent makes it, in one order: the count
+ * is the same on every rank); 1 while it is one of parent's first COLLSEL_WARMUP. */
+static int early_child(MPI_Comm parent) {
+    int found = 0;
+    void *value = NULL;
+    intptr_t kids;
+    pthread_mutex_lock(&cs_sel_lock);
+    if (kids_keyval == MPI_KEYVAL_INVALID &&
+        cs_keyval_create(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kids_keyval) != CS_OK) {
+        kids_keyval = MPI_KEYVAL_INVALID;
+    }
+    pthread_mutex_unlock(&cs_sel_lock);
+    if (kids_keyval == MPI_KEYVAL_INVALID ||
+        PMPI_Comm_get_attr(parent, kids_keyval, &value, &found) != MPI_SUCCESS) {
+        return 0; /* the same failure on every rank is not guaranteed: fall back to warm-up */
+    }
+    kids = (found ? (intptr_t)value : 0) + 1;
+    if (kids > cs_sel_env.warmup) {
+        return 0; /* no need to count further */
+    }
+    return PMPI_Comm_set_attr(parent, kids_keyval, (void *)kids) == MPI_SUCCESS;
+}
+
+int collsel_prepare_new(MPI_Comm parent, MPI_Comm comm) {
+    int nprocs = 0, topo = MPI_UNDEFINED, early = 1;
+    cs_sel_env_once();
+    if (!atomic_load(&cs_sel_hot.active) || !anything_to_serve()) {
+        return MPI_SUCCESS;
+    }
+    /* Decided alike on every rank of parent, before anything that depends on comm (MPI_COMM_NULL
+     * on some of them). */
+    if (cs_sel_env.warmup > 1 && !is_nb_forced() && parent != MPI_COMM_NULL) {
+        early = early_child(parent);
+    }
+    if (!may_prepare(comm) || !early) {
         return MPI_SUCCESS;
     }
     if (cs_sel_env.warmup > 1 && !is_nb_forced() &&

@@ -6,7 +6,7 @@
  * A nonblocking call or a persistent init never communicates (MPI does not let them wait for
  * other processes): it uses collsel only on a communicator that already has its context and
  * selector state (made collectively by an earlier blocking collective through collsel,
- * collsel_explain or collsel_prepare(_if_served), which libcollsel_pmpi calls in MPI_Init and
+ * collsel_explain or collsel_prepare(_new), which libcollsel_pmpi calls in MPI_Init and
  * after the communicator constructors: comm.c), and decides from the environment and the rules
  * alone, the same way on every rank. On a communicator without a context it counts towards
  * warm-up, as a blocking call does (select_int.h cs_sel_warm_count). Everything else goes to the

@@ -19,7 +19,7 @@
  * communicators are served"): MPI_Init and MPI_Init_thread make MPI_COMM_WORLD's after the MPI
  * library's (collsel_prepare: nothing without a database or COLLSEL_FORCE), and the
  * communicator constructors below make the new communicator's when its nonblocking calls could
- * be served (collsel_prepare_if_served). Their return code is always the MPI library's. */
+ * be served (collsel_prepare_new). Their return code is always the MPI library's. */
 #include "collsel.h"
 
 #include "core/call.h"
@@ -130,54 +130,56 @@ COLLSEL_API int MPI_Init_thread(int *argc, char ***argv, int required, int *prov
     return err;
 }
 
-/* The constructors: the MPI library's, then collsel_prepare_if_served on the new communicator
- * (MPI_COMM_NULL on the processes outside it, an intercommunicator: nothing). */
-#define PREPARED(call, newcomm)                                                                    \
+/* The constructors: the MPI library's, then collsel_prepare_new with the parent and the new
+ * communicator (MPI_COMM_NULL on the processes outside it; an intercommunicator: nothing but the
+ * parent's count). MPI_Comm_create_group is collective over the group only, so its parent's
+ * count would differ between ranks: it passes no parent. */
+#define PREPARED(call, parent, newcomm)                                                            \
     do {                                                                                           \
         int err_ = (call);                                                                         \
         if (err_ == MPI_SUCCESS) {                                                                 \
-            collsel_prepare_if_served(*(newcomm));                                                 \
+            collsel_prepare_new((parent), *(newcomm));                                             \
         }                                                                                          \
         return err_;                                                                               \
     } while (0)
 
 COLLSEL_API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
-    PREPARED(PMPI_Comm_dup(comm, newcomm), newcomm);
+    PREPARED(PMPI_Comm_dup(comm, newcomm), comm, newcomm);
 }
 
 COLLSEL_API int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
-    PREPARED(PMPI_Comm_dup_with_info(comm, info, newcomm), newcomm);
+    PREPARED(PMPI_Comm_dup_with_info(comm, info, newcomm), comm, newcomm);
 }
 
 COLLSEL_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
-    PREPARED(PMPI_Comm_split(comm, color, key, newcomm), newcomm);
+    PREPARED(PMPI_Comm_split(comm, color, key, newcomm), comm, newcomm);
 }
 
 COLLSEL_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                                     MPI_Comm *newcomm) {
-    PREPARED(PMPI_Comm_split_type(comm, split_type, key, info, newcomm), newcomm);
+    PREPARED(PMPI_Comm_split_type(comm, split_type, key, info, newcomm), comm, newcomm);
 }
 
 COLLSEL_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
-    PREPARED(PMPI_Comm_create(comm, group, newcomm), newcomm);
+    PREPARED(PMPI_Comm_create(comm, group, newcomm), comm, newcomm);
 }
 
 COLLSEL_API int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
-    PREPARED(PMPI_Comm_create_group(comm, group, tag, newcomm), newcomm);
+    PREPARED(PMPI_Comm_create_group(comm, group, tag, newcomm), MPI_COMM_NULL, newcomm);
 }
 
 COLLSEL_API int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                                 int reorder, MPI_Comm *newcomm) {
-    PREPARED(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), newcomm);
+    PREPARED(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), comm, newcomm);
 }
 
 COLLSEL_API int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
-    PREPARED(PMPI_Cart_sub(comm, remain_dims, newcomm), newcomm);
+    PREPARED(PMPI_Cart_sub(comm, remain_dims, newcomm), comm, newcomm);
 }
 
 COLLSEL_API int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
                                  int reorder, MPI_Comm *newcomm) {
-    PREPARED(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), newcomm);
+    PREPARED(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), comm, newcomm);
 }
 
 COLLSEL_API int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
@@ -186,7 +188,7 @@ COLLSEL_API int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
                                       MPI_Comm *newcomm) {
     PREPARED(PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info, reorder,
                                     newcomm),
-             newcomm);
+             comm, newcomm);
 }
 
 COLLSEL_API int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
@@ -195,5 +197,5 @@ COLLSEL_API int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, cons
                                                MPI_Info info, int reorder, MPI_Comm *newcomm) {
     PREPARED(PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree,
                                              destinations, destweights, info, reorder, newcomm),
-             newcomm);
+             comm, newcomm);
 }

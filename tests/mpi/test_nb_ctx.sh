@@ -3,7 +3,7 @@
 # (docs/nonblocking.md, "Which communicators are served"): cs_mpi_nb_ctx (test_nb_ctx.c) with
 # libcollsel_pmpi preloaded, COLLSEL_VERBOSE=3, the log of every rank read here.
 #
-#   test_nb_ctx.sh MODE NP MPIEXEC PROGRAM LIBCOLLSEL_PMPI
+#   test_nb_ctx.sh MODE NP MPIEXEC PROGRAM LIBCOLLSEL_PMPI [CS_MAKE_RULES_DB]
 #
 # MODE served: COLLSEL_FORCE names allreduce/recursive_doubling, alltoall/pairwise and
 #   allgather/ring; the program's only collectives through MPI_* are nonblocking and persistent,
@@ -12,11 +12,14 @@
 #   constructors the others'.
 # MODE loop: no database, default settings: a split-and-free loop of 40 short-lived halves (3
 #   blocking allreduces and one nonblocking each) makes no context ("set up" lines: 0); with
-#   COLLSEL_WARMUP=1 every half gets one (the count the first check relies on).
+#   COLLSEL_WARMUP=1 every half gets one (the count the first check relies on). With the
+#   selector tests' rules (cs_make_rules_db: allreduce/recursive_doubling ranked first at the
+#   loop's 148-byte iallreduce), only the first COLLSEL_WARMUP (8) halves get their context at
+#   MPI_Comm_split, and their iallreduce, and only theirs, runs that rule's algorithm.
 # MODE warm: no database: nonblocking calls count towards warm-up: on a duplicate with 6
 #   nonblocking calls a blocking one makes no context, with 7 it is the 8th call and makes one.
 set -u
-mode=$1 np=$2 mpiexec=$3 prog=$4 pmpi=$5
+mode=$1 np=$2 mpiexec=$3 prog=$4 pmpi=$5 make_db=${6:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0
@@ -86,6 +89,17 @@ loop)
     if run loop1 -x COLLSEL_WARMUP=1 -- --loop 40; then
         expect loop1 "contexts made with COLLSEL_WARMUP=1" \
             "$(count loop1 'of [0-9]+ processes set up \(context')" $((40 * np))
+    fi
+    if [ -n "$make_db" ]; then
+        "$make_db" "$work/rules.db" >"$work/make_db.log" 2>&1 || fail "cs_make_rules_db failed"
+        if run loopdb -x COLLSEL_DB="$work/rules.db" -- --loop 40; then
+            half=$((np / 2))
+            expect loopdb "halves set up" \
+                "$(count loopdb "of $half processes set up \\(context")" $((8 * np))
+            expect loopdb "iallreduces by the rule" \
+                "$(count loopdb '^collsel: iallreduce 148 bytes: allreduce/recursive_doubling')" \
+                $((8 * np))
+        fi
     fi
     ;;
 warm)
