@@ -16,6 +16,9 @@
 #   selector tests' rules (cs_make_rules_db: allreduce/recursive_doubling ranked first at the
 #   loop's 148-byte iallreduce), only the first COLLSEL_WARMUP (8) halves get their context at
 #   MPI_Comm_split, and their iallreduce, and only theirs, runs that rule's algorithm.
+# MODE valgrind: MODE served's program under valgrind's memcheck (the path given as the last
+#   argument instead of CS_MAKE_RULES_DB): every rank reports no error and no leak (the datatypes
+#   an operation keeps are freed with it).
 # MODE warm: no database: nonblocking calls count towards warm-up: on a duplicate with 6
 #   nonblocking calls a blocking one makes no context, with 7 it is the 8th call and makes one.
 set -u
@@ -101,6 +104,20 @@ loop)
                 $((8 * np))
         fi
     fi
+    ;;
+valgrind)
+    vg=$make_db
+    "$mpiexec" --allow-run-as-root --oversubscribe -np "$np" -x OMPI_MCA_mpi_yield_when_idle=1 \
+        -x OMPI_MCA_btl=self,vader \
+        -x COLLSEL_FORCE='allreduce/recursive_doubling;alltoall/pairwise;allgather/ring' \
+        "$vg" --trace-children=yes --leak-check=full --errors-for-leak-kinds=definite \
+        --num-callers=30 --suppressions="$(dirname "$0")/valgrind.supp" -- \
+        env LD_PRELOAD="$pmpi" "$prog" >"$work/vg.out" 2>"$work/vg.err"
+    rc=$?
+    [ $rc = 0 ] && grep -qx passed "$work/vg.out" || fail "exit $rc: $(tail -n 20 "$work/vg.err")"
+    expect valgrind "clean memcheck summaries" \
+        "$(count vg 'ERROR SUMMARY: 0 errors')" "$np"
+    expect valgrind "leaks" "$(count vg 'definitely lost: [1-9]')" 0
     ;;
 warm)
     if run warm -- --warm; then
