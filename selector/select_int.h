@@ -3,7 +3,7 @@
  * One job per file:
  *   state.c     process-wide and thread-local state, the environment, collsel_init/finalize
  *   rules.c     the rule table: loaded from the database by rank 0, broadcast to the others
- *   comm.c      per-communicator set-up (cs_sel_enter)
+ *   comm.c      per-communicator set-up (cs_sel_enter), warm-up, collsel_prepare(_new)
  *   dispatch.c  the call cache, the native-repeat memo, dispatch and fallback
  *   entry.c     the public entry points (collsel_bcast ...), generated from core/coll.def
  *   explain.c   cs_sel_choose and collsel_explain
