@@ -440,9 +440,10 @@ COLLSEL_API int collsel_prepare(MPI_Comm comm);
  * (collectively over comm) when COLLSEL_WARMUP is 0 or 1; when COLLSEL_FORCE names a variant
  * that can be a nonblocking operation; or when comm is one of the first COLLSEL_WARMUP
  * communicators made from `parent` (counted on parent: call it on every rank of parent, for
- * every communicator made from it) and the rules already loaded (by an earlier context, such
- * as MPI_COMM_WORLD's) rank such a variant above native in some interval at comm's size (the
- * nearest tuned; neighbourhood collectives on a communicator with a topology: any pattern).
+ * every communicator made from it), MPI_COMM_WORLD has its context (libcollsel_pmpi's MPI_Init,
+ * collsel_prepare, or a collective on it; its set-up gave every process the rules), and the
+ * rules rank such a variant above native in some interval at comm's size (the nearest tuned;
+ * neighbourhood collectives on a communicator with a topology: any pattern).
  * Decided from the count, the size, the topology, the environment and the rules alone: the
  * same on every rank. A code that makes and frees communicators in a loop thus pays a context
  * for the first COLLSEL_WARMUP of them only. The checks of collsel_prepare apply first.

@@ -446,6 +446,15 @@ static int early_child(MPI_Comm parent) {
     return PMPI_Comm_set_attr(parent, kids_keyval, (void *)kids) == MPI_SUCCESS;
 }
 
+/* 1 when MPI_COMM_WORLD has a current selector state: its set-up gave every process of the
+ * world the rule table (cs_sel_rules_share), so every process decides by the same table. Local;
+ * the same on every rank (that set-up and collsel_finalize come at one point everywhere). */
+static int world_ready(void) {
+    const cs_comm_t *ctx = cs_comm_find(MPI_COMM_WORLD);
+    const cs_sel_comm_t *sc = ctx != NULL ? ctx->selector : NULL;
+    return sc != NULL && sc->epoch >= atomic_load(&cs_sel_rules_epoch);
+}
+
 int collsel_prepare_new(MPI_Comm parent, MPI_Comm comm) {
     int nprocs = 0, topo = MPI_UNDEFINED, early = 1;
     cs_sel_env_once();
@@ -461,7 +470,7 @@ int collsel_prepare_new(MPI_Comm parent, MPI_Comm comm) {
         return MPI_SUCCESS;
     }
     if (cs_sel_env.warmup > 1 && !is_nb_forced() &&
-        (PMPI_Comm_size(comm, &nprocs) != MPI_SUCCESS ||
+        (!world_ready() || PMPI_Comm_size(comm, &nprocs) != MPI_SUCCESS ||
          PMPI_Topo_test(comm, &topo) != MPI_SUCCESS ||
          !cs_sel_rules_serve_nb(nprocs, topo != MPI_UNDEFINED))) {
         return MPI_SUCCESS; /* warm-up, as for a communicator made outside libcollsel_pmpi */
