@@ -5,16 +5,19 @@
  *
  * A nonblocking call or a persistent init never communicates (MPI does not let them wait for
  * other processes): it uses collsel only on a communicator that already has its context and
- * selector state (made collectively by an earlier blocking collective through collsel, or by
- * collsel_explain), and decides from the environment and the rules alone, the same way on every
- * rank. gatherv, scatterv and alltoallv, whose key is agreed per call, become operations that
- * agree first and choose in progress (core/nb.h cs_nb_issue_agreeing; choose_agreed below).
- * Everything else goes to the MPI library's nonblocking collective (PMPI_I<coll>) or
- * persistent init (PMPIX_<Coll>_init in Open MPI 4.1, PMPI_<Coll>_init in MPI 4): a
- * communicator without a context, a call that does not normalise, and a chosen variant that
- * cannot be an operation (core/nb.h: a state not made yet, the shared-memory window, blocking
- * COLL operations), whose next ranked candidate is tried first. The states of the variants
- * these calls could pick are made ahead with the selector state (comm.c). */
+ * selector state (made collectively by an earlier blocking collective through collsel,
+ * collsel_explain or collsel_prepare(_new), which libcollsel_pmpi calls in MPI_Init and
+ * after the communicator constructors: comm.c), and decides from the environment and the rules
+ * alone, the same way on every rank. On a communicator without a context it counts towards
+ * warm-up, as a blocking call does (select_int.h cs_sel_warm_count). gatherv, scatterv and
+ * alltoallv, whose key is agreed per call, become operations that agree first and choose in
+ * progress (core/nb.h cs_nb_issue_agreeing; choose_agreed below). Everything else goes to the
+ * MPI library's nonblocking collective (PMPI_I<coll>) or persistent init (PMPIX_<Coll>_init in
+ * Open MPI 4.1, PMPI_<Coll>_init in MPI 4): a communicator without a context, a call that does
+ * not normalise, and a chosen variant that cannot be an operation (core/nb.h: a state not made
+ * yet, the shared-memory window, blocking COLL operations), whose next ranked candidate is tried
+ * first. The states of the variants these calls could pick are made ahead with the selector
+ * state (comm.c). */
 #include "collsel.h"
 
 #include "core/log.h"
@@ -37,7 +40,8 @@
 #endif
 
 /* The context and selector state of `comm` when it has them and they are current, without
- * communicating; CS_ERR_NOT_APPLICABLE (native) otherwise. Progresses outstanding operations
+ * communicating; CS_ERR_NOT_APPLICABLE (native) otherwise. A call on a communicator without a
+ * context counts towards its warm-up (cs_sel_warm_count). Progresses outstanding operations
  * first (every collsel call does). */
 static int nb_enter(MPI_Comm comm, const MPI_Request *request, cs_sel_at_t *at) {
     cs_comm_t *ctx;
@@ -48,7 +52,11 @@ static int nb_enter(MPI_Comm comm, const MPI_Request *request, cs_sel_at_t *at) 
         return CS_ERR_NOT_APPLICABLE;
     }
     ctx = cs_comm_find(comm);
-    if (ctx == NULL || ctx->selector == NULL) {
+    if (ctx == NULL) {
+        cs_sel_warm_count(comm);
+        return CS_ERR_NOT_APPLICABLE;
+    }
+    if (ctx->selector == NULL) {
         return CS_ERR_NOT_APPLICABLE;
     }
     sc = ctx->selector;

@@ -23,6 +23,9 @@ static int npats;
 static int have_loggp; /* the machine's LogGP parameters were found (loggp) */
 static cs_loggp_t loggp;
 static char table_why[16384]; /* how many rules from where, or why there are none */
+/* cs_sel_rules_serve_nb's last answer (memo_valid 0: none), for communicators of memo_nprocs
+ * processes with a topology or not (memo_topo); forgotten with the table. */
+static int memo_valid, memo_nprocs, memo_topo, memo_served;
 
 typedef struct loader {
     cs_rule_t *v;
@@ -474,7 +477,24 @@ int cs_sel_rules_have_patterns(void) {
     return have;
 }
 
+int cs_sel_rules_serve_nb(int nprocs, int topo) {
+    int served = 0;
+    pthread_mutex_lock(&cs_sel_lock);
+    if (table_state == TABLE_OK) {
+        if (!memo_valid || memo_nprocs != nprocs || memo_topo != topo) {
+            memo_served = cs_sel_rules_nb_served(table, ntable, nb_table, n_nb_table, nprocs, topo);
+            memo_nprocs = nprocs;
+            memo_topo = topo;
+            memo_valid = 1;
+        }
+        served = memo_served;
+    }
+    pthread_mutex_unlock(&cs_sel_lock);
+    return served;
+}
+
 void cs_sel_rules_forget(void) {
+    memo_valid = 0;
     free(table);
     table = NULL;
     ntable = 0;

@@ -43,6 +43,12 @@ struct cs_nb_op {
     int chosen;
     cs_agree_t agree;
     MPI_Request agree_req;
+    /* call's datatypes as the schedule uses them: duplicates of the caller's derived types
+     * (keep_types), freed with the operation; per-edge types of neighbor_alltoallw in `wtypes`
+     * (outdegree send types, then indegree receive types), NULL for the other collectives */
+    MPI_Datatype types[2];
+    MPI_Datatype *wtypes;
+    int nwtypes;
     /* links[OUT]: the outstanding list; links[PERS]: the persistent list (a persistent
      * operation is on both while it runs); links[COLLS]: the runs with COLL operations not
      * started yet, in the order they were started; links[WINS]: the runs using the window
@@ -229,8 +235,110 @@ static int step(cs_nb_op_t *op) {
                      : cs_exec_progress(&op->exec);
 }
 
+/* 1 when `type` is a derived datatype (the caller may free it): not MPI_DATATYPE_NULL, not
+ * predefined. */
+static int is_derived(MPI_Datatype type) {
+    int nints, naddrs, ntypes, combiner = MPI_COMBINER_NAMED;
+    return type != MPI_DATATYPE_NULL &&
+           PMPI_Type_get_envelope(type, &nints, &naddrs, &ntypes, &combiner) == MPI_SUCCESS &&
+           combiner != MPI_COMBINER_NAMED;
+}
+
+/* Frees the datatypes keep_types made (a duplicate is derived, the predefined ones kept as they
+ * were are not). */
+static void free_types(cs_nb_op_t *op) {
+    for (int i = 0; i < 2; i++) {
+        if (is_derived(op->types[i])) {
+            PMPI_Type_free(&op->types[i]);
+        }
+    }
+    for (int i = 0; i < op->nwtypes; i++) {
+        if (is_derived(op->wtypes[i])) {
+            PMPI_Type_free(&op->wtypes[i]);
+        }
+    }
+    free(op->wtypes);
+    op->wtypes = NULL;
+    op->nwtypes = 0;
+}
+
+/* `type`, or a duplicate of it when it is derived, into *out. */
+static int keep_type(MPI_Datatype type, MPI_Datatype *out) {
+    int rc = CS_OK;
+    *out = type;
+    if (is_derived(type)) {
+        *out = MPI_DATATYPE_NULL;
+        CS_MPI_CHECK(PMPI_Type_dup(type, out));
+    }
+out:
+    return rc;
+}
+
+/* 1 when `op` is one of MPI's predefined reduction operations. */
+static int is_predefined_op(MPI_Op op) {
+    static const MPI_Op predefined[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
+                                        MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
+                                        MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
+    for (size_t i = 0; i < sizeof(predefined) / sizeof(predefined[0]); i++) {
+        if (op == predefined[i]) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* MPI lets the application free a datatype as soon as a nonblocking call or persistent init
+ * has returned ("Any communication that is currently using this datatype will complete
+ * normally"), and a persistent request is started long after: op->call (a copy of the
+ * caller's call, normalised) gets its own duplicates of the derived datatypes before the
+ * schedule is built from it, and the operation frees them (free_types). Predefined types are
+ * kept as they are, and so are the types of a reduction with a user-defined operation: its
+ * function is handed the datatype and may recognise the caller's handle (MPI passes the
+ * call's), which a duplicate is not; such a datatype must stay until the request is freed. */
+static int keep_types(cs_nb_op_t *op) {
+    int rc = CS_OK;
+    cs_call_t *c = &op->call;
+    op->types[0] = op->types[1] = MPI_DATATYPE_NULL;
+    if (c->op != MPI_OP_NULL && !is_predefined_op(c->op)) {
+        return CS_OK;
+    }
+    CS_CHECK(keep_type(c->send.type, &op->types[0]));
+    if (c->recv.type == c->send.type) {
+        op->types[1] = MPI_DATATYPE_NULL; /* one duplicate serves both */
+        c->send.type = c->recv.type = op->types[0];
+    } else {
+        CS_CHECK(keep_type(c->recv.type, &op->types[1]));
+        c->send.type = op->types[0];
+        c->recv.type = op->types[1];
+    }
+    if (c->sendtypes != NULL || c->recvtypes != NULL) { /* neighbor_alltoallw */
+        int out = c->nbrs != NULL ? c->nbrs->outdegree : 0;
+        int in = c->nbrs != NULL ? c->nbrs->indegree : 0;
+        MPI_Datatype *w;
+        CS_REQUIRE(c->sendtypes != NULL && c->recvtypes != NULL, CS_ERR_ARG);
+        w = calloc((size_t)(out + in > 0 ? out + in : 1), sizeof(*w));
+        CS_REQUIRE(w != NULL, CS_ERR_NOMEM);
+        op->wtypes = w;
+        for (int i = 0; i < out + in; i++) {
+            w[i] = MPI_DATATYPE_NULL;
+        }
+        op->nwtypes = out + in;
+        for (int i = 0; i < out; i++) {
+            CS_CHECK(keep_type(c->sendtypes[i], &w[i]));
+        }
+        for (int i = 0; i < in; i++) {
+            CS_CHECK(keep_type(c->recvtypes[i], &w[out + i]));
+        }
+        c->sendtypes = w;
+        c->recvtypes = w + out;
+    }
+out:
+    return rc;
+}
+
 static void destroy(cs_nb_op_t *op) {
     if (op != NULL) {
+        free_types(op);
         cs_sched_free(&op->sched);
         free(op->scratch);
         free(op->reqs);
@@ -623,7 +731,8 @@ out:
     return rc;
 }
 
-/* A new operation for call on ctx, without a schedule (lock not held). */
+/* A new operation for call on ctx, without a schedule, with its own datatypes (keep_types;
+ * lock not held). On failure *out may be set: destroy() it. */
 static int op_new(cs_comm_t *ctx, const cs_call_t *call, int persistent, cs_nb_op_t **out) {
     cs_nb_op_t *op = calloc(1, sizeof(*op));
     *out = op;
@@ -638,7 +747,8 @@ static int op_new(cs_comm_t *ctx, const cs_call_t *call, int persistent, cs_nb_o
     op->persistent = persistent;
     op->tr.comm = ctx->comm;
     op->tr.win = MPI_WIN_NULL;
-    return CS_OK;
+    op->types[0] = op->types[1] = MPI_DATATYPE_NULL;
+    return keep_types(op);
 }
 
 /* The operation's sequence number, its tag (nb.h "Matching"): taken when it is made, in issue

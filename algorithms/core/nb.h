@@ -93,13 +93,15 @@ typedef struct cs_nb_op cs_nb_op_t;
  * completion call or MPI_Request_free like any MPI request. CS_ERR_NOT_APPLICABLE (nothing
  * made, no sequence number taken) when `v` cannot run `call` or cannot be an operation (see
  * above); CS_ERR_NOMEM, CS_ERR_MPI. The call's buffers and arrays must stay valid until the
- * request completes, as MPI requires. */
+ * request completes, as MPI requires; its derived datatypes need not: the operation keeps
+ * duplicates of them (MPI_Type_dup), freed with it, so the caller may free its own at once. */
 int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
                 MPI_Request *request) CS_MUST_CHECK;
 
 /* Makes a persistent operation (inactive) for variant `v` and `call` on `ctx`: the schedule is
  * built now, so that starts allocate nothing. *request is its handle, started by cs_nb_start
- * and freed by cs_nb_request_free. Failures as cs_nb_issue. */
+ * and freed by cs_nb_request_free; it keeps duplicates of the derived datatypes, as
+ * cs_nb_issue's operations do, until it is freed. Failures as cs_nb_issue. */
 int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
                MPI_Request *request) CS_MUST_CHECK;
 
