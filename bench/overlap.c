@@ -18,12 +18,11 @@
 #include <unistd.h>
 
 unsigned cs_bench_overlap_colls(unsigned colls) {
-    const cs_coll_t classic[] = {CS_COLL_BCAST,     CS_COLL_GATHER,    CS_COLL_SCATTER,
-                                 CS_COLL_REDUCE,    CS_COLL_ALLREDUCE, CS_COLL_ALLGATHER,
-                                 CS_COLL_ALLGATHERV};
     unsigned out = 0;
-    for (size_t i = 0; i < sizeof(classic) / sizeof(classic[0]); i++) {
-        out |= colls & (1u << classic[i]);
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        if (!cs_coll_agrees((cs_coll_t)c) && !cs_coll_is_neighbor((cs_coll_t)c)) {
+            out |= colls & (1u << c);
+        }
     }
     return out;
 }
@@ -94,52 +93,16 @@ typedef struct ov_cand {
 
 enum { T_BLOCKING, T_NOOVERLAP, T_OVERLAP, T_OVERHEAD, NT };
 
-/* Starts the MPI library's nonblocking form of `c` (the collectives of cs_bench_overlap_colls,
- * as cs_call_invoke calls the blocking ones). */
-static int native_start(const cs_call_t *c, MPI_Request *req) {
-    const void *send = c->in_place ? MPI_IN_PLACE : c->sendbuf;
-    int err;
-    switch (c->coll) {
-    case CS_COLL_BCAST:
-        err = PMPI_Ibcast(c->recvbuf, c->recvcount, c->recv.type, c->root, c->comm, req);
-        break;
-    case CS_COLL_GATHER:
-        err = PMPI_Igather(send, c->sendcount, c->send.type, c->recvbuf, c->recvcount, c->recv.type,
-                           c->root, c->comm, req);
-        break;
-    case CS_COLL_SCATTER:
-        err = PMPI_Iscatter(c->sendbuf, c->sendcount, c->send.type,
-                            c->in_place ? MPI_IN_PLACE : c->recvbuf, c->recvcount, c->recv.type,
-                            c->root, c->comm, req);
-        break;
-    case CS_COLL_REDUCE:
-        err = PMPI_Ireduce(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->root, c->comm,
-                           req);
-        break;
-    case CS_COLL_ALLREDUCE:
-        err = PMPI_Iallreduce(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm, req);
-        break;
-    case CS_COLL_ALLGATHER:
-        err = PMPI_Iallgather(send, c->sendcount, c->send.type, c->recvbuf, c->recvcount,
-                              c->recv.type, c->comm, req);
-        break;
-    case CS_COLL_ALLGATHERV:
-        err = PMPI_Iallgatherv(send, c->sendcount, c->send.type, c->recvbuf, c->recvcounts,
-                               c->displs, c->recv.type, c->comm, req);
-        break;
-    default:
-        return CS_ERR_NOT_APPLICABLE;
-    }
-    return err == MPI_SUCCESS ? CS_OK : cs_status_mpi(err);
-}
-
 /* Starts candidate `c` as a nonblocking operation: native through the MPI library, the others
  * as collsel operations (cs_nb_issue; CS_ERR_NOT_APPLICABLE when it cannot be one). */
 static int start(const cs_bench_cand_t *c, cs_comm_t *ctx, const cs_call_t *call,
                  MPI_Request *req) {
     *req = MPI_REQUEST_NULL;
-    return cs_algo_is_native(c->v.algo) ? native_start(call, req)
-                                        : cs_nb_issue(ctx, &c->v, call, req);
+    if (cs_algo_is_native(c->v.algo)) {
+        int err = cs_call_istart(call, &cs_native_ifns, req);
+        return err == MPI_SUCCESS ? CS_OK : cs_status_mpi(err);
+    }
+    return cs_nb_issue(ctx, &c->v, call, req);
 }
 
 static int wait_req(MPI_Request *req) {
@@ -497,8 +460,9 @@ int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
         grid[i] = o->sizes[i];
     }
     nsizes = cs_bench_overlap_sizes(grid, o->nsizes, o->overlap == CS_BENCH_OVERLAP_ONLY, sizes);
-    for (int c = 0; c < CS_COLL_COUNT; c++) {
-        npoints += (colls & (1u << c)) && plan->nalgos[c] > 0 ? nsizes * plan->ncomm_sizes : 0;
+    for (int c = 0; c < CS_COLL_COUNT; c++) { /* barrier: one point, 0 bytes */
+        int n = cs_coll_has_data((cs_coll_t)c) ? nsizes : 1;
+        npoints += (colls & (1u << c)) && plan->nalgos[c] > 0 ? n * plan->ncomm_sizes : 0;
     }
     if (npoints == 0) {
         return CS_OK;
@@ -528,7 +492,8 @@ int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
                 double left = budget_s - (PMPI_Wtime() - start_s);
                 double point_s = budget_s > 0 ? left / (npoints - done > 0 ? npoints - done : 1)
                                               : CS_BENCH_OVERLAP_POINT_S;
-                if (!(colls & (1u << c)) || plan->nalgos[c] == 0) {
+                if (!(colls & (1u << c)) || plan->nalgos[c] == 0 ||
+                    (si > 0 && !cs_coll_has_data((cs_coll_t)c))) {
                     continue;
                 }
                 if (rank == 0 && !print && !o->quiet && isatty(STDERR_FILENO)) {
@@ -543,9 +508,10 @@ int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
                     skipped++;
                     continue;
                 }
-                rc = overlap_point(plan->cands[c], plan->ncands[c], (cs_coll_t)c, sizes[si], r,
-                                   rank, n, ppn, sub, &bufs, point_s,
-                                   budget_s > 0 ? start_s + budget_s : 0, rate, print);
+                rc = overlap_point(plan->cands[c], plan->ncands[c], (cs_coll_t)c,
+                                   cs_coll_has_data((cs_coll_t)c) ? sizes[si] : 0, r, rank, n, ppn,
+                                   sub, &bufs, point_s, budget_s > 0 ? start_s + budget_s : 0, rate,
+                                   print);
             }
         }
         cs_bench_bufs_free(&bufs);

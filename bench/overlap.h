@@ -59,9 +59,11 @@
  * --overlap only: every --sizes size. */
 #define CS_BENCH_OVERLAP_STEP 16
 
-/* The collectives measured for overlap, a bit per cs_coll_t: the classic collectives with a
- * nonblocking form whose key needs no agreement (bcast, gather, scatter, reduce, allreduce,
- * allgather, allgatherv), of those in `colls`. */
+/* The collectives measured for overlap, a bit per cs_coll_t, of those in `colls`: every
+ * collective whose nonblocking calls collsel serves as one operation (not gatherv, scatterv
+ * and alltoallv, whose operations agree on their key first: docs/nonblocking.md) and that runs
+ * on the pass's plain communicators (not the neighbourhood collectives, which need a
+ * topology). Barrier is measured at one point, 0 bytes. */
 unsigned cs_bench_overlap_colls(unsigned colls);
 
 /* The sizes of the overlap pass from the plan's sizes[0..n-1] (ascending) into out (capacity

@@ -194,9 +194,6 @@ static void states_ahead(cs_comm_t *ctx, const cs_sel_comm_t *sc) {
         int nb = sc->nb_niv[c] > 0;
         const cs_sel_interval_t *ivs = nb ? sc->nb_iv[c] : sc->iv[c];
         int niv = nb ? sc->nb_niv[c] : sc->niv[c];
-        if (cs_coll_agrees((cs_coll_t)c)) {
-            continue; /* their nonblocking calls go to the MPI library (selector/nb.c) */
-        }
         if (cs_sel_env.force[c].algo != NULL) {
             state_ahead(ctx, &cs_sel_env.force[c]);
             continue;
@@ -344,7 +341,9 @@ int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx_out, cs_sel_comm_t **s
         }
         if (ctx->selector != NULL &&
             ((cs_sel_comm_t *)ctx->selector)->epoch < atomic_load(&cs_sel_rules_epoch)) {
-            /* collsel_finalize ran since: set up again (collective, like the first time) */
+            /* collsel_finalize ran since: set up again (collective, like the first time),
+             * once no operation of the context is left to choose by the old rules */
+            cs_nb_drain_context(ctx);
             ctx->selector_free(ctx->selector);
             ctx->selector = NULL;
             ctx->selector_free = NULL;
@@ -372,12 +371,12 @@ static int anything_to_serve(void) {
     return named || is_any_forced();
 }
 
-/* 1 when COLLSEL_FORCE names, for a collective whose nonblocking calls collsel serves, a variant
- * that can be an operation (core/nb.h cs_nb_may_run). */
+/* 1 when COLLSEL_FORCE names, for some collective, a variant that can be an operation (core/nb.h
+ * cs_nb_may_run). */
 static int is_nb_forced(void) {
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         const cs_variant_t *v = &cs_sel_env.force[c];
-        if (v->algo != NULL && !cs_coll_agrees((cs_coll_t)c) && cs_nb_may_run(v->algo)) {
+        if (v->algo != NULL && cs_nb_may_run(v->algo)) {
             return 1;
         }
     }

@@ -28,23 +28,18 @@
 #include <mpi-ext.h>
 #endif
 
-#define PARAMS_REQ(...)  (__VA_ARGS__, MPI_Request * request)
-#define PARAMS_INIT(...) (__VA_ARGS__, MPI_Info info, MPI_Request * request)
-#define ARGS_REQ(...)    (__VA_ARGS__, request)
-#define ARGS_INIT(...)   (__VA_ARGS__, info, request)
-
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define MPIX_INIT(name, Mpi, PARAMS, ARGS)                                                         \
-    COLLSEL_API int MPIX_##Mpi##_init PARAMS_INIT PARAMS {                                         \
-        return collsel_##name##_init ARGS_INIT ARGS;                                               \
+    COLLSEL_API int MPIX_##Mpi##_init CS_PARAMS_INIT PARAMS {                                      \
+        return collsel_##name##_init CS_ARGS_INIT ARGS;                                            \
     }
 #else
 #define MPIX_INIT(name, Mpi, PARAMS, ARGS)
 #endif
 #if MPI_VERSION >= 4
 #define MPI4_INIT(name, Mpi, PARAMS, ARGS)                                                         \
-    COLLSEL_API int MPI_##Mpi##_init PARAMS_INIT PARAMS {                                          \
-        return collsel_##name##_init ARGS_INIT ARGS;                                               \
+    COLLSEL_API int MPI_##Mpi##_init CS_PARAMS_INIT PARAMS {                                       \
+        return collsel_##name##_init CS_ARGS_INIT ARGS;                                            \
     }
 #else
 #define MPI4_INIT(name, Mpi, PARAMS, ARGS)
@@ -55,8 +50,8 @@
     COLLSEL_API int MPI_##Mpi PARAMS {                                                             \
         return collsel_##name ARGS;                                                                \
     }                                                                                              \
-    COLLSEL_API int MPI_##Impi PARAMS_REQ PARAMS {                                                 \
-        return collsel_i##name ARGS_REQ ARGS;                                                      \
+    COLLSEL_API int MPI_##Impi CS_PARAMS_REQ PARAMS {                                              \
+        return collsel_i##name CS_ARGS_REQ ARGS;                                                   \
     }                                                                                              \
     MPIX_INIT(name, Mpi, PARAMS, ARGS)                                                             \
     MPI4_INIT(name, Mpi, PARAMS, ARGS)

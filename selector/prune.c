@@ -307,7 +307,7 @@ int cs_sel_rules_nb_served(const cs_rule_t *rules, int n, const cs_rule_t *nb, i
                            int topo) {
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         int patterns = cs_coll_is_neighbor((cs_coll_t)c);
-        if (cs_coll_agrees((cs_coll_t)c) || (patterns && !topo)) {
+        if (patterns && !topo) {
             continue;
         }
         if (has_rules(nb, n_nb, (cs_coll_t)c, patterns)

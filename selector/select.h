@@ -264,12 +264,11 @@ int cs_sel_rules_check(cs_rule_t *rules, int n, int max, int *nbad, char *why, s
 
 /* 1 when a nonblocking call or persistent init on a communicator of `nprocs` processes
  * (`topo`: with a topology) could go anywhere but native by these rules, whatever its ppn and
- * size: for some collective whose nonblocking calls collsel serves (not cs_coll_agrees), among
- * the nonblocking rules nb[0..n_nb-1] when they have any of the collective, else among its
- * blocking rules rules[0..n-1], at the tuned size nearest nprocs as cs_sel_prune chooses it
- * (docs/selector.md; any ppn), some interval ranks a variant that can be an operation
- * (core/nb.h cs_nb_may_run) above native. Neighbourhood collectives count only when `topo`,
- * by their pattern rules at every size (their pattern is chosen by signature, which needs a
+ * size: for some collective, among the nonblocking rules nb[0..n_nb-1] when they have any of the
+ * collective, else among its blocking rules rules[0..n-1], at the tuned size nearest nprocs as
+ * cs_sel_prune chooses it (docs/selector.md; any ppn), some interval ranks a variant that can be an
+ * operation (core/nb.h cs_nb_may_run) above native. Neighbourhood collectives count only when
+ * `topo`, by their pattern rules at every size (their pattern is chosen by signature, which needs a
  * collective). Rows in cs_sel_rules_check's order; allocates nothing. */
 int cs_sel_rules_nb_served(const cs_rule_t *rules, int n, const cs_rule_t *nb, int n_nb, int nprocs,
                            int topo);

@@ -119,6 +119,10 @@ CS_SEL_INTERNAL void cs_sel_loaded_free(cs_sel_loaded_t *l);
 /* 1 when this process has no rule table yet (not collective). */
 CS_SEL_INTERNAL int cs_sel_rules_missing(void);
 
+/* 1 when every rule interval ivs[0..n-1] starts with native (or n is 0): the size of a call
+ * cannot change where it goes. */
+CS_SEL_INTERNAL int cs_sel_native_everywhere(const cs_sel_interval_t *ivs, int n);
+
 /* Makes sure every rank of `comm` (`rank` in it, `ppn` per node) has the rule table, loading
  * it on rank 0 if any rank has none (collective): `need` says whether some rank had none when
  * asked (cs_sel_rules_missing, agreed over comm by the caller; the same on every rank), and

@@ -35,6 +35,14 @@ struct cs_nb_op {
     int queued;         /* the current run is on the `colls` list */
     int window;         /* the schedule uses the node's window (its slot or SYNC) */
     int wqueued;        /* the current run is on the `wins` list */
+    /* A call whose key is agreed per call (gatherv, scatterv, alltoallv; cs_nb_issue_agreeing):
+     * `choose` is the caller's, and until `chosen` the operation has no schedule: its run's
+     * first step is the agreement (agree_req, started with the run), then `choose` picks the
+     * variant and its schedule is built (once: a persistent operation keeps it). */
+    cs_nb_choose_t choose;
+    int chosen;
+    cs_agree_t agree;
+    MPI_Request agree_req;
     /* call's datatypes as the schedule uses them: duplicates of the caller's derived types
      * (keep_types), freed with the operation; per-edge types of neighbor_alltoallw in `wtypes`
      * (outdegree send types, then indegree receive types), NULL for the other collectives */
@@ -190,8 +198,39 @@ static int gated(const cs_nb_op_t *op) {
     return op->ncolls > 0 || op->window;
 }
 
+static int build(cs_nb_op_t *op, const cs_variant_t *v);
+static void exec_start(cs_nb_op_t *op);
+
+/* cs_nb_try_t for `choose`: builds variant v's schedule into the operation. */
+static int try_build(void *arg, const cs_variant_t *v) {
+    return build(arg, v);
+}
+
+/* The first steps of a run whose variant is not chosen yet: CS_INPROGRESS until the
+ * agreement completes; then the call's key and counts, the variant (`choose`, the same on every
+ * rank: the same rules, the same agreed key) and its schedule, whose run starts. */
+static int choose_step(cs_nb_op_t *op) {
+    int rc = CS_OK, done = 0;
+    CS_MPI_CHECK(PMPI_Test(&op->agree_req, &done, MPI_STATUS_IGNORE));
+    if (!done) {
+        return CS_INPROGRESS;
+    }
+    cs_comm_agree_finish(&op->call, &op->agree);
+    CS_CHECK(op->choose(op->ctx, &op->call, op->persistent, try_build, op));
+    op->chosen = 1;
+    exec_start(op);
+out:
+    return rc;
+}
+
 /* One cs_exec_progress of op's run (lock held when it is gated). */
 static int step(cs_nb_op_t *op) {
+    if (!op->chosen) {
+        int st = choose_step(op);
+        if (st != CS_OK) {
+            return st;
+        }
+    }
     return gated(op) ? cs_exec_progress_gated(&op->exec, colls_gate, op)
                      : cs_exec_progress(&op->exec);
 }
@@ -304,6 +343,7 @@ static void destroy(cs_nb_op_t *op) {
         free(op->scratch);
         free(op->reqs);
         free(op->statuses);
+        free(op->agree.agreed);
         free(op);
     }
 }
@@ -514,7 +554,7 @@ void cs_nb_progress_thread_stop(void) {
     }
 }
 
-void cs_nb_forget_context(const cs_comm_t *ctx) {
+void cs_nb_drain_context(const cs_comm_t *ctx) {
     int any = 1;
     while (any) {
         any = 0;
@@ -527,6 +567,10 @@ void cs_nb_forget_context(const cs_comm_t *ctx) {
             cs_nb_progress();
         }
     }
+}
+
+void cs_nb_forget_context(const cs_comm_t *ctx) {
+    cs_nb_drain_context(ctx);
     pthread_mutex_lock(&lock);
     for (cs_nb_op_t *o = persistents; o != NULL; o = o->links[PERS].next) {
         if (o->ctx == ctx) {
@@ -615,17 +659,31 @@ int cs_nb_may_run(const cs_algo_t *a) {
     return a->build != NULL && a->run == NULL && !cs_algo_is_native(a) && !a->blocking_colls;
 }
 
-/* Makes an operation of variant v for call on ctx (see cs_nb_issue). */
-static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, int persistent,
-                cs_nb_op_t **out) {
+/* Frees what build() made for op (its schedule and memory), so that another variant can be
+ * built. */
+static void unbuild(cs_nb_op_t *op) {
+    cs_sched_free(&op->sched);
+    memset(&op->sched, 0, sizeof(op->sched));
+    free(op->scratch);
+    free(op->reqs);
+    free(op->statuses);
+    op->scratch = NULL;
+    op->reqs = NULL;
+    op->statuses = NULL;
+    op->ncolls = 0;
+    op->window = 0;
+}
+
+/* Builds the schedule of variant v for op->call into op, with its memory (see cs_nb_issue);
+ * CS_ERR_NOT_APPLICABLE (nothing kept) when v cannot run it or cannot be an operation. */
+static int build(cs_nb_op_t *op, const cs_variant_t *v) {
     int rc = CS_OK;
     const cs_algo_t *a = v->algo;
     const cs_state_t *state = NULL;
-    cs_nb_op_t *op = NULL;
+    cs_comm_t *ctx = op->ctx;
     size_t nreqs;
-    *out = NULL;
     CS_REQUIRE(cs_nb_may_run(a), CS_ERR_NOT_APPLICABLE);
-    rc = cs_algo_applicable(a, call);
+    rc = cs_algo_applicable(a, &op->call);
     if (rc != CS_OK) {
         goto out;
     }
@@ -635,15 +693,6 @@ static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, in
         state = cs_comm_state_find(ctx, a, &v->params);
         CS_REQUIRE(state != NULL, CS_ERR_NOT_APPLICABLE);
     }
-    op = calloc(1, sizeof(*op));
-    CS_REQUIRE(op != NULL, CS_ERR_NOMEM);
-    op->run = MPI_REQUEST_NULL;
-    op->handle = MPI_REQUEST_NULL;
-    op->ctx = ctx;
-    op->call = *call;
-    op->persistent = persistent;
-    op->types[0] = op->types[1] = MPI_DATATYPE_NULL;
-    CS_CHECK(keep_types(op));
     rc = cs_algo_build_state(a, &v->params, &op->call, state, &op->sched);
     if (rc != CS_OK) {
         goto out; /* a refusal is not an error worth logging */
@@ -653,6 +702,9 @@ static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, in
         op->ncolls += op->sched.ops[i].kind == CS_OP_COLL;
     }
     op->window = uses_window(&op->sched);
+    /* chosen after its agreement, in progress: its place in the order of COLL operations and
+     * window users would not be the application's (nb.h) */
+    CS_REQUIRE(op->choose == NULL || (op->ncolls == 0 && !op->window), CS_ERR_NOT_APPLICABLE);
     if (op->sched.scratch_bytes > 0) {
         size_t bytes = ((size_t)op->sched.scratch_bytes + 63) / 64 * 64;
         CS_REQUIRE(posix_memalign(&op->scratch, 64, bytes) == 0, CS_ERR_NOMEM);
@@ -664,37 +716,113 @@ static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, in
     for (size_t i = 0; i < nreqs; i++) {
         op->reqs[i] = MPI_REQUEST_NULL;
     }
-    if (persistent && op->sched.pcache != NULL) { /* the struct datatypes now, not at a start */
+    if (op->persistent && op->sched.pcache != NULL) { /* struct datatypes now, not at a start */
         CS_CHECK(cs_exec_mpi_prebuild(&op->sched, op->call.sendbuf, op->call.recvbuf, op->scratch,
                                       op->window ? ctx->node->win_base : NULL));
     }
-    op->tr.comm = ctx->comm;
-    op->tr.tag = CS_NB_TAG_FIRST + (int)(ctx->nb_seq++ % CS_NB_TAGS);
     op->tr.reqs = op->reqs;
     op->tr.statuses = op->statuses;
     op->tr.comms = state != NULL ? state->comms : NULL;
     op->tr.ncomms = state != NULL ? state->ncomms : 0;
-    op->tr.win = MPI_WIN_NULL;
-    *out = op;
-    op = NULL;
 out:
-    destroy(op);
+    if (rc != CS_OK) {
+        unbuild(op);
+    }
     return rc;
 }
 
-/* Starts a run of `op` (inactive): a new generalized request in op->run, the first round
- * started; outstanding until its schedule finishes (at once when it has nothing to wait for). */
-static int run_start(cs_nb_op_t *op) {
-    int rc = CS_OK, st;
+/* A new operation for call on ctx, without a schedule, with its own datatypes (keep_types;
+ * lock not held). On failure *out may be set: destroy() it. */
+static int op_new(cs_comm_t *ctx, const cs_call_t *call, int persistent, cs_nb_op_t **out) {
+    cs_nb_op_t *op = calloc(1, sizeof(*op));
+    *out = op;
+    if (op == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    op->run = MPI_REQUEST_NULL;
+    op->handle = MPI_REQUEST_NULL;
+    op->agree_req = MPI_REQUEST_NULL;
+    op->ctx = ctx;
+    op->call = *call;
+    op->persistent = persistent;
+    op->tr.comm = ctx->comm;
+    op->tr.win = MPI_WIN_NULL;
+    op->types[0] = op->types[1] = MPI_DATATYPE_NULL;
+    return keep_types(op);
+}
+
+/* The operation's sequence number, its tag (nb.h "Matching"): taken when it is made, in issue
+ * order. */
+static void take_tag(cs_nb_op_t *op) {
+    op->tr.tag = CS_NB_TAG_FIRST + (int)(op->ctx->nb_seq++ % CS_NB_TAGS);
+}
+
+/* Makes an operation of variant v for call on ctx (see cs_nb_issue). */
+static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, int persistent,
+                cs_nb_op_t **out) {
+    cs_nb_op_t *op = NULL;
+    int rc = op_new(ctx, call, persistent, &op);
+    rc = rc == CS_OK ? build(op, v) : rc;
+    if (rc != CS_OK) {
+        destroy(op);
+        *out = NULL;
+        return rc;
+    }
+    op->chosen = 1;
+    take_tag(op);
+    *out = op;
+    return CS_OK;
+}
+
+/* Makes an operation of call on ctx whose variant `choose` picks after the agreement (see
+ * cs_nb_issue_agreeing). */
+static int make_agreeing(cs_comm_t *ctx, const cs_call_t *call, cs_nb_choose_t choose,
+                         int persistent, cs_nb_op_t **out) {
+    cs_nb_op_t *op = NULL;
+    int rc = cs_coll_agrees(call->coll) && call->nprocs == ctx->nprocs ? CS_OK : CS_ERR_ARG;
+    rc = rc == CS_OK ? op_new(ctx, call, persistent, &op) : rc;
+    if (rc == CS_OK) {
+        op->choose = choose;
+        op->agree.agreed = malloc(3 * (size_t)ctx->nprocs * sizeof(int));
+        rc = op->agree.agreed != NULL ? CS_OK : CS_ERR_NOMEM;
+    }
+    if (rc != CS_OK) {
+        destroy(op);
+        *out = NULL;
+        return rc;
+    }
+    take_tag(op);
+    *out = op;
+    return CS_OK;
+}
+
+/* Starts the executor on op's schedule (built). */
+static void exec_start(cs_nb_op_t *op) {
     cs_exec_start(&op->exec, &op->sched, op->call.sendbuf, op->call.recvbuf, op->scratch,
                   &cs_exec_mpi_transport, &op->tr);
     if (op->window) { /* where the window is now (a blocking call may have grown it since) */
         op->tr.win = op->ctx->node->win;
         cs_exec_set_window(&op->exec, op->ctx->node->win_base);
     }
+}
+
+/* Starts a run of `op` (inactive): a new generalized request in op->run, the first round
+ * started (or, not chosen yet, its agreement); outstanding until its schedule finishes (at once
+ * when it has nothing to wait for). */
+static int run_start(cs_nb_op_t *op) {
+    int rc = CS_OK, st;
+    if (op->chosen) {
+        exec_start(op);
+    }
     CS_MPI_CHECK(PMPI_Grequest_start(query_fn, op->persistent ? free_nothing_fn : free_op_fn,
                                      cancel_fn, op, &op->run));
     op->error = MPI_SUCCESS;
+    if (!op->chosen &&
+        (st = cs_comm_agree_start(op->ctx, &op->call, &op->agree, &op->agree_req)) != CS_OK) {
+        op->error = mpi_code(st); /* the run fails: its request completes with the error */
+        PMPI_Grequest_complete(op->run);
+        goto out;
+    }
     if (gated(op)) { /* its place in the order of COLL operations and window users is now */
         pthread_mutex_lock(&lock);
         op->colls_left = op->ncolls;
@@ -728,21 +856,18 @@ out:
     return rc;
 }
 
-int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
-                MPI_Request *request) {
-    int rc = CS_OK;
-    cs_nb_op_t *op = NULL;
+/* MPI_Finalize's drain, arranged once (the first operation made). */
+static int hook_drain_locked(void) {
+    int rc;
     pthread_mutex_lock(&lock);
     rc = hook_drain();
     pthread_mutex_unlock(&lock);
-    if (rc != CS_OK) {
-        return rc;
-    }
-    rc = make(ctx, v, call, 0, &op);
-    if (rc != CS_OK) {
-        return rc;
-    }
-    rc = run_start(op);
+    return rc;
+}
+
+/* Starts op (just made) as a nonblocking operation: *request its generalized request. */
+static int issue(cs_nb_op_t *op, MPI_Request *request) {
+    int rc = run_start(op);
     if (rc != CS_OK) {
         destroy(op); /* no request was made */
         return rc;
@@ -751,16 +876,25 @@ int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
     return CS_OK;
 }
 
-int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, MPI_Request *request) {
-    int rc = CS_OK;
+int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
+                MPI_Request *request) {
     cs_nb_op_t *op = NULL;
-    pthread_mutex_lock(&lock);
-    rc = hook_drain();
-    pthread_mutex_unlock(&lock);
-    if (rc != CS_OK) {
-        return rc;
-    }
-    CS_CHECK(make(ctx, v, call, 1, &op));
+    int rc = hook_drain_locked();
+    rc = rc == CS_OK ? make(ctx, v, call, 0, &op) : rc;
+    return rc == CS_OK ? issue(op, request) : rc;
+}
+
+int cs_nb_issue_agreeing(cs_comm_t *ctx, const cs_call_t *call, cs_nb_choose_t choose,
+                         MPI_Request *request) {
+    cs_nb_op_t *op = NULL;
+    int rc = hook_drain_locked();
+    rc = rc == CS_OK ? make_agreeing(ctx, call, choose, 0, &op) : rc;
+    return rc == CS_OK ? issue(op, request) : rc;
+}
+
+/* Makes op (just made) a persistent operation: *request its handle. */
+static int init(cs_nb_op_t *op, MPI_Request *request) {
+    int rc = CS_OK;
     CS_MPI_CHECK(PMPI_Grequest_start(query_fn, free_nothing_fn, cancel_fn, op, &op->handle));
     pthread_mutex_lock(&lock);
     push(&persistents, op, PERS);
@@ -771,6 +905,21 @@ int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, MPI
 out:
     destroy(op);
     return rc;
+}
+
+int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, MPI_Request *request) {
+    cs_nb_op_t *op = NULL;
+    int rc = hook_drain_locked();
+    rc = rc == CS_OK ? make(ctx, v, call, 1, &op) : rc;
+    return rc == CS_OK ? init(op, request) : rc;
+}
+
+int cs_nb_init_agreeing(cs_comm_t *ctx, const cs_call_t *call, cs_nb_choose_t choose,
+                        MPI_Request *request) {
+    cs_nb_op_t *op = NULL;
+    int rc = hook_drain_locked();
+    rc = rc == CS_OK ? make_agreeing(ctx, call, choose, 1, &op) : rc;
+    return rc == CS_OK ? init(op, request) : rc;
 }
 
 /* The persistent operation whose handle is `h`, or NULL (lock held). */

@@ -202,11 +202,19 @@ START_TEST(pass_sizes_and_collectives) {
     ck_assert_uint_eq(out[2], 1024);
     ck_assert_uint_eq(out[5], 4u << 20);
     ck_assert_int_eq(cs_bench_overlap_sizes(grid, 11, 1, out), 11);
+    /* every collective but the three that agree on their key and the neighbourhood ones */
     ck_assert_uint_eq(cs_bench_overlap_colls(~0u),
                       (1u << CS_COLL_BCAST) | (1u << CS_COLL_GATHER) | (1u << CS_COLL_SCATTER) |
                           (1u << CS_COLL_REDUCE) | (1u << CS_COLL_ALLREDUCE) |
-                          (1u << CS_COLL_ALLGATHER) | (1u << CS_COLL_ALLGATHERV));
-    ck_assert_uint_eq(cs_bench_overlap_colls(1u << CS_COLL_ALLTOALL), 0);
+                          (1u << CS_COLL_ALLGATHER) | (1u << CS_COLL_ALLGATHERV) |
+                          (1u << CS_COLL_ALLTOALL) | (1u << CS_COLL_BARRIER) |
+                          (1u << CS_COLL_REDUCE_SCATTER_BLOCK) | (1u << CS_COLL_REDUCE_SCATTER) |
+                          (1u << CS_COLL_SCAN) | (1u << CS_COLL_EXSCAN));
+    ck_assert_uint_eq(cs_bench_overlap_colls(1u << CS_COLL_ALLTOALL), 1u << CS_COLL_ALLTOALL);
+    ck_assert_uint_eq(cs_bench_overlap_colls((1u << CS_COLL_GATHERV) | (1u << CS_COLL_SCATTERV) |
+                                             (1u << CS_COLL_ALLTOALLV) |
+                                             (1u << CS_COLL_NEIGHBOR_ALLGATHER)),
+                      0);
 }
 END_TEST
 

@@ -685,10 +685,14 @@ START_TEST(test_nb_served) {
     r[1] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, INF, 2, "allreduce/linear", "");
     r[2] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, INF, 3, "allreduce/native", "");
     ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 4, 0), 1);
-    /* gatherv's nonblocking calls always go to MPI */
+    /* gatherv's nonblocking calls are served too (they agree first), native ones are not */
     n = 0;
     r[n++] = rule(CS_COLL_GATHERV, 4, 4, 0, INF, 1, "gatherv/linear", "");
     r[n++] = rule(CS_COLL_GATHERV, 4, 4, 0, INF, 2, "gatherv/native", "");
+    ck_assert_int_eq(cs_sel_rules_check(r, n, n, NULL, NULL, 0), n);
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 4, 0), 1);
+    r[0] = rule(CS_COLL_GATHERV, 4, 4, 0, INF, 1, "gatherv/native", "");
+    r[1] = rule(CS_COLL_GATHERV, 4, 4, 0, INF, 2, "gatherv/linear", "");
     ck_assert_int_eq(cs_sel_rules_check(r, n, n, NULL, NULL, 0), n);
     ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 4, 0), 0);
     /* neighbourhood pattern rules count only on a communicator with a topology */
