@@ -52,11 +52,16 @@ static void describe_comm(const cs_sel_comm_t *sc, int nprocs) {
             continue;
         }
         if (sc->nb_niv[c] > 0) { /* tuned for overlap (docs/nonblocking.md) */
+            char pattern[128] = "";
+            if (sc->nb_tuned_pattern[c][0] != '\0') {
+                snprintf(pattern, sizeof(pattern), " on pattern %s (signature distance %.3f)",
+                         sc->nb_tuned_pattern[c], sc->nb_pattern_distance[c]);
+            }
             describe_intervals(sc->nb_iv[c], sc->nb_niv[c], line, sizeof(line));
             cs_log(CS_LOG_INFO,
-                   "%d processes (%d per node): i%s, %s_init: nonblocking rules tuned at %d "
+                   "%d processes (%d per node): i%s, %s_init: nonblocking rules tuned%s at %d "
                    "processes, %d per node:%s",
-                   nprocs, sc->ppn, cs_coll_name((cs_coll_t)c), cs_coll_name((cs_coll_t)c),
+                   nprocs, sc->ppn, cs_coll_name((cs_coll_t)c), cs_coll_name((cs_coll_t)c), pattern,
                    sc->nb_tuned_size[c], sc->nb_tuned_ppn[c], line);
         }
         if (sc->niv[c] == 0) {

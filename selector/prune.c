@@ -43,23 +43,34 @@ static void clear_nb(cs_sel_comm_t *sc) {
         sc->nb_niv[c] = 0;
         sc->nb_tuned_size[c] = 0;
         sc->nb_tuned_ppn[c] = 0;
+        sc->nb_tuned_pattern[c][0] = '\0';
+        sc->nb_pattern_distance[c] = 0;
     }
 }
 
-int cs_sel_prune_nb(const cs_rule_t *rules, int n, int nprocs, int ppn, cs_sel_comm_t *sc) {
+int cs_sel_prune_nb(const cs_rule_t *rules, int n, int nprocs, int ppn,
+                    const cs_sel_pattern_t *pats, int npats, const cs_graph_sig_t *sig,
+                    cs_sel_comm_t *sc) {
     int rc = CS_OK;
     cs_sel_comm_t *tmp = calloc(1, sizeof(*tmp)); /* the blocking rules' builder, then moved */
     clear_nb(sc);
     CS_REQUIRE(tmp != NULL, CS_ERR_NOMEM);
     CS_CHECK(cs_sel_prune(rules, n, nprocs, ppn, tmp));
+    tmp->isomorphic = sc->isomorphic;
+    CS_CHECK(cs_sel_prune_neighbors(rules, n, pats, npats, sig, ppn, tmp));
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         sc->nb_iv[c] = tmp->iv[c];
         sc->nb_niv[c] = tmp->niv[c];
         sc->nb_tuned_size[c] = tmp->tuned_size[c];
         sc->nb_tuned_ppn[c] = tmp->tuned_ppn[c];
+        memcpy(sc->nb_tuned_pattern[c], tmp->tuned_pattern[c], sizeof(sc->nb_tuned_pattern[c]));
+        sc->nb_pattern_distance[c] = tmp->pattern_distance[c];
         tmp->iv[c] = NULL;
     }
 out:
+    if (tmp != NULL) {
+        cs_sel_comm_clear(tmp); /* what a failure left in it */
+    }
     free(tmp);
     return rc;
 }

@@ -452,7 +452,7 @@ int cs_sel_rules_prune(int nprocs, int ppn, const cs_graph_sig_t *sig, cs_sel_co
         rc = cs_sel_prune_neighbors(table, ntable, pats, npats, sig, ppn, sc);
     }
     if (*usable && rc == CS_OK && n_nb_table > 0) {
-        rc = cs_sel_prune_nb(nb_table, n_nb_table, nprocs, ppn, sc);
+        rc = cs_sel_prune_nb(nb_table, n_nb_table, nprocs, ppn, pats, npats, sig, sc);
     }
     pthread_mutex_unlock(&cs_sel_lock);
     return rc;
@@ -472,6 +472,9 @@ int cs_sel_rules_have_patterns(void) {
     pthread_mutex_lock(&cs_sel_lock);
     for (int i = 0; table_state == TABLE_OK && i < ntable && !have; i++) {
         have = table[i].pattern[0] != '\0';
+    }
+    for (int i = 0; table_state == TABLE_OK && i < n_nb_table && !have; i++) {
+        have = nb_table[i].pattern[0] != '\0'; /* an --overlap only run's */
     }
     pthread_mutex_unlock(&cs_sel_lock);
     return have;

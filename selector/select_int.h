@@ -136,8 +136,9 @@ CS_SEL_INTERNAL int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn, int nee
  * it is. CS_OK or CS_ERR_NOMEM. */
 CS_SEL_INTERNAL int cs_sel_rules_prune(int nprocs, int ppn, const cs_graph_sig_t *sig,
                                        cs_sel_comm_t *sc, int *usable) CS_MUST_CHECK;
-/* 1 when the rule table holds rules of a neighbourhood pattern (the same on every rank that
- * shared it): a communicator with a topology then needs its signature. */
+/* 1 when the rule table or the nonblocking rules hold rules of a neighbourhood pattern (the
+ * same on every rank that shared them): a communicator with a topology then needs its
+ * signature. */
 CS_SEL_INTERNAL int cs_sel_rules_have_patterns(void);
 /* 1 when the rule table was loaded and is usable; copies why there are (no) rules into `why`. */
 CS_SEL_INTERNAL int cs_sel_rules_are_usable(char *why, size_t len);
