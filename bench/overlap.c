@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "core/machine.h"
 #include "core/nb.h"
+#include "patterns.h"
 #include "registry.h"
 #include "rules.h"
 #include "stats.h"
@@ -18,12 +19,11 @@
 #include <unistd.h>
 
 unsigned cs_bench_overlap_colls(unsigned colls) {
-    const cs_coll_t classic[] = {CS_COLL_BCAST,     CS_COLL_GATHER,    CS_COLL_SCATTER,
-                                 CS_COLL_REDUCE,    CS_COLL_ALLREDUCE, CS_COLL_ALLGATHER,
-                                 CS_COLL_ALLGATHERV};
     unsigned out = 0;
-    for (size_t i = 0; i < sizeof(classic) / sizeof(classic[0]); i++) {
-        out |= colls & (1u << classic[i]);
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        if (!cs_coll_agrees((cs_coll_t)c)) {
+            out |= colls & (1u << c);
+        }
     }
     return out;
 }
@@ -36,6 +36,37 @@ int cs_bench_overlap_sizes(const uint64_t *sizes, int n, int all, uint64_t *out)
         }
     }
     return k;
+}
+
+/* The overlap sizes of the --sizes grid (plain collectives: `block` 0) or of the plan's
+ * --block-sizes grid (neighbourhood collectives) into out (capacity CS_BENCH_MAX_LIST). */
+static int pass_sizes(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, int block,
+                      uint64_t *out) {
+    uint64_t grid[CS_BENCH_MAX_LIST];
+    int n = block ? plan->nblock_sizes : o->nsizes;
+    for (int i = 0; i < n; i++) { /* the grid, not the threshold points */
+        grid[i] = block ? plan->block_sizes[i] : o->sizes[i];
+    }
+    return cs_bench_overlap_sizes(grid, n, o->overlap == CS_BENCH_OVERLAP_ONLY, out);
+}
+
+int cs_bench_overlap_points(const cs_bench_opts_t *o, const cs_bench_plan_t *plan) {
+    unsigned colls = cs_bench_overlap_colls(o->colls);
+    uint64_t sizes[CS_BENCH_MAX_LIST];
+    int nsizes = pass_sizes(o, plan, 0, sizes), nblocks = pass_sizes(o, plan, 1, sizes);
+    int npoints = 0;
+    for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
+        for (int c = 0; c < CS_COLL_COUNT; c++) {
+            if (!(colls & (1u << c)) || plan->nalgos[c] == 0) {
+                continue;
+            }
+            npoints += cs_coll_is_neighbor((cs_coll_t)c)
+                           ? cs_bench_plan_npatterns(plan, ci, (cs_coll_t)c) * nblocks
+                       : cs_coll_has_data((cs_coll_t)c) ? nsizes
+                                                        : 1;
+        }
+    }
+    return npoints;
 }
 
 /* --- the compute loop ------------------------------------------------------------------------ */
@@ -84,6 +115,8 @@ out:
 typedef struct ov_cand {
     int nb;            /* can run as a nonblocking operation here (every rank alike) */
     int failed;        /* its nonblocking result differed from native's, or it failed */
+    int differs;       /* native only: the MPI library's own nonblocking result differed from
+                        * its blocking one (check_nb); still timed, as the baseline */
     double *t[4];      /* blocking, no overlap, overlapped, overhead; CS_BENCH_OVERLAP_MAX_REPS */
     double med[4];     /* their medians */
     double q1, q3;     /* overhead's quartiles */
@@ -94,52 +127,16 @@ typedef struct ov_cand {
 
 enum { T_BLOCKING, T_NOOVERLAP, T_OVERLAP, T_OVERHEAD, NT };
 
-/* Starts the MPI library's nonblocking form of `c` (the collectives of cs_bench_overlap_colls,
- * as cs_call_invoke calls the blocking ones). */
-static int native_start(const cs_call_t *c, MPI_Request *req) {
-    const void *send = c->in_place ? MPI_IN_PLACE : c->sendbuf;
-    int err;
-    switch (c->coll) {
-    case CS_COLL_BCAST:
-        err = PMPI_Ibcast(c->recvbuf, c->recvcount, c->recv.type, c->root, c->comm, req);
-        break;
-    case CS_COLL_GATHER:
-        err = PMPI_Igather(send, c->sendcount, c->send.type, c->recvbuf, c->recvcount, c->recv.type,
-                           c->root, c->comm, req);
-        break;
-    case CS_COLL_SCATTER:
-        err = PMPI_Iscatter(c->sendbuf, c->sendcount, c->send.type,
-                            c->in_place ? MPI_IN_PLACE : c->recvbuf, c->recvcount, c->recv.type,
-                            c->root, c->comm, req);
-        break;
-    case CS_COLL_REDUCE:
-        err = PMPI_Ireduce(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->root, c->comm,
-                           req);
-        break;
-    case CS_COLL_ALLREDUCE:
-        err = PMPI_Iallreduce(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm, req);
-        break;
-    case CS_COLL_ALLGATHER:
-        err = PMPI_Iallgather(send, c->sendcount, c->send.type, c->recvbuf, c->recvcount,
-                              c->recv.type, c->comm, req);
-        break;
-    case CS_COLL_ALLGATHERV:
-        err = PMPI_Iallgatherv(send, c->sendcount, c->send.type, c->recvbuf, c->recvcounts,
-                               c->displs, c->recv.type, c->comm, req);
-        break;
-    default:
-        return CS_ERR_NOT_APPLICABLE;
-    }
-    return err == MPI_SUCCESS ? CS_OK : cs_status_mpi(err);
-}
-
 /* Starts candidate `c` as a nonblocking operation: native through the MPI library, the others
  * as collsel operations (cs_nb_issue; CS_ERR_NOT_APPLICABLE when it cannot be one). */
 static int start(const cs_bench_cand_t *c, cs_comm_t *ctx, const cs_call_t *call,
                  MPI_Request *req) {
     *req = MPI_REQUEST_NULL;
-    return cs_algo_is_native(c->v.algo) ? native_start(call, req)
-                                        : cs_nb_issue(ctx, &c->v, call, req);
+    if (cs_algo_is_native(c->v.algo)) {
+        int err = cs_call_istart(call, &cs_native_ifns, req);
+        return err == MPI_SUCCESS ? CS_OK : cs_status_mpi(err);
+    }
+    return cs_nb_issue(ctx, &c->v, call, req);
 }
 
 static int wait_req(MPI_Request *req) {
@@ -178,7 +175,12 @@ out:
 
 /* Which candidates can run as nonblocking operations, and do they give native's result: each
  * run once as an operation on freshly filled inputs, compared with native's blocking result
- * (bit-exact, as measure.c verifies). Every rank learns the same. */
+ * (bit-exact, as measure.c verifies). Every rank learns the same. Native's own nonblocking
+ * form (the MPI library's MPI_I<coll>) that gives another result is not failed but marked
+ * `differs`: it is what the application's call gets without collsel, so it stays the
+ * baseline. (Open MPI 4.1's MPI_Ineighbor_alltoall pairs the two blocks between the same two
+ * ranks of a periodic Cartesian dimension of size 2 the other way round from its blocking
+ * MPI_Neighbor_alltoall, which pairs them as MPI-4 says: docs/nonblocking.md.) */
 static int check_nb(cs_bench_cand_t *cands, ov_cand_t *ov, int ncand, const cs_call_t *call,
                     cs_comm_t *ctx, cs_bench_bufs_t *b, unsigned seed, MPI_Comm comm) {
     int rc = CS_OK;
@@ -207,7 +209,7 @@ static int check_nb(cs_bench_cand_t *cands, ov_cand_t *ov, int ncand, const cs_c
     CS_CHECK(cs_algo_run_variant(&cands[0].v, call));
     memcpy(b->ref, b->recv, nout * sizeof(int));
     for (int i = 0; i < ncand; i++) {
-        int st = CS_ERR_NOT_APPLICABLE, flags[2];
+        int st = CS_ERR_NOT_APPLICABLE, flags[3];
         MPI_Request req = MPI_REQUEST_NULL;
         if (cs_algo_applicable(cands[i].v.algo, call) == CS_OK) {
             cs_bench_fill(call, b, seed);
@@ -217,12 +219,13 @@ static int check_nb(cs_bench_cand_t *cands, ov_cand_t *ov, int ncand, const cs_c
             }
         }
         flags[0] = st != CS_ERR_NOT_APPLICABLE; /* any rank: it ran */
-        flags[1] = (st != CS_OK && st != CS_ERR_NOT_APPLICABLE) ||
-                   (st == CS_OK && memcmp(b->recv, b->ref, nout * sizeof(int)) != 0);
-        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_LOR, comm));
+        flags[1] = st != CS_OK && st != CS_ERR_NOT_APPLICABLE;
+        flags[2] = st == CS_OK && memcmp(b->recv, b->ref, nout * sizeof(int)) != 0;
+        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_LOR, comm));
         ov[i].nb = flags[0];
-        /* wrong somewhere, or an operation on some ranks only */
-        ov[i].failed = flags[1] || (flags[0] && st == CS_ERR_NOT_APPLICABLE);
+        ov[i].differs = i == 0 && flags[2];
+        /* failed or wrong somewhere, or an operation on some ranks only */
+        ov[i].failed = flags[1] || (i > 0 && flags[2]) || (flags[0] && st == CS_ERR_NOT_APPLICABLE);
         CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ov[i].failed, 1, MPI_INT, MPI_LOR, comm));
     }
 out:
@@ -353,9 +356,11 @@ out:
     return rc;
 }
 
-/* Rank 0: the point's rows, in one transaction. */
+/* Rank 0: the point's rows (`pattern`: the neighbourhood pattern, else ""), in one
+ * transaction. */
 static int store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, const ov_cand_t *ov,
-                       int ncand, cs_coll_t coll, int n, int ppn, uint64_t bytes, int reps) {
+                       int ncand, cs_coll_t coll, const char *pattern, int n, int ppn,
+                       uint64_t bytes, int reps) {
     int rc = CS_OK, open = 0;
     CS_CHECK(cs_db_begin(r->db));
     open = 1;
@@ -365,7 +370,7 @@ static int store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, const ov
         }
         cs_db_overlap_t row = {
             .point = {cs_coll_name(coll), cands[i].v.algo->name, cands[i].params, n, ppn, bytes,
-                      ""},
+                      pattern},
             .reps = reps,
             .compute_us = ov[i].compute_us,
             .blocking_us = ov[i].med[T_BLOCKING],
@@ -392,13 +397,14 @@ out:
 /* Rank 0 (--overlap only): the point as a table on stdout, and the best collsel candidate
  * (least overhead) against native. */
 static void print_point(const cs_bench_cand_t *cands, const ov_cand_t *ov, int ncand,
-                        cs_coll_t coll, int n, uint64_t bytes, int reps) {
+                        cs_coll_t coll, const char *pattern, int n, uint64_t bytes, int reps) {
     char size[32];
     int best = -1;
     cs_bench_format_bytes(bytes, size, sizeof(size));
-    printf("\n%s np=%d %s B: %d repetitions, medians of the slowest rank (overlapped: started, "
-           "then the compute loop, testing every %.0f us, then waited)\n",
-           cs_coll_name(coll), n, size, reps, CS_BENCH_OVERLAP_TEST_US);
+    printf("\n%s%s%s np=%d %s B%s: %d repetitions, medians of the slowest rank (overlapped: "
+           "started, then the compute loop, testing every %.0f us, then waited)\n",
+           cs_coll_name(coll), pattern[0] ? " on pattern " : "", pattern, n, size,
+           pattern[0] ? " per block" : "", reps, CS_BENCH_OVERLAP_TEST_US);
     printf("  %-44s %11s %11s %11s %11s %11s %6s\n", "candidate", "blocking", "no-overlap",
            "compute", "overlapped", "overhead", "freed");
     for (int i = 0; i < ncand; i++) {
@@ -439,23 +445,31 @@ static void ov_free(ov_cand_t *ov, int ncand) {
 }
 
 /* One point of collective c at `bytes` on `sub` (n processes, ppn per node): skipped when a
- * resumed run has it, else measured and stored. Collective over sub; every rank returns the
- * same status. */
-static int overlap_point(cs_bench_cand_t *cands, int ncand, cs_coll_t c, uint64_t bytes,
-                         cs_bench_run_t *r, int rank, int n, int ppn, MPI_Comm sub,
-                         cs_bench_bufs_t *bufs, double budget_s, double deadline, double rate,
-                         int print) {
-    int rc = CS_OK, shared[2] = {CS_OK, 0}, reps = 0;
+ * resumed run has it, else measured and stored. The call runs on `call_comm`: `sub`, or for a
+ * neighbourhood collective the communicator of pattern `pattern` ("" for the others) over the
+ * same ranks, `bytes` bytes per block (the point's key, as bench/tune.c run_point's). Collective
+ * over sub; every rank returns the same status. */
+static int overlap_point(cs_bench_cand_t *cands, int ncand, cs_coll_t c, const char *pattern,
+                         uint64_t bytes, cs_bench_run_t *r, int rank, int n, int ppn, MPI_Comm sub,
+                         MPI_Comm call_comm, cs_bench_bufs_t *bufs, double budget_s,
+                         double deadline, double rate, int print) {
+    int rc = CS_OK, shared[2] = {CS_OK, 0}, reps = 0, nbr = cs_coll_is_neighbor(c);
     cs_call_t call;
+    uint64_t key;
     ov_cand_t ov[CS_BENCH_MAX_CANDS];
     unsigned seed = (unsigned)c * 2654435761u + (unsigned)(bytes / 4) * 40503u + (unsigned)n;
+    for (const char *t = pattern; *t != '\0'; t++) {
+        seed = seed * 31u + (unsigned char)*t;
+    }
     memset(ov, 0, sizeof(ov));
     CS_REQUIRE(ncand <= CS_BENCH_MAX_CANDS, CS_ERR_ARG);
-    CS_CHECK(cs_bench_call(&call, c, (int)(bytes / sizeof(int)), sub, bufs));
+    /* neighbourhood collectives: `bytes` bytes per block of MPI_BYTE; the others MPI_INT */
+    CS_CHECK(cs_bench_call(&call, c, (int)(nbr ? bytes : bytes / sizeof(int)), call_comm, bufs));
+    /* a neighbourhood v or w call's own key is 0 on a rank without edges (call.h) */
+    key = nbr ? bytes : call.bytes;
     if (rank == 0) {
         bool exists = false;
-        cs_db_point_t pt = {
-            cs_coll_name(c), cs_registry_native(c)->name, "", n, ppn, call.bytes, ""};
+        cs_db_point_t pt = {cs_coll_name(c), cs_registry_native(c)->name, "", n, ppn, key, pattern};
         shared[0] = cs_db_overlap_exists(r->db, r->run_id, &pt, &exists);
         shared[1] = exists;
     }
@@ -473,9 +487,17 @@ static int overlap_point(cs_bench_cand_t *cands, int ncand, cs_coll_t c, uint64_
     CS_CHECK(
         measure_point(cands, ov, ncand, &call, bufs, budget_s, deadline, seed, rate, sub, &reps));
     if (rank == 0) {
-        shared[0] = store_point(r, cands, ov, ncand, c, n, ppn, call.bytes, reps);
+        if (ov[0].differs) {
+            cs_bench_say(rank,
+                         "warning: %s%s%s np=%d %llu B: the MPI library's nonblocking %s gives "
+                         "another result than its blocking one; timed as the baseline all the "
+                         "same (collsel's candidates are checked against the blocking one)",
+                         cs_coll_name(c), pattern[0] ? " on pattern " : "", pattern, n,
+                         (unsigned long long)key, cs_coll_name(c));
+        }
+        shared[0] = store_point(r, cands, ov, ncand, c, pattern, n, ppn, key, reps);
         if (print) {
-            print_point(cands, ov, ncand, c, n, call.bytes, reps);
+            print_point(cands, ov, ncand, c, pattern, n, key, reps);
         }
     }
     CS_MPI_CHECK(PMPI_Bcast(shared, 1, MPI_INT, 0, sub));
@@ -485,30 +507,116 @@ out:
     return rc;
 }
 
-int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
-                          int rank, MPI_Comm world, double budget_s, int print) {
-    int rc = CS_OK, nsizes, npoints = 0, done = 0, skipped = 0;
-    unsigned colls = cs_bench_overlap_colls(o->colls);
-    uint64_t grid[CS_BENCH_MAX_LIST], sizes[CS_BENCH_MAX_LIST];
-    double rate = 0, start_s = PMPI_Wtime();
-    MPI_Comm sub = MPI_COMM_NULL;
-    cs_bench_bufs_t bufs = {0};
-    for (int i = 0; i < o->nsizes; i++) { /* the --sizes grid, not the threshold points */
-        grid[i] = o->sizes[i];
+/* Where the pass stands: its clock, budget and compute rate, the points done of npoints, those
+ * skipped because the budget was spent. */
+typedef struct ov_pace {
+    double start_s, budget_s, rate;
+    int npoints, done, skipped, print, quiet;
+} ov_pace_t;
+
+/* One point of the pass (overlap_point's arguments): its share of what is left of the budget
+ * (rank 0's clock, broadcast over sub; without --budget CS_BENCH_OVERLAP_POINT_S), the
+ * progress line on a terminal, then measured unless the budget is spent. */
+static int paced_point(ov_pace_t *pc, cs_bench_plan_t *plan, cs_coll_t c, const char *pattern,
+                       uint64_t bytes, cs_bench_run_t *r, int rank, int n, int ppn, MPI_Comm sub,
+                       MPI_Comm call_comm, cs_bench_bufs_t *bufs) {
+    int rc = CS_OK;
+    double left = pc->budget_s - (PMPI_Wtime() - pc->start_s);
+    double point_s = pc->budget_s > 0
+                         ? left / (pc->npoints - pc->done > 0 ? pc->npoints - pc->done : 1)
+                         : CS_BENCH_OVERLAP_POINT_S;
+    if (rank == 0 && !pc->print && !pc->quiet && isatty(STDERR_FILENO)) {
+        char text[32];
+        cs_bench_format_bytes(bytes, text, sizeof(text));
+        fprintf(stderr, "\rcollsel-bench: overlap %s%s%s np=%d %s B (%d/%d)        ",
+                cs_coll_name(c), pattern[0] ? " " : "", pattern, n, text, pc->done + 1,
+                pc->npoints);
     }
-    nsizes = cs_bench_overlap_sizes(grid, o->nsizes, o->overlap == CS_BENCH_OVERLAP_ONLY, sizes);
-    for (int c = 0; c < CS_COLL_COUNT; c++) {
-        npoints += (colls & (1u << c)) && plan->nalgos[c] > 0 ? nsizes * plan->ncomm_sizes : 0;
-    }
-    if (npoints == 0) {
+    CS_MPI_CHECK(PMPI_Bcast(&point_s, 1, MPI_DOUBLE, 0, sub));
+    pc->done++;
+    if (pc->budget_s > 0 && point_s <= 0) { /* the pass's share of --budget is spent */
+        pc->skipped++;
         return CS_OK;
     }
-    CS_CHECK(cs_bench_overlap_calibrate(world, &rate));
+    rc = overlap_point(plan->cands[c], plan->ncands[c], c, pattern, bytes, r, rank, n, ppn, sub,
+                       call_comm, bufs, point_s, pc->budget_s > 0 ? pc->start_s + pc->budget_s : 0,
+                       pc->rate, pc->print);
+out:
+    return rc;
+}
+
+/* 1 when the pass measures neighbourhood collective c on pattern `pat`. */
+static int measures_neighbor(const cs_bench_plan_t *plan, unsigned colls, int c,
+                             const cs_bench_pattern_t *pat) {
+    return cs_coll_is_neighbor((cs_coll_t)c) && (colls & (1u << c)) && plan->nalgos[c] > 0 &&
+           cs_bench_pattern_tunes(pat, (cs_coll_t)c);
+}
+
+/* The neighbourhood collectives' points at communicator size index ci (n processes, ppn per
+ * node; collective over sub) at block sizes sizes[0..nsizes-1]: per pattern planned there, its
+ * communicator opened over sub (cs_bench_pattern_open) and its signature stored by rank 0, as
+ * the blocking pass does (bench/tune.c run_neighbor); then sizes outside, collectives inside. */
+static int neighbor_points(ov_pace_t *pc, cs_bench_plan_t *plan, int ci, unsigned colls,
+                           const uint64_t *sizes, int nsizes, cs_bench_run_t *r, int rank, int n,
+                           int ppn, MPI_Comm sub) {
+    int rc = CS_OK;
+    MPI_Comm topo = MPI_COMM_NULL;
+    cs_bench_bufs_t nb = {0};
+    for (int k = 0; k < cs_bench_npatterns && nsizes > 0; k++) {
+        const cs_bench_pattern_t *pat = &cs_bench_patterns[k];
+        cs_graph_sig_t sig;
+        int any = 0, stored = CS_OK;
+        for (int c = 0; c < CS_COLL_COUNT; c++) {
+            any |= measures_neighbor(plan, colls, c, pat);
+        }
+        if (!(plan->patterns_at[ci] & (1u << k)) || !any) {
+            continue;
+        }
+        CS_CHECK(cs_bench_pattern_open(pat, sub, (size_t)sizes[nsizes - 1], &topo, &sig, &nb));
+        if (rank == 0) { /* the signature the selector matches communicators against */
+            stored = cs_bench_run_put_pattern(r, pat, n, &sig);
+        }
+        CS_MPI_CHECK(PMPI_Bcast(&stored, 1, MPI_INT, 0, sub));
+        CS_CHECK(stored);
+        for (int si = 0; si < nsizes; si++) {
+            for (int c = 0; c < CS_COLL_COUNT; c++) {
+                if (measures_neighbor(plan, colls, c, pat)) {
+                    CS_CHECK(paced_point(pc, plan, (cs_coll_t)c, pat->name, sizes[si], r, rank, n,
+                                         ppn, sub, topo, &nb));
+                }
+            }
+        }
+        cs_bench_bufs_free(&nb);
+        CS_MPI_CHECK(PMPI_Comm_free(&topo));
+    }
+out:
+    cs_bench_bufs_free(&nb);
+    if (topo != MPI_COMM_NULL) {
+        PMPI_Comm_free(&topo);
+    }
+    return rc;
+}
+
+int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
+                          int rank, MPI_Comm world, double budget_s, int print) {
+    int rc = CS_OK, nsizes, nblocks;
+    unsigned colls = cs_bench_overlap_colls(o->colls);
+    uint64_t sizes[CS_BENCH_MAX_LIST], blocks[CS_BENCH_MAX_LIST];
+    ov_pace_t pc = {PMPI_Wtime(), budget_s, 0, 0, 0, 0, print, o->quiet};
+    MPI_Comm sub = MPI_COMM_NULL;
+    cs_bench_bufs_t bufs = {0};
+    nsizes = pass_sizes(o, plan, 0, sizes);
+    nblocks = pass_sizes(o, plan, 1, blocks);
+    pc.npoints = cs_bench_overlap_points(o, plan);
+    if (pc.npoints == 0) {
+        return CS_OK;
+    }
+    CS_CHECK(cs_bench_overlap_calibrate(world, &pc.rate));
     if (!o->quiet) {
         cs_bench_say(rank,
                      "overlap: %d point(s), compute loop %.1f iterations/us (slowest rank), a "
                      "test every %.0f us of it%s",
-                     npoints, rate, CS_BENCH_OVERLAP_TEST_US,
+                     pc.npoints, pc.rate, CS_BENCH_OVERLAP_TEST_US,
                      budget_s > 0 ? "" : ", no --budget: about 1 s per point");
     }
     for (int ci = 0; ci < plan->ncomm_sizes; ci++) {
@@ -525,28 +633,18 @@ int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
          * every collective, not every size of the last ones */
         for (int si = 0; si < nsizes && sub != MPI_COMM_NULL && rc == CS_OK; si++) {
             for (int c = 0; c < CS_COLL_COUNT && rc == CS_OK; c++) {
-                double left = budget_s - (PMPI_Wtime() - start_s);
-                double point_s = budget_s > 0 ? left / (npoints - done > 0 ? npoints - done : 1)
-                                              : CS_BENCH_OVERLAP_POINT_S;
-                if (!(colls & (1u << c)) || plan->nalgos[c] == 0) {
+                if (!(colls & (1u << c)) || plan->nalgos[c] == 0 ||
+                    cs_coll_is_neighbor((cs_coll_t)c) ||
+                    (si > 0 && !cs_coll_has_data((cs_coll_t)c))) {
                     continue;
                 }
-                if (rank == 0 && !print && !o->quiet && isatty(STDERR_FILENO)) {
-                    char text[32];
-                    cs_bench_format_bytes(sizes[si], text, sizeof(text));
-                    fprintf(stderr, "\rcollsel-bench: overlap %s np=%d %s B (%d/%d)        ",
-                            cs_coll_name((cs_coll_t)c), n, text, done + 1, npoints);
-                }
-                CS_MPI_CHECK(PMPI_Bcast(&point_s, 1, MPI_DOUBLE, 0, sub));
-                done++;
-                if (budget_s > 0 && point_s <= 0) { /* the pass's share of --budget is spent */
-                    skipped++;
-                    continue;
-                }
-                rc = overlap_point(plan->cands[c], plan->ncands[c], (cs_coll_t)c, sizes[si], r,
-                                   rank, n, ppn, sub, &bufs, point_s,
-                                   budget_s > 0 ? start_s + budget_s : 0, rate, print);
+                rc = paced_point(&pc, plan, (cs_coll_t)c, "",
+                                 cs_coll_has_data((cs_coll_t)c) ? sizes[si] : 0, r, rank, n, ppn,
+                                 sub, sub, &bufs);
             }
+        }
+        if (sub != MPI_COMM_NULL && rc == CS_OK) {
+            rc = neighbor_points(&pc, plan, ci, colls, blocks, nblocks, r, rank, n, ppn, sub);
         }
         cs_bench_bufs_free(&bufs);
         if (sub != MPI_COMM_NULL) {
@@ -555,16 +653,16 @@ int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
         /* every rank learns the size's verdict, the ranks outside sub too */
         verdict = rc;
         CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &verdict, 1, MPI_INT, MPI_MIN, world));
-        CS_MPI_CHECK(PMPI_Bcast(&done, 1, MPI_INT, 0, world));
+        CS_MPI_CHECK(PMPI_Bcast(&pc.done, 1, MPI_INT, 0, world));
         rc = verdict;
         CS_CHECK(rc);
     }
     if (rank == 0 && !print && !o->quiet && isatty(STDERR_FILENO)) {
         fprintf(stderr, "\n");
     }
-    if (rank == 0 && skipped > 0) {
+    if (rank == 0 && pc.skipped > 0) {
         cs_bench_say(rank, "overlap: budget spent (%.0f s): %d of %d point(s) not measured",
-                     budget_s, skipped, npoints);
+                     budget_s, pc.skipped, pc.npoints);
     }
 out:
     cs_bench_bufs_free(&bufs);
@@ -584,6 +682,7 @@ static int by_bytes(const void *a, const void *b) {
 int cs_bench_overlap_rules(const cs_db_overlap_t *rows, int n, const uint64_t *thresholds,
                            int nthresholds, cs_rule_t *out, int cap, int *nout) {
     int rc = CS_OK, nsizes = 0;
+    cs_coll_t coll;
     cs_db_overlap_t *v = NULL;
     cs_bench_entry_t *entries = NULL;
     cs_bench_size_t *sizes = NULL;
@@ -593,6 +692,7 @@ int cs_bench_overlap_rules(const cs_db_overlap_t *rows, int n, const uint64_t *t
     if (n == 0) {
         return CS_OK;
     }
+    CS_CHECK(cs_coll_from_name(rows[0].point.coll, &coll));
     v = malloc((size_t)n * sizeof(*v));
     entries = calloc((size_t)n, sizeof(*entries));
     sizes = calloc((size_t)n, sizeof(*sizes));
@@ -644,7 +744,12 @@ int cs_bench_overlap_rules(const cs_db_overlap_t *rows, int n, const uint64_t *t
         s->metric = CS_DB_METRIC_SYNC; /* one metric: the overhead */
         i = e;
     }
-    CS_CHECK(cs_bench_rules_at(sizes, nsizes, thresholds, nthresholds, out, cap, nout));
+    if (cs_coll_is_neighbor(coll) && !cs_coll_is_cached(coll)) {
+        /* v and w: one interval, as their blocking rules (bench/derive.c) */
+        CS_CHECK(cs_bench_rules_one(sizes, nsizes, out, cap, nout));
+    } else {
+        CS_CHECK(cs_bench_rules_at(sizes, nsizes, thresholds, nthresholds, out, cap, nout));
+    }
 out:
     free(a);
     free(b);
@@ -658,6 +763,7 @@ out:
 typedef struct ov_row {
     cs_db_overlap_t o;
     char coll[32], algorithm[CS_RULE_ALGORITHM], params[CS_RULE_PARAMS];
+    char pattern[CS_RULE_PATTERN];
     double *samples;
 } ov_row_t;
 
@@ -685,7 +791,9 @@ static int collect(const cs_db_overlap_t *o, void *ctx) {
         snprintf(r->algorithm, sizeof(r->algorithm), "%s", o->point.algorithm) >=
             (int)sizeof(r->algorithm) ||
         snprintf(r->params, sizeof(r->params), "%s", o->point.params ? o->point.params : "") >=
-            (int)sizeof(r->params)) {
+            (int)sizeof(r->params) ||
+        snprintf(r->pattern, sizeof(r->pattern), "%s", o->point.pattern ? o->point.pattern : "") >=
+            (int)sizeof(r->pattern)) {
         return CS_ERR_ARG;
     }
     if (o->nsamples > 0) {
@@ -712,7 +820,7 @@ int cs_bench_overlap_derive(cs_db_t *db, int64_t machine_id, int64_t run_id,
         r->o.point.coll = r->coll;
         r->o.point.algorithm = r->algorithm;
         r->o.point.params = r->params;
-        r->o.point.pattern = "";
+        r->o.point.pattern = r->pattern;
         r->o.samples_us = r->samples;
     }
     key = malloc((size_t)(l.n > 0 ? l.n : 1) * sizeof(*key));
@@ -725,6 +833,7 @@ int cs_bench_overlap_derive(cs_db_t *db, int64_t machine_id, int64_t run_id,
         int e = i, nk = 0, nout = 0;
         cs_coll_t coll;
         while (e < l.n && strcmp(l.v[e].coll, l.v[i].coll) == 0 &&
+               strcmp(l.v[e].pattern, l.v[i].pattern) == 0 &&
                l.v[e].o.point.comm_size == l.v[i].o.point.comm_size &&
                l.v[e].o.point.ppn == l.v[i].o.point.ppn) {
             key[nk++] = l.v[e++].o;
@@ -737,9 +846,11 @@ int cs_bench_overlap_derive(cs_db_t *db, int64_t machine_id, int64_t run_id,
             rules[k].coll = coll;
             rules[k].comm_size = l.v[i].o.point.comm_size;
             rules[k].ppn = l.v[i].o.point.ppn;
+            snprintf(rules[k].pattern, sizeof(rules[k].pattern), "%s", l.v[i].pattern);
         }
-        CS_CHECK(cs_db_replace_nb_rules(db, machine_id, coll, l.v[i].o.point.comm_size,
-                                        l.v[i].o.point.ppn, rules, (size_t)nout));
+        CS_CHECK(cs_db_replace_nb_pattern_rules(db, machine_id, coll, l.v[i].pattern,
+                                                l.v[i].o.point.comm_size, l.v[i].o.point.ppn, rules,
+                                                (size_t)nout));
         *nrules += nout;
         i = e;
     }
@@ -760,21 +871,21 @@ out:
 
 void cs_bench_overlap_list(const cs_bench_opts_t *o, const cs_bench_plan_t *plan) {
     unsigned colls = cs_bench_overlap_colls(o->colls);
-    uint64_t grid[CS_BENCH_MAX_LIST], sizes[CS_BENCH_MAX_LIST];
-    int nsizes, ncolls = 0, npoints;
+    uint64_t sizes[CS_BENCH_MAX_LIST];
+    int nsizes, nblocks, ncolls = 0, nnbr = 0, npoints;
     char text[96];
     if (o->overlap == CS_BENCH_OVERLAP_OFF || o->validate) {
         printf("overlap: off (--overlap on measures the nonblocking forms for overlap)\n");
         return;
     }
-    for (int i = 0; i < o->nsizes; i++) {
-        grid[i] = o->sizes[i];
-    }
-    nsizes = cs_bench_overlap_sizes(grid, o->nsizes, o->overlap == CS_BENCH_OVERLAP_ONLY, sizes);
+    nsizes = pass_sizes(o, plan, 0, sizes);
+    nblocks = pass_sizes(o, plan, 1, sizes);
     for (int c = 0; c < CS_COLL_COUNT; c++) {
-        ncolls += (colls & (1u << c)) && plan->nalgos[c] > 0;
+        int planned = (colls & (1u << c)) && plan->nalgos[c] > 0;
+        ncolls += planned && !cs_coll_is_neighbor((cs_coll_t)c);
+        nnbr += planned && cs_coll_is_neighbor((cs_coll_t)c);
     }
-    npoints = ncolls * nsizes * plan->ncomm_sizes;
+    npoints = cs_bench_overlap_points(o, plan);
     if (o->budget_s > 0) {
         snprintf(text, sizeof(text), "%.0f s, %.0f %% of --budget%s",
                  o->budget_s * (o->overlap == CS_BENCH_OVERLAP_ONLY ? 1 : CS_BENCH_OVERLAP_SHARE),
@@ -784,10 +895,11 @@ void cs_bench_overlap_list(const cs_bench_opts_t *o, const cs_bench_plan_t *plan
         snprintf(text, sizeof(text), "about %.0f s (%.0f s per point, no --budget)",
                  npoints * CS_BENCH_OVERLAP_POINT_S, CS_BENCH_OVERLAP_POINT_S);
     }
-    printf("overlap (--overlap %s): %d collective(s) x %d size(s) x %d communicator size(s) = %d "
-           "point(s), each candidate that can be a nonblocking operation and MPI_I<coll> timed "
-           "blocking, started then waited, and overlapped with a compute loop, %d to %d "
-           "repetitions; costs %s\n",
-           o->overlap == CS_BENCH_OVERLAP_ONLY ? "only" : "on", ncolls, nsizes, plan->ncomm_sizes,
-           npoints, CS_BENCH_OVERLAP_MIN_REPS, CS_BENCH_OVERLAP_MAX_REPS, text);
+    printf("overlap (--overlap %s): %d collective(s) at %d size(s) (barrier at one) and %d "
+           "neighbourhood collective(s) on their patterns at %d block size(s), on %d "
+           "communicator size(s) = %d point(s), each candidate that can be a nonblocking "
+           "operation and MPI_I<coll> timed blocking, started then waited, and overlapped with a "
+           "compute loop, %d to %d repetitions; costs %s\n",
+           o->overlap == CS_BENCH_OVERLAP_ONLY ? "only" : "on", ncolls, nsizes, nnbr, nblocks,
+           plan->ncomm_sizes, npoints, CS_BENCH_OVERLAP_MIN_REPS, CS_BENCH_OVERLAP_MAX_REPS, text);
 }

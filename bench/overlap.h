@@ -59,9 +59,11 @@
  * --overlap only: every --sizes size. */
 #define CS_BENCH_OVERLAP_STEP 16
 
-/* The collectives measured for overlap, a bit per cs_coll_t: the classic collectives with a
- * nonblocking form whose key needs no agreement (bcast, gather, scatter, reduce, allreduce,
- * allgather, allgatherv), of those in `colls`. */
+/* The collectives measured for overlap, a bit per cs_coll_t, of those in `colls`: every
+ * collective whose nonblocking calls collsel serves as one operation (not gatherv, scatterv
+ * and alltoallv, whose operations agree on their key first: docs/nonblocking.md). Barrier is
+ * measured at one point, 0 bytes; the neighbourhood collectives on the plan's patterns (as the
+ * blocking pass: bench/tune.c, plan.h), at the overlap sizes of the --block-sizes grid. */
 unsigned cs_bench_overlap_colls(unsigned colls);
 
 /* The sizes of the overlap pass from the plan's sizes[0..n-1] (ascending) into out (capacity
@@ -69,31 +71,44 @@ unsigned cs_bench_overlap_colls(unsigned colls);
  * the last kept. Returns how many. */
 int cs_bench_overlap_sizes(const uint64_t *sizes, int n, int all, uint64_t *out);
 
+/* The points the overlap pass of options `o` measures with plan `plan` (pure): per
+ * communicator size of the plan, each collective of cs_bench_overlap_colls(o->colls) that the
+ * plan has algorithms of at each overlap size of the --sizes grid (cs_bench_overlap_sizes),
+ * barrier at one point, each neighbourhood collective on each pattern planned at that size
+ * (cs_bench_plan_npatterns) at each overlap size of the --block-sizes grid. */
+int cs_bench_overlap_points(const cs_bench_opts_t *o, const cs_bench_plan_t *plan);
+
 /* Calibrates the compute loop (collective over comm): *iters_per_us, the slowest rank's. */
 int cs_bench_overlap_calibrate(MPI_Comm comm, double *iters_per_us) CS_MUST_CHECK;
 
 /* The overlap pass (collective over `world`): for each communicator size of the plan, each
  * collective of cs_bench_overlap_colls(o->colls) and each size of cs_bench_overlap_sizes,
  * the candidates of the plan measured as above and stored by rank 0 (table overlap; a resumed
- * run skips the points it has). `budget_s` > 0: the whole pass's time, shared over its points;
+ * run skips the points it has). The neighbourhood collectives are measured as the blocking
+ * pass measures them (bench/tune.c run_neighbor): on each pattern planned at the size, its
+ * communicator made over the size's ranks (cs_bench_pattern_open; its signature stored, table
+ * pattern, for the selector to match), `bytes` bytes per block, each point stored with the
+ * pattern's name (overlap.pattern). `budget_s` > 0: the whole pass's time, shared over its points;
  * 0: CS_BENCH_OVERLAP_POINT_S per point. `print`: rank 0 prints a table per point on stdout
  * (--overlap only). CS_OK, or the failure, the same on every rank. */
 int cs_bench_overlap_pass(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
                           int rank, MPI_Comm world, double budget_s, int print) CS_MUST_CHECK;
 
-/* The nonblocking rules of one key (collective, communicator size, ppn) from its overlap rows
- * rows[0..n-1] (any order; every size must have a native row, whose algorithm is the
- * collective's native; samples_us may be missing, then the candidate cannot win): at each size
- * the candidates ranked by overhead against native (rank-sum test of the samples, at least 3 %
- * less: cs_stats_is_winner), sizes merged and bounded as cs_bench_rules_at does with
- * thresholds[0..nthresholds-1]. out[0..*nout-1], the key fields left 0. Errors as
- * cs_bench_rules; CS_ERR_NOMEM. */
+/* The nonblocking rules of one key (collective, pattern, communicator size, ppn) from its
+ * overlap rows rows[0..n-1] (any order; every size must have a native row, whose algorithm is
+ * the collective's native; samples_us may be missing, then the candidate cannot win): at each
+ * size the candidates ranked by overhead against native (rank-sum test of the samples, at least
+ * 3 % less: cs_stats_is_winner), sizes merged and bounded as cs_bench_rules_at does with
+ * thresholds[0..nthresholds-1]; a neighbourhood v or w collective gets one interval for every
+ * size, as its blocking rules (cs_bench_rules_one). out[0..*nout-1], the key fields left 0.
+ * Errors as cs_bench_rules; CS_ERR_ARG for an unknown collective; CS_ERR_NOMEM. */
 int cs_bench_overlap_rules(const cs_db_overlap_t *rows, int n, const uint64_t *thresholds,
                            int nthresholds, cs_rule_t *out, int cap, int *nout) CS_MUST_CHECK;
 
-/* Rank 0: derives the nonblocking rules of every key that run `run_id` has overlap rows of
- * (cs_bench_overlap_rules) and stores them for machine `machine_id` (table nb_rule, replacing
- * that key's), in one transaction; *nrules rows. */
+/* Rank 0: derives the nonblocking rules of every key (collective, pattern, communicator size,
+ * ppn) that run `run_id` has overlap rows of (cs_bench_overlap_rules) and stores them for
+ * machine `machine_id` with their pattern (table nb_rule, replacing that key's), in one
+ * transaction; *nrules rows. */
 int cs_bench_overlap_derive(cs_db_t *db, int64_t machine_id, int64_t run_id,
                             const uint64_t *thresholds, int nthresholds, int *nrules) CS_MUST_CHECK;
 

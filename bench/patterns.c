@@ -2,6 +2,7 @@
 #include "patterns.h"
 
 #include "collsel_iso.h"
+#include "core/comm.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -230,5 +231,19 @@ out:
     free(src);
     cs_graph_free(&g);
     cs_iso_nbh_free(&nbh);
+    return rc;
+}
+
+int cs_bench_pattern_open(const cs_bench_pattern_t *pat, MPI_Comm comm, size_t max_block_bytes,
+                          MPI_Comm *topo, cs_graph_sig_t *sig, cs_bench_bufs_t *nb) {
+    int rc = CS_OK;
+    cs_comm_t *ctx = NULL;
+    const cs_neighbors_t *nbrs = NULL;
+    CS_CHECK(cs_bench_pattern_comm(pat, comm, topo, sig));
+    CS_CHECK(cs_comm_get(*topo, &ctx));
+    CS_CHECK(cs_comm_neighbors(ctx, &nbrs));
+    CS_CHECK(cs_bench_bufs_alloc_neighbor(
+        nb, max_block_bytes, nbrs->indegree > nbrs->outdegree ? nbrs->indegree : nbrs->outdegree));
+out:
     return rc;
 }

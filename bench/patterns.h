@@ -35,6 +35,7 @@
 #include "core/status.h"
 #include "topo/graph.h"
 #include "topo/iso.h"
+#include "workload.h"
 
 #include <mpi.h>
 
@@ -81,5 +82,13 @@ int cs_bench_pattern_iso(const cs_bench_pattern_t *pat, int p, cs_iso_nbh_t *nbh
  * fails, CS_ERR_NOMEM; on failure *topo is MPI_COMM_NULL. */
 int cs_bench_pattern_comm(const cs_bench_pattern_t *pat, MPI_Comm comm, MPI_Comm *topo,
                           cs_graph_sig_t *sig) CS_MUST_CHECK;
+
+/* The pattern's communicator as the tuning passes measure on it (collective over `comm`): *topo
+ * and *sig from cs_bench_pattern_comm, its context made (cs_comm_get), and buffers *nb for
+ * blocks of up to max_block_bytes on this rank's edges (cs_bench_bufs_alloc_neighbor, sized by
+ * its larger degree). The caller frees *topo and *nb, also on failure (then *topo may be
+ * MPI_COMM_NULL). Errors as cs_bench_pattern_comm, cs_comm_get and the allocation. */
+int cs_bench_pattern_open(const cs_bench_pattern_t *pat, MPI_Comm comm, size_t max_block_bytes,
+                          MPI_Comm *topo, cs_graph_sig_t *sig, cs_bench_bufs_t *nb) CS_MUST_CHECK;
 
 #endif

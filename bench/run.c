@@ -145,6 +145,29 @@ out:
     return rc;
 }
 
+int cs_bench_run_put_pattern(cs_bench_run_t *r, const cs_bench_pattern_t *pat, int n,
+                             const cs_graph_sig_t *sig) {
+    int rc = CS_OK;
+    cs_iso_nbh_t nbh = {0};
+    int iso = cs_bench_pattern_iso(pat, n, &nbh); /* the offsets of an isomorphic pattern too */
+    cs_db_pattern_t row = {.machine_id = r->machine_id,
+                           .name = pat->name,
+                           .p = sig->p,
+                           .nedges = sig->nedges,
+                           .max_out = sig->max_out,
+                           .max_in = sig->max_in,
+                           .mean_out = sig->mean_out,
+                           .imbalance = sig->imbalance,
+                           .iso_d = iso == CS_OK ? nbh.d : 0,
+                           .iso_s = iso == CS_OK ? nbh.s : 0,
+                           .iso_offsets = iso == CS_OK ? nbh.offsets : NULL};
+    CS_REQUIRE(iso == CS_OK || iso == CS_ERR_NOT_APPLICABLE, iso);
+    CS_CHECK(cs_db_put_pattern(r->db, &row));
+out:
+    cs_iso_nbh_free(&nbh);
+    return rc;
+}
+
 void cs_bench_run_close(cs_bench_run_t *r) {
     cs_db_close(r->db);
     r->db = NULL;

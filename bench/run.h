@@ -14,6 +14,7 @@
 #include "db.h"
 #include "measure.h"
 #include "options.h"
+#include "patterns.h"
 
 #include <stdint.h>
 
@@ -42,6 +43,13 @@ int cs_bench_run_has_point(cs_bench_run_t *r, cs_coll_t coll, const char *patter
 int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, int ncand,
                              cs_coll_t coll, const char *pattern, int comm_size, int ppn,
                              uint64_t bytes, int confirm) CS_MUST_CHECK;
+
+/* Stores neighbourhood pattern `pat` on n processes, whose graph has signature *sig, for the
+ * run's machine (table pattern: the signature the selector matches communicators against, and
+ * the offsets of an isomorphic pattern), replacing the earlier row of (name, n). Errors as
+ * cs_bench_pattern_iso and cs_db_put_pattern. */
+int cs_bench_run_put_pattern(cs_bench_run_t *r, const cs_bench_pattern_t *pat, int n,
+                             const cs_graph_sig_t *sig) CS_MUST_CHECK;
 
 /* Closes the database (NULL is ignored). */
 void cs_bench_run_close(cs_bench_run_t *r);

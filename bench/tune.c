@@ -287,36 +287,15 @@ static int run_neighbor(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, i
     for (int k = 0; k < cs_bench_npatterns; k++) {
         const cs_bench_pattern_t *pat = &cs_bench_patterns[k];
         cs_graph_sig_t sig;
-        cs_comm_t *ctx = NULL;
-        const cs_neighbors_t *nbrs = NULL;
-        cs_iso_nbh_t nbh = {0};
         if (!(plan->patterns_at[ci] & (1u << k)) || !cs_bench_pattern_tunes(pat, c)) {
             continue;
         }
-        CS_CHECK(cs_bench_pattern_comm(pat, sub, &topo, &sig));
-        CS_CHECK(cs_comm_get(topo, &ctx));
-        CS_CHECK(cs_comm_neighbors(ctx, &nbrs));
-        CS_CHECK(cs_bench_bufs_alloc_neighbor(
-            &nb, (size_t)plan->block_sizes[plan->nblock_sizes - 1],
-            nbrs->indegree > nbrs->outdegree ? nbrs->indegree : nbrs->outdegree));
-        if (rank == 0 && !o->validate) { /* the offsets of an isomorphic pattern too */
-            int iso = cs_bench_pattern_iso(pat, n, &nbh);
-            cs_db_pattern_t row = {.machine_id = r->machine_id,
-                                   .name = pat->name,
-                                   .p = sig.p,
-                                   .nedges = sig.nedges,
-                                   .max_out = sig.max_out,
-                                   .max_in = sig.max_in,
-                                   .mean_out = sig.mean_out,
-                                   .imbalance = sig.imbalance,
-                                   .iso_d = iso == CS_OK ? nbh.d : 0,
-                                   .iso_s = iso == CS_OK ? nbh.s : 0,
-                                   .iso_offsets = iso == CS_OK ? nbh.offsets : NULL};
-            if (iso == CS_OK || iso == CS_ERR_NOT_APPLICABLE) {
-                iso = cs_db_put_pattern(r->db, &row);
-            }
-            cs_iso_nbh_free(&nbh);
-            CS_CHECK(iso);
+        CS_CHECK(cs_bench_pattern_open(pat, sub, (size_t)plan->block_sizes[plan->nblock_sizes - 1],
+                                       &topo, &sig, &nb));
+        if (!o->validate) { /* rank 0's failure reaches every rank */
+            int stored = rank == 0 ? cs_bench_run_put_pattern(r, pat, n, &sig) : CS_OK;
+            CS_MPI_CHECK(PMPI_Bcast(&stored, 1, MPI_INT, 0, sub));
+            CS_CHECK(stored);
         }
         for (int si = 0; si < plan->nblock_sizes; si++) {
             CS_CHECK(run_point(o, cands, ncand, c, pat->name, plan->block_sizes[si], r, val, rank,
@@ -563,8 +542,6 @@ static int confirm_pattern(const cs_bench_opts_t *o, const cs_bench_plan_t *plan
     MPI_Comm topo = MPI_COMM_NULL;
     cs_bench_bufs_t nb = {0};
     cs_graph_sig_t sig;
-    cs_comm_t *ctx = NULL;
-    const cs_neighbors_t *nbrs = NULL;
     uint64_t max_bytes = plan->block_sizes[plan->nblock_sizes - 1];
     if (k < 0 || !cs_bench_pattern_valid(&cs_bench_patterns[k], n)) {
         pace->total -= ntodo;
@@ -574,12 +551,8 @@ static int confirm_pattern(const cs_bench_opts_t *o, const cs_bench_plan_t *plan
     for (int t = 0; t < ntodo; t++) { /* a resumed run's stored sizes may lie beyond the plan's */
         max_bytes = todo[t].bytes > max_bytes ? todo[t].bytes : max_bytes;
     }
-    CS_CHECK(cs_bench_pattern_comm(&cs_bench_patterns[k], sub, &topo, &sig));
-    CS_CHECK(cs_comm_get(topo, &ctx));
-    CS_CHECK(cs_comm_neighbors(ctx, &nbrs));
-    CS_CHECK(cs_bench_bufs_alloc_neighbor(&nb, (size_t)max_bytes,
-                                          nbrs->indegree > nbrs->outdegree ? nbrs->indegree
-                                                                           : nbrs->outdegree));
+    CS_CHECK(
+        cs_bench_pattern_open(&cs_bench_patterns[k], sub, (size_t)max_bytes, &topo, &sig, &nb));
     for (int t = 0; t < ntodo; t++) {
         int m = confirm_cands(plan, c, &todo[t], sel);
         CS_CHECK(run_point(o, sel, m, (cs_coll_t)c, todo[t].pattern, todo[t].bytes, r, NULL, rank,

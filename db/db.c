@@ -1448,7 +1448,13 @@ int cs_db_replace_pattern_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll,
 
 int cs_db_replace_nb_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll, int comm_size, int ppn,
                            const cs_rule_t *rules, size_t n) {
-    return replace_rules(db, 1, machine_id, coll, "", comm_size, ppn, rules, n);
+    return cs_db_replace_nb_pattern_rules(db, machine_id, coll, "", comm_size, ppn, rules, n);
+}
+
+int cs_db_replace_nb_pattern_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll,
+                                   const char *pattern, int comm_size, int ppn,
+                                   const cs_rule_t *rules, size_t n) {
+    return replace_rules(db, 1, machine_id, coll, pattern, comm_size, ppn, rules, n);
 }
 
 /* Column i as an int, or `bad` when it holds a value no int holds (the schema's checks keep

@@ -436,15 +436,19 @@ int cs_db_overlap_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p,
                          bool *exists) CS_MUST_CHECK;
 
 /* Calls fn for every overlap row of run `run_id` (0: of every run, oldest run last within a
- * point), ordered by coll, comm_size, ppn, bytes, algorithm, params. The strings and samples
- * are valid during the call only. */
+ * point), ordered by coll, pattern, comm_size, ppn, bytes, algorithm, params. The strings and
+ * samples are valid during the call only. */
 int cs_db_foreach_overlap(cs_db_t *db, int64_t run_id, cs_db_overlap_fn fn,
                           void *ctx) CS_MUST_CHECK;
 
-/* The nonblocking rules (table nb_rule: the columns, order and checks of rule, no pattern):
- * cs_db_replace_rules and cs_db_foreach_rule for them. */
+/* The nonblocking rules (table nb_rule: the columns, order and checks of rule):
+ * cs_db_replace_rules, cs_db_replace_pattern_rules (the neighbourhood collectives' rules of one
+ * pattern) and cs_db_foreach_rule for them. */
 int cs_db_replace_nb_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll, int comm_size, int ppn,
                            const cs_rule_t *rules, size_t n) CS_MUST_CHECK;
+int cs_db_replace_nb_pattern_rules(cs_db_t *db, int64_t machine_id, cs_coll_t coll,
+                                   const char *pattern, int comm_size, int ppn,
+                                   const cs_rule_t *rules, size_t n) CS_MUST_CHECK;
 int cs_db_foreach_nb_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn,
                           void *ctx) CS_MUST_CHECK;
 

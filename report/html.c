@@ -637,23 +637,25 @@ static size_t shown_runs(const cs_report_machine_t *m, bool validation,
     return n;
 }
 
-/* The rank-1 nonblocking rule of m for (coll, comm_size, ppn) whose interval holds bytes. */
+/* The rank-1 nonblocking rule of m for (coll, pattern, comm_size, ppn) whose interval holds
+ * bytes. */
 static const cs_rule_t *nb_winner(const cs_report_machine_t *m, const cs_report_okey_t *k,
                                   uint64_t bytes) {
     for (size_t i = 0; i < m->nnb_rules; i++) {
         const cs_rule_t *r = &m->nb_rules[i];
         if (r->rank == 1 && r->comm_size == k->comm_size && r->ppn == k->ppn &&
-            strcmp(cs_coll_name(r->coll), k->coll) == 0 && r->lo_bytes <= bytes &&
-            bytes < r->hi_bytes) {
+            strcmp(cs_coll_name(r->coll), k->coll) == 0 && strcmp(r->pattern, k->pattern) == 0 &&
+            r->lo_bytes <= bytes && bytes < r->hi_bytes) {
             return r;
         }
     }
     return NULL;
 }
 
-/* Overlap (docs/nonblocking.md "Tuning for overlap"): per (collective, communicator size) the
- * freed-CPU-share and overhead plot and a table per size: native (MPI_I<coll>) against the
- * collsel candidate with the least overhead, and the nonblocking rule's choice. */
+/* Overlap (docs/nonblocking.md "Tuning for overlap"): per (collective, pattern of a
+ * neighbourhood collective, communicator size) the freed-CPU-share and overhead plot and a table
+ * per size: native (MPI_I<coll>) against the collsel candidate with the least overhead, and the
+ * nonblocking rule's choice. */
 static void overlap_section(FILE *f, const cs_report_machine_t *m, const cs_html_opts_t *o) {
     fprintf(f, "<h3 id=\"m%" PRId64 "-overlap\">Overlap: nonblocking collectives</h3>\n", m->id);
     fputs("<p class=\"note\">Each candidate that can run as a nonblocking operation and the MPI "
@@ -669,17 +671,23 @@ static void overlap_section(FILE *f, const cs_report_machine_t *m, const cs_html
         char alt[256], caption[512];
         fprintf(f, "<h4>i");
         cs_text_html(f, k->coll);
+        if (k->pattern[0] != '\0') {
+            fputs(" on pattern ", f);
+            cs_text_html(f, k->pattern);
+        }
         fprintf(f, " on %d processes (%d per node)</h4>\n", k->comm_size, k->ppn);
         if (k->plot.name[0] != '\0') {
-            snprintf(alt, sizeof(alt), "freed CPU share and overhead of i%s on %d processes",
-                     k->coll, k->comm_size);
+            snprintf(alt, sizeof(alt), "freed CPU share and overhead of i%s%s%s on %d processes",
+                     k->coll, k->pattern[0] != '\0' ? " on pattern " : "", k->pattern,
+                     k->comm_size);
             snprintf(caption, sizeof(caption),
                      "Freed CPU share (left) and overhead (right) per algorithm family, the "
                      "variant with the least overhead at each size; run %" PRId64 "%s.",
                      k->run->id, k->run->oversubscribed ? ", oversubscribed: timings noisy" : "");
             figure(f, &k->plot, o, alt, caption);
         }
-        fputs("<table><tr><th>size</th><th>native overhead (µs)</th><th>native freed</th>"
+        fprintf(f, "<table><tr><th>%s</th>", k->pattern[0] != '\0' ? "bytes per block" : "size");
+        fputs("<th>native overhead (µs)</th><th>native freed</th>"
               "<th>best collsel</th><th>overhead (µs)</th><th>freed</th>"
               "<th>nonblocking rule</th></tr>\n",
               f);

@@ -281,7 +281,8 @@ out:
 }
 
 static key_id_t overlap_key(const cs_report_machine_t *m, size_t i) {
-    return (key_id_t){m->overlap[i].coll, m->overlap[i].comm_size, m->overlap[i].ppn, ""};
+    return (key_id_t){m->overlap[i].coll, m->overlap[i].comm_size, m->overlap[i].ppn,
+                      m->overlap[i].pattern};
 }
 
 static int add_overlap(const cs_db_overlap_t *in, void *ctx) {
@@ -289,13 +290,14 @@ static int add_overlap(const cs_db_overlap_t *in, void *ctx) {
     load_t *l = ctx;
     cs_report_machine_t *m = l->m;
     const cs_db_point_t *p = &in->point;
-    if (taken(l, (key_id_t){p->coll, p->comm_size, p->ppn, ""})) {
+    if (taken(l, (key_id_t){p->coll, p->comm_size, p->ppn, p->pattern ? p->pattern : ""})) {
         goto out;
     }
     CS_CHECK(reserve(&m->overlap, &l->cap, m->noverlap, sizeof(*m->overlap)));
     cs_report_overlap_t *o = &m->overlap[m->noverlap];
     *o = (cs_report_overlap_t){
         .coll = keep(l->r, p->coll),
+        .pattern = keep(l->r, p->pattern ? p->pattern : ""),
         .comm_size = p->comm_size,
         .ppn = p->ppn,
         .run = l->run,
@@ -310,7 +312,8 @@ static int add_overlap(const cs_db_overlap_t *in, void *ctx) {
         .overhead_us = in->overhead_us,
         .freed = in->freed,
     };
-    CS_REQUIRE(o->coll != NULL && o->algorithm != NULL && o->params != NULL, CS_ERR_NOMEM);
+    CS_REQUIRE(o->coll != NULL && o->pattern != NULL && o->algorithm != NULL && o->params != NULL,
+               CS_ERR_NOMEM);
     m->noverlap++;
 out:
     return rc;
@@ -318,8 +321,8 @@ out:
 
 static int overlap_order(const void *pa, const void *pb) {
     const cs_report_overlap_t *a = pa, *b = pb;
-    int c = key_order((key_id_t){a->coll, a->comm_size, a->ppn, ""},
-                      (key_id_t){b->coll, b->comm_size, b->ppn, ""});
+    int c = key_order((key_id_t){a->coll, a->comm_size, a->ppn, a->pattern},
+                      (key_id_t){b->coll, b->comm_size, b->ppn, b->pattern});
     if (c == 0) {
         c = u64_order(a->bytes, b->bytes);
     }
@@ -340,6 +343,7 @@ static int build_okeys(cs_report_machine_t *m) {
         }
         CS_CHECK(reserve(&m->okeys, &cap, m->nokeys, sizeof(*m->okeys)));
         m->okeys[m->nokeys++] = (cs_report_okey_t){.coll = m->overlap[i].coll,
+                                                   .pattern = m->overlap[i].pattern,
                                                    .comm_size = m->overlap[i].comm_size,
                                                    .ppn = m->overlap[i].ppn,
                                                    .run = m->overlap[i].run,

@@ -125,6 +125,7 @@ typedef struct cs_report_coll {
  * "Tuning for overlap"). */
 typedef struct cs_report_overlap {
     const char *coll;
+    const char *pattern; /* neighbourhood pattern, "" for the other collectives */
     int comm_size, ppn;
     const cs_report_run_t *run;
     const char *algorithm, *params;
@@ -133,10 +134,11 @@ typedef struct cs_report_overlap {
     double compute_us, blocking_us, nooverlap_us, overlap_us, overhead_us, freed;
 } cs_report_overlap_t;
 
-/* The overlap measurements of one (collective, communicator size, ppn), of the newest tuning
- * run that has them, by bytes, algorithm, params. */
+/* The overlap measurements of one (collective, pattern, communicator size, ppn), of the newest
+ * tuning run that has them, by bytes, algorithm, params. */
 typedef struct cs_report_okey {
     const char *coll;
+    const char *pattern; /* neighbourhood pattern, "" for the other collectives */
     int comm_size, ppn;
     const cs_report_run_t *run;
     const cs_report_overlap_t *rows;
@@ -169,9 +171,9 @@ typedef struct cs_report_machine {
     size_t nrules;
     cs_report_valid_t *valid;
     size_t nvalid;
-    cs_report_overlap_t *overlap; /* by coll, comm_size, ppn, bytes, algorithm, params */
+    cs_report_overlap_t *overlap; /* by coll, pattern, comm_size, ppn, bytes, algorithm, params */
     size_t noverlap;
-    cs_report_okey_t *okeys; /* one per (coll, comm_size, ppn) of overlap */
+    cs_report_okey_t *okeys; /* one per (coll, pattern, comm_size, ppn) of overlap */
     size_t nokeys;
     cs_rule_t *nb_rules; /* the machine's nonblocking rules (table nb_rule) */
     size_t nnb_rules;

@@ -1111,14 +1111,19 @@ static int write_overlap(const cs_report_machine_t *m, cs_report_okey_t *k, cons
     double lo = 0, hi = 0, from, to;
     char what[512], first[256];
     cs_report_key_t named = {
-        .coll = k->coll, .pattern = "", .comm_size = k->comm_size, .ppn = k->ppn};
-    if (k->nrows == 0 || nalgs == 0) {
-        goto out;
+        .coll = k->coll, .pattern = k->pattern, .comm_size = k->comm_size, .ppn = k->ppn};
+    size_t sized = 0;
+    for (size_t i = 0; i < k->nrows; i++) {
+        sized += k->rows[i].bytes > 0;
+    }
+    if (sized == 0 || nalgs == 0) {
+        goto out; /* barrier: its one 0-byte point has no place on a log axis; the table shows it */
     }
     name_plot(&p, m, k->coll, "overlap", &named, CS_PLOT_WIDTH, CS_PLOT_HEIGHT);
     snprintf(first, sizeof(first),
-             "i%s on %d processes (%d per node): freed CPU share and overhead when overlapped",
-             k->coll, k->comm_size, k->ppn);
+             "i%s%s%s on %d processes (%d per node): freed CPU share and overhead when overlapped",
+             k->coll, k->pattern[0] != '\0' ? " on pattern " : "", k->pattern, k->comm_size,
+             k->ppn);
     snprintf(what, sizeof(what),
              "%s; per algorithm family the variant with the least overhead at each size", first);
     CS_CHECK(plot_dat(&f, out, &p, what, why, len));

@@ -47,7 +47,11 @@ extern "C" {
  *
  * @param db_path database file; NULL means $COLLSEL_DB (no database: every call is native).
  * @return MPI_SUCCESS. The first call wins; later calls (from any thread) do nothing. Opening
- *         the database happens on first use of a communicator, collectively.
+ *         the database happens on first use of a communicator, collectively. When db_path
+ *         names another database than $COLLSEL_DB, rules already loaded from $COLLSEL_DB
+ *         (libcollsel_pmpi's MPI_Init loads them) are forgotten as by collsel_finalize: each
+ *         communicator takes the new ones at its next blocking collsel call (collectively),
+ *         its nonblocking calls are native until then. Call it at the same point on every rank.
  */
 COLLSEL_API int collsel_init(const char *db_path);
 
@@ -162,9 +166,11 @@ COLLSEL_API int collsel_neighbor_alltoallw(const void *sendbuf, const int sendco
  * collsel_wait ... collsel_startall below; without it, complete them with those functions (or
  * call collsel_progress() until an MPI_Test says done). A nonblocking call or persistent init
  * never communicates: it runs a collsel schedule only on a communicator that already has its
- * collsel context (an earlier blocking collective through collsel made it), with the same
- * choice as the blocking collective, and otherwise calls the MPI library's nonblocking
- * collective or persistent init with the same arguments. Persistent requests are started with
+ * collsel context (made collectively by collsel_prepare, an earlier blocking collective
+ * through collsel, or, in libcollsel_pmpi, MPI_Init for MPI_COMM_WORLD and the communicator
+ * constructors, see collsel_prepare_new), with the same choice as the blocking
+ * collective, and otherwise calls the MPI library's nonblocking collective or persistent init
+ * with the same arguments. Persistent requests are started with
  * collsel_start/collsel_startall (MPI_Start/MPI_Startall) and freed with collsel_request_free
  * (MPI_Request_free). */
 /** @brief MPI_Ibcast: a nonblocking collsel_bcast. */
@@ -406,6 +412,49 @@ COLLSEL_API int collsel_request_free(MPI_Request *request);
 COLLSEL_API int collsel_start(MPI_Request *request);
 /** @brief MPI_Startall: collsel_start on each request in turn. */
 COLLSEL_API int collsel_startall(int count, MPI_Request requests[]);
+
+/**
+ * @brief Makes comm's collsel context now, so that its nonblocking and persistent calls are
+ *        served from the first (docs/nonblocking.md, "Which communicators are served").
+ *
+ * Collective over comm, like the first blocking collsel call on it, which it saves from
+ * warm-up (COLLSEL_WARMUP). Does nothing when collsel is disabled or finalized, when no
+ * database is named (collsel_init, COLLSEL_DB) and COLLSEL_FORCE names nothing, for
+ * MPI_COMM_NULL and for intercommunicators, or when comm has its context already; the same on
+ * every rank. libcollsel_pmpi calls it on MPI_COMM_WORLD in MPI_Init and MPI_Init_thread.
+ *
+ * @param comm the communicator.
+ * @return MPI_SUCCESS, always: a set-up that fails leaves comm native, quietly.
+ */
+COLLSEL_API int collsel_prepare(MPI_Comm comm);
+
+/**
+ * @brief collsel_prepare on a communicator the application has just made from `parent`, but
+ *        only when its nonblocking calls could go anywhere but native and `parent` has not
+ *        made many communicators already; otherwise nothing (warm-up as usual).
+ *
+ * What libcollsel_pmpi does after MPI_Comm_dup, MPI_Comm_dup_with_info, MPI_Comm_split,
+ * MPI_Comm_split_type, MPI_Comm_create, MPI_Comm_create_group, MPI_Cart_create, MPI_Cart_sub,
+ * MPI_Graph_create, MPI_Dist_graph_create and MPI_Dist_graph_create_adjacent, on every process
+ * of the parent (also where the new communicator is MPI_COMM_NULL). It prepares comm
+ * (collectively over comm) when COLLSEL_WARMUP is 0 or 1; when COLLSEL_FORCE names a variant
+ * that can be a nonblocking operation; or when comm is one of the first COLLSEL_WARMUP
+ * communicators made from `parent` (counted on parent: call it on every rank of parent, for
+ * every communicator made from it), MPI_COMM_WORLD has its context (libcollsel_pmpi's MPI_Init,
+ * collsel_prepare, or a collective on it; its set-up gave every process the rules), and the
+ * rules rank such a variant above native in some interval at comm's size (the nearest tuned;
+ * neighbourhood collectives on a communicator with a topology: any pattern).
+ * Decided from the count, the size, the topology, the environment and the rules alone: the
+ * same on every rank. A code that makes and frees communicators in a loop thus pays a context
+ * for the first COLLSEL_WARMUP of them only. The checks of collsel_prepare apply first.
+ *
+ * @param parent the communicator comm was made from, or MPI_COMM_NULL when the constructor was
+ *               not collective over all of it (MPI_Comm_create_group): comm is then not counted
+ *               and prepared whenever the rules serve it.
+ * @param comm   the new communicator (MPI_COMM_NULL: only parent's count).
+ * @return MPI_SUCCESS, always.
+ */
+COLLSEL_API int collsel_prepare_new(MPI_Comm parent, MPI_Comm comm);
 
 /**
  * @brief Says which algorithm a call would run, and why.

@@ -1,5 +1,7 @@
 /* Per-communicator set-up: the rules shared and pruned for the communicator, cached in its
  * context (select.h), and cs_sel_enter, which finds them for a call. */
+#include "collsel.h"
+
 #include "core/isocomm.h"
 #include "core/log.h"
 #include "core/machine.h"
@@ -50,11 +52,16 @@ static void describe_comm(const cs_sel_comm_t *sc, int nprocs) {
             continue;
         }
         if (sc->nb_niv[c] > 0) { /* tuned for overlap (docs/nonblocking.md) */
+            char pattern[128] = "";
+            if (sc->nb_tuned_pattern[c][0] != '\0') {
+                snprintf(pattern, sizeof(pattern), " on pattern %s (signature distance %.3f)",
+                         sc->nb_tuned_pattern[c], sc->nb_pattern_distance[c]);
+            }
             describe_intervals(sc->nb_iv[c], sc->nb_niv[c], line, sizeof(line));
             cs_log(CS_LOG_INFO,
-                   "%d processes (%d per node): i%s, %s_init: nonblocking rules tuned at %d "
+                   "%d processes (%d per node): i%s, %s_init: nonblocking rules tuned%s at %d "
                    "processes, %d per node:%s",
-                   nprocs, sc->ppn, cs_coll_name((cs_coll_t)c), cs_coll_name((cs_coll_t)c),
+                   nprocs, sc->ppn, cs_coll_name((cs_coll_t)c), cs_coll_name((cs_coll_t)c), pattern,
                    sc->nb_tuned_size[c], sc->nb_tuned_ppn[c], line);
         }
         if (sc->niv[c] == 0) {
@@ -207,9 +214,6 @@ static void states_ahead(cs_comm_t *ctx, const cs_sel_comm_t *sc) {
         const cs_sel_interval_t *ivs = nb ? sc->nb_iv[c] : sc->iv[c];
         int niv = nb ? sc->nb_niv[c] : sc->niv[c];
         uint64_t most;
-        if (cs_coll_agrees((cs_coll_t)c)) {
-            continue; /* their nonblocking calls go to the MPI library (selector/nb.c) */
-        }
         if (cs_sel_env.force[c].algo != NULL) {
             state_ahead(ctx, &cs_sel_env.force[c], UINT64_MAX);
             continue;
@@ -267,6 +271,9 @@ static int setup(cs_comm_t *ctx, MPI_Comm user) {
         describe_comm(sc, ctx->nprocs);
     }
 done:
+    /* COLLSEL_VERBOSE=3, every rank: what warm-up and collsel_prepare cost, countable */
+    cs_log(CS_LOG_DEBUG, "a communicator of %d processes set up (context and selector state)",
+           ctx->nprocs);
     ctx->selector = sc;
     ctx->selector_free = sel_free;
     sc = NULL;
@@ -316,6 +323,22 @@ static int warming_up(MPI_Comm comm) {
     return PMPI_Comm_set_attr(comm, key, (void *)calls) == MPI_SUCCESS;
 }
 
+void cs_sel_warm_count(MPI_Comm comm) {
+    int key, found = 0;
+    void *value = NULL;
+    cs_sel_env_once();
+    if (cs_sel_env.warmup <= 1 || comm == MPI_COMM_WORLD || is_any_forced() ||
+        (key = warm_key()) == MPI_KEYVAL_INVALID ||
+        PMPI_Comm_get_attr(comm, key, &value, &found) != MPI_SUCCESS) {
+        return;
+    }
+    /* up to COLLSEL_WARMUP - 1: the next blocking call is then the one that makes the context */
+    intptr_t calls = (found ? (intptr_t)value : 0) + 1;
+    if (calls < cs_sel_env.warmup) {
+        PMPI_Comm_set_attr(comm, key, (void *)calls);
+    }
+}
+
 int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx_out, cs_sel_comm_t **sc_out) {
     int rc = CS_OK;
     cs_comm_t *ctx;
@@ -339,7 +362,9 @@ int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx_out, cs_sel_comm_t **s
         }
         if (ctx->selector != NULL &&
             ((cs_sel_comm_t *)ctx->selector)->epoch < atomic_load(&cs_sel_rules_epoch)) {
-            /* collsel_finalize ran since: set up again (collective, like the first time) */
+            /* collsel_finalize ran since: set up again (collective, like the first time),
+             * once no operation of the context is left to choose by the old rules */
+            cs_nb_drain_context(ctx);
             ctx->selector_free(ctx->selector);
             ctx->selector = NULL;
             ctx->selector_free = NULL;
@@ -355,4 +380,121 @@ int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx_out, cs_sel_comm_t **s
     *sc_out = ctx->selector;
 out:
     return rc;
+}
+
+/* 1 when collsel could serve some call: a database is named (collsel_init, COLLSEL_DB) or
+ * COLLSEL_FORCE names a collective. The same on every rank. */
+static int anything_to_serve(void) {
+    int named;
+    pthread_mutex_lock(&cs_sel_lock);
+    named = cs_sel_db_path()[0] != '\0';
+    pthread_mutex_unlock(&cs_sel_lock);
+    return named || is_any_forced();
+}
+
+/* 1 when COLLSEL_FORCE names, for some collective, a variant that can be an operation (core/nb.h
+ * cs_nb_may_run). */
+static int is_nb_forced(void) {
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        const cs_variant_t *v = &cs_sel_env.force[c];
+        if (v->algo != NULL && cs_nb_may_run(v->algo)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The checks of collsel_prepare: 1 when comm may get a context now (collsel active, something to
+ * serve, an intracommunicator). Local, the same on every rank. */
+static int may_prepare(MPI_Comm comm) {
+    int inter = 1;
+    cs_sel_env_once();
+    return atomic_load(&cs_sel_hot.active) && comm != MPI_COMM_NULL && anything_to_serve() &&
+           PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
+}
+
+/* Makes comm's context and selector state (cs_sel_enter without warm-up: collective), with the
+ * MPI errors of the set-up returned rather than raised through comm's handler (the private
+ * duplicate is made with comm's): a failure leaves comm native, said at COLLSEL_VERBOSE=2. */
+static void prepare(MPI_Comm comm) {
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    cs_comm_t *ctx;
+    cs_sel_comm_t *sc;
+    if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS ||
+        PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
+        return;
+    }
+    if (cs_sel_enter(comm, 0, &ctx, &sc) != CS_OK) {
+        cs_log(CS_LOG_INFO, "a communicator could not be prepared: its calls are native");
+    }
+    PMPI_Comm_set_errhandler(comm, eh);
+    PMPI_Errhandler_free(&eh);
+}
+
+int collsel_prepare(MPI_Comm comm) {
+    if (may_prepare(comm)) {
+        prepare(comm);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Children: the communicators made from a parent through libcollsel_pmpi's constructors
+ * (collsel_prepare_new), counted in an attribute of the parent whose value is the count (no
+ * allocation, not copied to duplicates, gone with the parent), like warm-up's. */
+static int kids_keyval = MPI_KEYVAL_INVALID;
+
+/* Counts a constructor call on `parent` (every rank of parent makes it, in one order: the count
+ * is the same on every rank); 1 while it is one of parent's first COLLSEL_WARMUP. */
+static int early_child(MPI_Comm parent) {
+    int found = 0;
+    void *value = NULL;
+    intptr_t kids;
+    pthread_mutex_lock(&cs_sel_lock);
+    if (kids_keyval == MPI_KEYVAL_INVALID &&
+        cs_keyval_create(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kids_keyval) != CS_OK) {
+        kids_keyval = MPI_KEYVAL_INVALID;
+    }
+    pthread_mutex_unlock(&cs_sel_lock);
+    if (kids_keyval == MPI_KEYVAL_INVALID ||
+        PMPI_Comm_get_attr(parent, kids_keyval, &value, &found) != MPI_SUCCESS) {
+        return 0; /* the same failure on every rank is not guaranteed: fall back to warm-up */
+    }
+    kids = (found ? (intptr_t)value : 0) + 1;
+    if (kids > cs_sel_env.warmup) {
+        return 0; /* no need to count further */
+    }
+    return PMPI_Comm_set_attr(parent, kids_keyval, (void *)kids) == MPI_SUCCESS;
+}
+
+/* 1 when MPI_COMM_WORLD has a current selector state: its set-up gave every process of the
+ * world the rule table (cs_sel_rules_share), so every process decides by the same table. Local;
+ * the same on every rank (that set-up and collsel_finalize come at one point everywhere). */
+static int world_ready(void) {
+    const cs_comm_t *ctx = cs_comm_find(MPI_COMM_WORLD);
+    const cs_sel_comm_t *sc = ctx != NULL ? ctx->selector : NULL;
+    return sc != NULL && sc->epoch >= atomic_load(&cs_sel_rules_epoch);
+}
+
+int collsel_prepare_new(MPI_Comm parent, MPI_Comm comm) {
+    int nprocs = 0, topo = MPI_UNDEFINED, early = 1;
+    cs_sel_env_once();
+    if (!atomic_load(&cs_sel_hot.active) || !anything_to_serve()) {
+        return MPI_SUCCESS;
+    }
+    /* Decided alike on every rank of parent, before anything that depends on comm (MPI_COMM_NULL
+     * on some of them). */
+    if (cs_sel_env.warmup > 1 && !is_nb_forced() && parent != MPI_COMM_NULL) {
+        early = early_child(parent);
+    }
+    if (!may_prepare(comm) || !early) {
+        return MPI_SUCCESS;
+    }
+    if (cs_sel_env.warmup > 1 && !is_nb_forced() &&
+        (!world_ready() || PMPI_Comm_size(comm, &nprocs) != MPI_SUCCESS ||
+         PMPI_Topo_test(comm, &topo) != MPI_SUCCESS ||
+         !cs_sel_rules_serve_nb(nprocs, topo != MPI_UNDEFINED))) {
+        return MPI_SUCCESS; /* warm-up, as for a communicator made outside libcollsel_pmpi */
+    }
+    prepare(comm);
+    return MPI_SUCCESS;
 }

@@ -237,11 +237,9 @@ cs_sel_route_t cs_sel_start_slow(int repeat, MPI_Comm comm, const cs_call_key_t 
     return CS_SEL_TO_PMPI;
 }
 
-/* 1 when every rule interval of `coll` on `sc` starts with native (or there is none): the
- * size of a call cannot change where it goes. */
-static int native_at_every_size(const cs_sel_comm_t *sc, cs_coll_t coll) {
-    for (int i = 0; i < sc->niv[coll]; i++) {
-        if (!cs_algo_is_native(sc->iv[coll][i].cand[0].algo)) {
+int cs_sel_native_everywhere(const cs_sel_interval_t *ivs, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!cs_algo_is_native(ivs[i].cand[0].algo)) {
             return 0;
         }
     }
@@ -259,7 +257,7 @@ cs_sel_route_t cs_sel_start_uncached(MPI_Comm comm, const cs_call_key_t *key,
     }
     /* Native whatever the arguments: the rules say native at every size, nothing forces it. */
     native = cs_sel_env.force[key->coll].algo == NULL &&
-             native_at_every_size(at->sc, (cs_coll_t)key->coll);
+             cs_sel_native_everywhere(at->sc->iv[key->coll], at->sc->niv[key->coll]);
     at->iv = NULL;
     if (native && !cs_sel_hot.log_calls) {
         /* remembered, so that the next calls on this communicator go to MPI from the entry

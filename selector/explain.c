@@ -44,6 +44,10 @@ int cs_sel_choose(cs_coll_t coll, uint64_t bytes, MPI_Comm comm, cs_sel_choice_t
         out->nb_iv = cs_sel_nb_lookup(sc, coll, cs_sel_lookup_key(coll, bytes));
         out->nb_tuned_size = sc->nb_tuned_size[coll];
         out->nb_tuned_ppn = sc->nb_tuned_ppn[coll];
+        if (sc->nb_tuned_pattern[coll][0] != '\0') {
+            out->nb_pattern = sc->nb_tuned_pattern[coll];
+            out->nb_distance = sc->nb_pattern_distance[coll];
+        }
     }
     out->iv = cs_sel_lookup(sc, coll, cs_sel_lookup_key(coll, bytes));
     if (out->iv == NULL) {
@@ -66,18 +70,22 @@ int cs_sel_choose(cs_coll_t coll, uint64_t bytes, MPI_Comm comm, cs_sel_choice_t
 static void explain_nb(const cs_sel_choice_t *ch, char *buf, size_t len) {
     const cs_sel_interval_t *iv = ch->nb_iv;
     size_t used = strlen(buf);
-    char name[256], hi[32];
+    char name[256], hi[32], pattern[128] = "";
     if (iv->hi == CS_RULE_UNBOUNDED) {
         snprintf(hi, sizeof(hi), "inf");
     } else {
         snprintf(hi, sizeof(hi), "%llu", (unsigned long long)iv->hi);
     }
+    if (ch->nb_pattern != NULL) {
+        snprintf(pattern, sizeof(pattern), " on pattern %s (signature distance %.3f)",
+                 ch->nb_pattern, ch->nb_distance);
+    }
     used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
                              "; nonblocking and persistent calls: nonblocking rule [%llu, %s) "
-                             "tuned at %d processes, %d per node, overhead %.2f us vs native "
+                             "tuned%s at %d processes, %d per node, overhead %.2f us vs native "
                              "%.2f us; ranked:",
-                             (unsigned long long)iv->lo, hi, ch->nb_tuned_size, ch->nb_tuned_ppn,
-                             iv->median_us[0], iv->native_us);
+                             (unsigned long long)iv->lo, hi, pattern, ch->nb_tuned_size,
+                             ch->nb_tuned_ppn, iv->median_us[0], iv->native_us);
     for (int i = 0; i < iv->ncand && used < len; i++) {
         cs_variant_name(&iv->cand[i], name, sizeof(name));
         used += (size_t)snprintf(buf + used, len - used, " %s", name);

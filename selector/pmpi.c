@@ -13,7 +13,13 @@
  * and, so that collsel's requests complete and persistent ones start (docs/nonblocking.md),
  * MPI_Wait MPI_Test MPI_Waitall MPI_Testall MPI_Waitany MPI_Testany MPI_Waitsome MPI_Testsome
  * MPI_Request_get_status MPI_Request_free MPI_Start MPI_Startall, each the collsel_ function
- * of the same name (which hands every other request to the MPI library unchanged). */
+ * of the same name (which hands every other request to the MPI library unchanged).
+ *
+ * So that nonblocking and persistent calls find a context (docs/nonblocking.md, "Which
+ * communicators are served"): MPI_Init and MPI_Init_thread make MPI_COMM_WORLD's after the MPI
+ * library's (collsel_prepare: nothing without a database or COLLSEL_FORCE), and the
+ * communicator constructors below make the new communicator's when its nonblocking calls could
+ * be served (collsel_prepare_new). Their return code is always the MPI library's. */
 #include "collsel.h"
 
 #include "core/call.h"
@@ -22,23 +28,18 @@
 #include <mpi-ext.h>
 #endif
 
-#define PARAMS_REQ(...)  (__VA_ARGS__, MPI_Request * request)
-#define PARAMS_INIT(...) (__VA_ARGS__, MPI_Info info, MPI_Request * request)
-#define ARGS_REQ(...)    (__VA_ARGS__, request)
-#define ARGS_INIT(...)   (__VA_ARGS__, info, request)
-
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define MPIX_INIT(name, Mpi, PARAMS, ARGS)                                                         \
-    COLLSEL_API int MPIX_##Mpi##_init PARAMS_INIT PARAMS {                                         \
-        return collsel_##name##_init ARGS_INIT ARGS;                                               \
+    COLLSEL_API int MPIX_##Mpi##_init CS_PARAMS_INIT PARAMS {                                      \
+        return collsel_##name##_init CS_ARGS_INIT ARGS;                                            \
     }
 #else
 #define MPIX_INIT(name, Mpi, PARAMS, ARGS)
 #endif
 #if MPI_VERSION >= 4
 #define MPI4_INIT(name, Mpi, PARAMS, ARGS)                                                         \
-    COLLSEL_API int MPI_##Mpi##_init PARAMS_INIT PARAMS {                                          \
-        return collsel_##name##_init ARGS_INIT ARGS;                                               \
+    COLLSEL_API int MPI_##Mpi##_init CS_PARAMS_INIT PARAMS {                                       \
+        return collsel_##name##_init CS_ARGS_INIT ARGS;                                            \
     }
 #else
 #define MPI4_INIT(name, Mpi, PARAMS, ARGS)
@@ -49,8 +50,8 @@
     COLLSEL_API int MPI_##Mpi PARAMS {                                                             \
         return collsel_##name ARGS;                                                                \
     }                                                                                              \
-    COLLSEL_API int MPI_##Impi PARAMS_REQ PARAMS {                                                 \
-        return collsel_i##name ARGS_REQ ARGS;                                                      \
+    COLLSEL_API int MPI_##Impi CS_PARAMS_REQ PARAMS {                                              \
+        return collsel_i##name CS_ARGS_REQ ARGS;                                                   \
     }                                                                                              \
     MPIX_INIT(name, Mpi, PARAMS, ARGS)                                                             \
     MPI4_INIT(name, Mpi, PARAMS, ARGS)
@@ -106,4 +107,90 @@ COLLSEL_API int MPI_Start(MPI_Request *request) {
 
 COLLSEL_API int MPI_Startall(int count, MPI_Request requests[]) {
     return collsel_startall(count, requests);
+}
+
+COLLSEL_API int MPI_Init(int *argc, char ***argv) {
+    int err = PMPI_Init(argc, argv);
+    if (err == MPI_SUCCESS) {
+        collsel_prepare(MPI_COMM_WORLD);
+    }
+    return err;
+}
+
+COLLSEL_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    int err = PMPI_Init_thread(argc, argv, required, provided);
+    if (err == MPI_SUCCESS) {
+        collsel_prepare(MPI_COMM_WORLD);
+    }
+    return err;
+}
+
+/* The constructors: the MPI library's, then collsel_prepare_new with the parent and the new
+ * communicator (MPI_COMM_NULL on the processes outside it; an intercommunicator: nothing but the
+ * parent's count). MPI_Comm_create_group is collective over the group only, so its parent's
+ * count would differ between ranks: it passes no parent. */
+#define PREPARED(call, parent, newcomm)                                                            \
+    do {                                                                                           \
+        int err_ = (call);                                                                         \
+        if (err_ == MPI_SUCCESS) {                                                                 \
+            collsel_prepare_new((parent), *(newcomm));                                             \
+        }                                                                                          \
+        return err_;                                                                               \
+    } while (0)
+
+COLLSEL_API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
+    PREPARED(PMPI_Comm_dup(comm, newcomm), comm, newcomm);
+}
+
+COLLSEL_API int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
+    PREPARED(PMPI_Comm_dup_with_info(comm, info, newcomm), comm, newcomm);
+}
+
+COLLSEL_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
+    PREPARED(PMPI_Comm_split(comm, color, key, newcomm), comm, newcomm);
+}
+
+COLLSEL_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                                    MPI_Comm *newcomm) {
+    PREPARED(PMPI_Comm_split_type(comm, split_type, key, info, newcomm), comm, newcomm);
+}
+
+COLLSEL_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+    PREPARED(PMPI_Comm_create(comm, group, newcomm), comm, newcomm);
+}
+
+COLLSEL_API int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
+    PREPARED(PMPI_Comm_create_group(comm, group, tag, newcomm), MPI_COMM_NULL, newcomm);
+}
+
+COLLSEL_API int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                                int reorder, MPI_Comm *newcomm) {
+    PREPARED(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), comm, newcomm);
+}
+
+COLLSEL_API int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
+    PREPARED(PMPI_Cart_sub(comm, remain_dims, newcomm), comm, newcomm);
+}
+
+COLLSEL_API int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                                 int reorder, MPI_Comm *newcomm) {
+    PREPARED(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), comm, newcomm);
+}
+
+COLLSEL_API int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
+                                      const int degrees[], const int destinations[],
+                                      const int weights[], MPI_Info info, int reorder,
+                                      MPI_Comm *newcomm) {
+    PREPARED(PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info, reorder,
+                                    newcomm),
+             comm, newcomm);
+}
+
+COLLSEL_API int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
+                                               const int sourceweights[], int outdegree,
+                                               const int destinations[], const int destweights[],
+                                               MPI_Info info, int reorder, MPI_Comm *newcomm) {
+    PREPARED(PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree,
+                                             destinations, destweights, info, reorder, newcomm),
+             comm, newcomm);
 }

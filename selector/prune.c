@@ -2,6 +2,7 @@
 #include "select.h"
 
 #include "core/log.h"
+#include "core/nb.h"
 #include "registry.h"
 
 #include <inttypes.h>
@@ -42,23 +43,34 @@ static void clear_nb(cs_sel_comm_t *sc) {
         sc->nb_niv[c] = 0;
         sc->nb_tuned_size[c] = 0;
         sc->nb_tuned_ppn[c] = 0;
+        sc->nb_tuned_pattern[c][0] = '\0';
+        sc->nb_pattern_distance[c] = 0;
     }
 }
 
-int cs_sel_prune_nb(const cs_rule_t *rules, int n, int nprocs, int ppn, cs_sel_comm_t *sc) {
+int cs_sel_prune_nb(const cs_rule_t *rules, int n, int nprocs, int ppn,
+                    const cs_sel_pattern_t *pats, int npats, const cs_graph_sig_t *sig,
+                    cs_sel_comm_t *sc) {
     int rc = CS_OK;
     cs_sel_comm_t *tmp = calloc(1, sizeof(*tmp)); /* the blocking rules' builder, then moved */
     clear_nb(sc);
     CS_REQUIRE(tmp != NULL, CS_ERR_NOMEM);
     CS_CHECK(cs_sel_prune(rules, n, nprocs, ppn, tmp));
+    tmp->isomorphic = sc->isomorphic;
+    CS_CHECK(cs_sel_prune_neighbors(rules, n, pats, npats, sig, ppn, tmp));
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         sc->nb_iv[c] = tmp->iv[c];
         sc->nb_niv[c] = tmp->niv[c];
         sc->nb_tuned_size[c] = tmp->tuned_size[c];
         sc->nb_tuned_ppn[c] = tmp->tuned_ppn[c];
+        memcpy(sc->nb_tuned_pattern[c], tmp->tuned_pattern[c], sizeof(sc->nb_tuned_pattern[c]));
+        sc->nb_pattern_distance[c] = tmp->pattern_distance[c];
         tmp->iv[c] = NULL;
     }
 out:
+    if (tmp != NULL) {
+        cs_sel_comm_clear(tmp); /* what a failure left in it */
+    }
     free(tmp);
     return rc;
 }
@@ -245,6 +257,77 @@ int cs_sel_prune_neighbors(const cs_rule_t *rules, int n, const cs_sel_pattern_t
     }
 out:
     return rc;
+}
+
+/* 1 when rules[0..n-1] hold a rule of `coll`: a pattern rule when `patterns`, else a plain one. */
+static int has_rules(const cs_rule_t *rules, int n, cs_coll_t coll, int patterns) {
+    for (int i = 0; i < n; i++) {
+        if (rules[i].coll == coll && (rules[i].pattern[0] != '\0') == patterns) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* 1 when rows a and b belong to one interval: collective, pattern, size, ppn and lower bound. */
+static int same_interval(const cs_rule_t *a, const cs_rule_t *b) {
+    return a->coll == b->coll && a->comm_size == b->comm_size && a->ppn == b->ppn &&
+           a->lo_bytes == b->lo_bytes && strcmp(a->pattern, b->pattern) == 0;
+}
+
+/* cs_sel_rules_nb_served for one collective and one set of rules. */
+static int coll_served(const cs_rule_t *rules, int n, cs_coll_t coll, int nprocs, int patterns) {
+    const cs_rule_t *prev = NULL;
+    int size = 0, native_seen = 0;
+    for (int i = 0; i < n && !patterns; i++) { /* the nearest tuned size, as build_coll's */
+        const cs_rule_t *r = &rules[i];
+        int c;
+        if (r->coll != coll || r->comm_size < 1 || r->pattern[0] != '\0') {
+            continue;
+        }
+        c = size > 0 ? cmp_log_distance(r->comm_size, size, nprocs) : -1;
+        if (c < 0 || (c == 0 && r->comm_size > size)) {
+            size = r->comm_size;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        const cs_rule_t *r = &rules[i];
+        const cs_algo_t *a;
+        if (r->coll != coll || (r->pattern[0] != '\0') != patterns ||
+            (!patterns && r->comm_size != size)) {
+            continue;
+        }
+        if (prev == NULL || !same_interval(prev, r)) {
+            native_seen = 0; /* the rows of an interval come together, by rank */
+        }
+        prev = r;
+        a = cs_registry_find(r->algorithm);
+        if (a == NULL || a->coll != coll) {
+            continue;
+        }
+        if (cs_algo_is_native(a)) {
+            native_seen = 1;
+        } else if (!native_seen && cs_nb_may_run(a)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int cs_sel_rules_nb_served(const cs_rule_t *rules, int n, const cs_rule_t *nb, int n_nb, int nprocs,
+                           int topo) {
+    for (int c = 0; c < CS_COLL_COUNT; c++) {
+        int patterns = cs_coll_is_neighbor((cs_coll_t)c);
+        if (patterns && !topo) {
+            continue;
+        }
+        if (has_rules(nb, n_nb, (cs_coll_t)c, patterns)
+                ? coll_served(nb, n_nb, (cs_coll_t)c, nprocs, patterns)
+                : coll_served(rules, n, (cs_coll_t)c, nprocs, patterns)) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int cs_sel_prune(const cs_rule_t *rules, int n, int nprocs, int ppn, cs_sel_comm_t *sc) {

@@ -23,6 +23,9 @@ static int npats;
 static int have_loggp; /* the machine's LogGP parameters were found (loggp) */
 static cs_loggp_t loggp;
 static char table_why[16384]; /* how many rules from where, or why there are none */
+/* cs_sel_rules_serve_nb's last answer (memo_valid 0: none), for communicators of memo_nprocs
+ * processes with a topology or not (memo_topo); forgotten with the table. */
+static int memo_valid, memo_nprocs, memo_topo, memo_served;
 
 typedef struct loader {
     cs_rule_t *v;
@@ -449,7 +452,7 @@ int cs_sel_rules_prune(int nprocs, int ppn, const cs_graph_sig_t *sig, cs_sel_co
         rc = cs_sel_prune_neighbors(table, ntable, pats, npats, sig, ppn, sc);
     }
     if (*usable && rc == CS_OK && n_nb_table > 0) {
-        rc = cs_sel_prune_nb(nb_table, n_nb_table, nprocs, ppn, sc);
+        rc = cs_sel_prune_nb(nb_table, n_nb_table, nprocs, ppn, pats, npats, sig, sc);
     }
     pthread_mutex_unlock(&cs_sel_lock);
     return rc;
@@ -470,11 +473,31 @@ int cs_sel_rules_have_patterns(void) {
     for (int i = 0; table_state == TABLE_OK && i < ntable && !have; i++) {
         have = table[i].pattern[0] != '\0';
     }
+    for (int i = 0; table_state == TABLE_OK && i < n_nb_table && !have; i++) {
+        have = nb_table[i].pattern[0] != '\0'; /* an --overlap only run's */
+    }
     pthread_mutex_unlock(&cs_sel_lock);
     return have;
 }
 
+int cs_sel_rules_serve_nb(int nprocs, int topo) {
+    int served = 0;
+    pthread_mutex_lock(&cs_sel_lock);
+    if (table_state == TABLE_OK) {
+        if (!memo_valid || memo_nprocs != nprocs || memo_topo != topo) {
+            memo_served = cs_sel_rules_nb_served(table, ntable, nb_table, n_nb_table, nprocs, topo);
+            memo_nprocs = nprocs;
+            memo_topo = topo;
+            memo_valid = 1;
+        }
+        served = memo_served;
+    }
+    pthread_mutex_unlock(&cs_sel_lock);
+    return served;
+}
+
 void cs_sel_rules_forget(void) {
+    memo_valid = 0;
     free(table);
     table = NULL;
     ntable = 0;

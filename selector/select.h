@@ -129,10 +129,14 @@ typedef struct cs_sel_comm {
     char tuned_pattern[CS_COLL_COUNT][CS_RULE_PATTERN];
     double pattern_distance[CS_COLL_COUNT];
     /* The nonblocking rules (table nb_rule, docs/nonblocking.md "Tuning for overlap"), pruned
-     * as the blocking ones; nb_niv 0: none for the collective (its nonblocking calls use iv). */
+     * as the blocking ones (the neighbourhood collectives' by signature: nb_tuned_pattern and
+     * nb_pattern_distance as tuned_pattern and pattern_distance); nb_niv 0: none for the
+     * collective (its nonblocking calls use iv). */
     cs_sel_interval_t *nb_iv[CS_COLL_COUNT];
     int nb_niv[CS_COLL_COUNT];
     int nb_tuned_size[CS_COLL_COUNT], nb_tuned_ppn[CS_COLL_COUNT];
+    char nb_tuned_pattern[CS_COLL_COUNT][CS_RULE_PATTERN];
+    double nb_pattern_distance[CS_COLL_COUNT];
 } cs_sel_comm_t;
 
 /* Why the selector chose what it chose (cs_sel_choose). */
@@ -155,9 +159,13 @@ typedef struct cs_sel_choice {
                                     ranked candidate, then native); native unless RULE/FORCED */
     const cs_sel_interval_t *iv; /* CS_SEL_RULE: the interval and its ranked candidates */
     /* The nonblocking rule interval of the same call (NULL: none; its nonblocking calls follow
-     * the blocking rules), tuned at nb_tuned_size processes, nb_tuned_ppn per node. */
+     * the blocking rules), tuned at nb_tuned_size processes, nb_tuned_ppn per node; for a
+     * neighbourhood collective on the tuned pattern nb_pattern (NULL otherwise), at signature
+     * distance nb_distance. */
     const cs_sel_interval_t *nb_iv;
     int nb_tuned_size, nb_tuned_ppn;
+    const char *nb_pattern;
+    double nb_distance;
     int nprocs, ppn;           /* the communicator (0 without a context) */
     int tuned_size, tuned_ppn; /* CS_SEL_RULE: the tuned shape the rules come from */
     const char *pattern;       /* CS_SEL_RULE, neighbourhood: the nearest tuned pattern */
@@ -200,9 +208,12 @@ const cs_sel_interval_t *cs_sel_lookup(const cs_sel_comm_t *sc, cs_coll_t coll, 
 const cs_sel_interval_t *cs_sel_nb_lookup(const cs_sel_comm_t *sc, cs_coll_t coll, uint64_t bytes);
 
 /* Builds the nonblocking rules of a communicator (sc->nb_iv ...) from the nonblocking rules
- * rules[0..n-1] as cs_sel_prune builds the blocking ones (nearest tuned size, then ppn); the
- * blocking rules of `sc` stay. CS_OK or CS_ERR_NOMEM (then sc has no nonblocking rules). */
+ * rules[0..n-1] as cs_sel_prune and cs_sel_prune_neighbors build the blocking ones (nearest
+ * tuned size, then ppn; the neighbourhood collectives' by the signature *sig, NULL: none, among
+ * pats[0..npats-1], sc->isomorphic deciding between equal ones); the blocking rules of `sc`
+ * stay. CS_OK or CS_ERR_NOMEM (then sc has no nonblocking rules). */
 int cs_sel_prune_nb(const cs_rule_t *rules, int n, int nprocs, int ppn,
+                    const cs_sel_pattern_t *pats, int npats, const cs_graph_sig_t *sig,
                     cs_sel_comm_t *sc) CS_MUST_CHECK;
 
 /* Builds the per-communicator rules of a communicator of `nprocs` processes, `ppn` per node,
@@ -261,6 +272,17 @@ extern const cs_coll_fns_t cs_sel_fns;
  * ("" when none), for the one line the caller prints about them all (each is logged at
  * debug verbosity). Allocates nothing. */
 int cs_sel_rules_check(cs_rule_t *rules, int n, int max, int *nbad, char *why, size_t len);
+
+/* 1 when a nonblocking call or persistent init on a communicator of `nprocs` processes
+ * (`topo`: with a topology) could go anywhere but native by these rules, whatever its ppn and
+ * size: for some collective, among the nonblocking rules nb[0..n_nb-1] when they have any of the
+ * collective, else among its blocking rules rules[0..n-1], at the tuned size nearest nprocs as
+ * cs_sel_prune chooses it (docs/selector.md; any ppn), some interval ranks a variant that can be an
+ * operation (core/nb.h cs_nb_may_run) above native. Neighbourhood collectives count only when
+ * `topo`, by their pattern rules at every size (their pattern is chosen by signature, which needs a
+ * collective). Rows in cs_sel_rules_check's order; allocates nothing. */
+int cs_sel_rules_nb_served(const cs_rule_t *rules, int n, const cs_rule_t *nb, int n_nb, int nprocs,
+                           int topo);
 
 /* Frees what cs_sel_prune allocated. */
 void cs_sel_comm_clear(cs_sel_comm_t *sc);

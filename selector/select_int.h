@@ -3,7 +3,7 @@
  * One job per file:
  *   state.c     process-wide and thread-local state, the environment, collsel_init/finalize
  *   rules.c     the rule table: loaded from the database by rank 0, broadcast to the others
- *   comm.c      per-communicator set-up (cs_sel_enter)
+ *   comm.c      per-communicator set-up (cs_sel_enter), warm-up, collsel_prepare(_new)
  *   dispatch.c  the call cache, the native-repeat memo, dispatch and fallback
  *   entry.c     the public entry points (collsel_bcast ...), generated from core/coll.def
  *   explain.c   cs_sel_choose and collsel_explain
@@ -119,6 +119,10 @@ CS_SEL_INTERNAL void cs_sel_loaded_free(cs_sel_loaded_t *l);
 /* 1 when this process has no rule table yet (not collective). */
 CS_SEL_INTERNAL int cs_sel_rules_missing(void);
 
+/* 1 when every rule interval ivs[0..n-1] starts with native (or n is 0): the size of a call
+ * cannot change where it goes. */
+CS_SEL_INTERNAL int cs_sel_native_everywhere(const cs_sel_interval_t *ivs, int n);
+
 /* Makes sure every rank of `comm` (`rank` in it, `ppn` per node) has the rule table, loading
  * it on rank 0 if any rank has none (collective): `need` says whether some rank had none when
  * asked (cs_sel_rules_missing, agreed over comm by the caller; the same on every rank), and
@@ -132,11 +136,20 @@ CS_SEL_INTERNAL int cs_sel_rules_share(MPI_Comm comm, int rank, int ppn, int nee
  * it is. CS_OK or CS_ERR_NOMEM. */
 CS_SEL_INTERNAL int cs_sel_rules_prune(int nprocs, int ppn, const cs_graph_sig_t *sig,
                                        cs_sel_comm_t *sc, int *usable) CS_MUST_CHECK;
-/* 1 when the rule table holds rules of a neighbourhood pattern (the same on every rank that
- * shared it): a communicator with a topology then needs its signature. */
+/* 1 when the rule table or the nonblocking rules hold rules of a neighbourhood pattern (the
+ * same on every rank that shared them): a communicator with a topology then needs its
+ * signature. */
 CS_SEL_INTERNAL int cs_sel_rules_have_patterns(void);
 /* 1 when the rule table was loaded and is usable; copies why there are (no) rules into `why`. */
 CS_SEL_INTERNAL int cs_sel_rules_are_usable(char *why, size_t len);
+/* 1 when the rule table is loaded and ranks, for some collective whose nonblocking calls collsel
+ * serves, a variant that can be an operation (core/nb.h cs_nb_may_run) above native in some
+ * interval at the tuned size nearest `nprocs` (any ppn), by the nonblocking rules where the
+ * collective has them, else by its blocking rules; the neighbourhood collectives only when
+ * `topo` (a communicator with a topology), by their pattern rules at any size. 0 when the table
+ * is not loaded (not collective: what this process holds). cs_sel_rules_nb_served (select.h)
+ * does the work; the last answer is kept until the table is forgotten. */
+CS_SEL_INTERNAL int cs_sel_rules_serve_nb(int nprocs, int topo);
 /* Forgets the rule table (collsel_finalize; cs_sel_lock held). */
 CS_SEL_INTERNAL void cs_sel_rules_forget(void);
 
@@ -159,6 +172,13 @@ CS_SEL_INTERNAL void cs_sel_rules_forget(void);
  * names a collective (a forced algorithm runs from the first call). */
 CS_SEL_INTERNAL int cs_sel_enter(MPI_Comm comm, int call, cs_comm_t **ctx,
                                  cs_sel_comm_t **sc) CS_MUST_CHECK;
+
+/* A nonblocking call or persistent init on `comm`, which has no context (the caller checked),
+ * counts towards its warm-up like a blocking call (up to COLLSEL_WARMUP - 1: it cannot make the
+ * context itself, it never communicates), so that the next blocking call makes the context when
+ * it would after as many blocking calls. MPI orders a communicator's collectives alike on every
+ * rank, so the count is the same on every rank. Local; nothing where warm-up does not apply. */
+CS_SEL_INTERNAL void cs_sel_warm_count(MPI_Comm comm);
 
 /* --- dispatch.c ----------------------------------------------------------------------------- */
 

@@ -60,6 +60,13 @@ int collsel_init(const char *db_path) {
             db_path = NULL;
         }
         snprintf(init_db, sizeof(init_db), "%s", db_path != NULL ? db_path : cs_sel_env.db);
+        if (strcmp(init_db, cs_sel_env.db) != 0) {
+            /* Rules already loaded from COLLSEL_DB (libcollsel_pmpi's MPI_Init, or a
+             * collective before this call) are another database's: forgotten as by
+             * collsel_finalize, so every communicator takes this one at its next call. */
+            cs_sel_rules_forget();
+            atomic_store(&cs_sel_rules_epoch, atomic_fetch_add(&cs_sel_hot.epoch, 1) + 1);
+        }
     }
     atomic_store(&cs_sel_hot.active, !cs_sel_env.disable);
     cs_nb_set_progress_thread(cs_sel_env.progress_thread);

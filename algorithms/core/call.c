@@ -1012,71 +1012,81 @@ out:
     return rc;
 }
 
-int cs_call_invoke(const cs_call_t *c, const cs_coll_fns_t *fns) {
+/* Calls call c's collective with its MPI arguments: blocking through `fns` when `ifns` is NULL,
+ * else nonblocking through `ifns` with `request` (one argument list per collective for both). */
+static int invoke(const cs_call_t *c, const cs_coll_fns_t *fns, const cs_coll_ifns_t *ifns,
+                  MPI_Request *request) {
+#define CALL(name, ...)                                                                            \
+    return ifns != NULL ? ifns->name(__VA_ARGS__, request) : fns->name(__VA_ARGS__)
     const void *send = c->in_place && c->coll != CS_COLL_SCATTER && c->coll != CS_COLL_SCATTERV
                            ? MPI_IN_PLACE
                            : c->sendbuf;
     switch (c->coll) {
     case CS_COLL_BCAST:
-        return fns->bcast(c->recvbuf, c->recvcount, c->recv.type, c->root, c->comm);
+        CALL(bcast, c->recvbuf, c->recvcount, c->recv.type, c->root, c->comm);
     case CS_COLL_GATHER:
-        return fns->gather(send, c->sendcount, c->send.type, c->recvbuf, c->recvcount, c->recv.type,
-                           c->root, c->comm);
+        CALL(gather, send, c->sendcount, c->send.type, c->recvbuf, c->recvcount, c->recv.type,
+             c->root, c->comm);
     case CS_COLL_SCATTER:
-        return fns->scatter(c->sendbuf, c->sendcount, c->send.type,
-                            c->in_place ? MPI_IN_PLACE : c->recvbuf, c->recvcount, c->recv.type,
-                            c->root, c->comm);
+        CALL(scatter, c->sendbuf, c->sendcount, c->send.type,
+             c->in_place ? MPI_IN_PLACE : c->recvbuf, c->recvcount, c->recv.type, c->root, c->comm);
     case CS_COLL_REDUCE:
-        return fns->reduce(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->root, c->comm);
+        CALL(reduce, send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->root, c->comm);
     case CS_COLL_ALLREDUCE:
-        return fns->allreduce(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
+        CALL(allreduce, send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
     case CS_COLL_ALLGATHER:
-        return fns->allgather(send, c->sendcount, c->send.type, c->recvbuf, c->recvcount,
-                              c->recv.type, c->comm);
+        CALL(allgather, send, c->sendcount, c->send.type, c->recvbuf, c->recvcount, c->recv.type,
+             c->comm);
     case CS_COLL_ALLGATHERV:
-        return fns->allgatherv(send, c->sendcount, c->send.type, c->recvbuf, c->recvcounts,
-                               c->displs, c->recv.type, c->comm);
+        CALL(allgatherv, send, c->sendcount, c->send.type, c->recvbuf, c->recvcounts, c->displs,
+             c->recv.type, c->comm);
     case CS_COLL_ALLTOALL:
-        return fns->alltoall(send, c->sendcount, c->send.type, c->recvbuf, c->recvcount,
-                             c->recv.type, c->comm);
+        CALL(alltoall, send, c->sendcount, c->send.type, c->recvbuf, c->recvcount, c->recv.type,
+             c->comm);
     case CS_COLL_BARRIER:
-        return fns->barrier(c->comm);
+        CALL(barrier, c->comm);
     case CS_COLL_REDUCE_SCATTER_BLOCK:
-        return fns->reduce_scatter_block(send, c->recvbuf, c->recvcount, c->recv.type, c->op,
-                                         c->comm);
+        CALL(reduce_scatter_block, send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
     case CS_COLL_REDUCE_SCATTER:
-        return fns->reduce_scatter(send, c->recvbuf, c->recvcounts, c->recv.type, c->op, c->comm);
+        CALL(reduce_scatter, send, c->recvbuf, c->recvcounts, c->recv.type, c->op, c->comm);
     case CS_COLL_SCAN:
-        return fns->scan(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
+        CALL(scan, send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
     case CS_COLL_EXSCAN:
-        return fns->exscan(send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
+        CALL(exscan, send, c->recvbuf, c->recvcount, c->recv.type, c->op, c->comm);
     case CS_COLL_GATHERV:
-        return fns->gatherv(send, c->sendcount, c->send.type, c->recvbuf, c->recvcounts, c->displs,
-                            c->recv.type, c->root, c->comm);
+        CALL(gatherv, send, c->sendcount, c->send.type, c->recvbuf, c->recvcounts, c->displs,
+             c->recv.type, c->root, c->comm);
     case CS_COLL_SCATTERV:
-        return fns->scatterv(c->sendbuf, c->sendcounts, c->sdispls, c->send.type,
-                             c->in_place ? MPI_IN_PLACE : c->recvbuf, c->recvcount, c->recv.type,
-                             c->root, c->comm);
+        CALL(scatterv, c->sendbuf, c->sendcounts, c->sdispls, c->send.type,
+             c->in_place ? MPI_IN_PLACE : c->recvbuf, c->recvcount, c->recv.type, c->root, c->comm);
     case CS_COLL_ALLTOALLV:
-        return fns->alltoallv(send, c->sendcounts, c->sdispls, c->send.type, c->recvbuf,
-                              c->recvcounts, c->displs, c->recv.type, c->comm);
+        CALL(alltoallv, send, c->sendcounts, c->sdispls, c->send.type, c->recvbuf, c->recvcounts,
+             c->displs, c->recv.type, c->comm);
     case CS_COLL_NEIGHBOR_ALLGATHER:
-        return fns->neighbor_allgather(c->sendbuf, c->sendcount, c->send.type, c->recvbuf,
-                                       c->recvcount, c->recv.type, c->comm);
+        CALL(neighbor_allgather, c->sendbuf, c->sendcount, c->send.type, c->recvbuf, c->recvcount,
+             c->recv.type, c->comm);
     case CS_COLL_NEIGHBOR_ALLGATHERV:
-        return fns->neighbor_allgatherv(c->sendbuf, c->sendcount, c->send.type, c->recvbuf,
-                                        c->recvcounts, c->displs, c->recv.type, c->comm);
+        CALL(neighbor_allgatherv, c->sendbuf, c->sendcount, c->send.type, c->recvbuf, c->recvcounts,
+             c->displs, c->recv.type, c->comm);
     case CS_COLL_NEIGHBOR_ALLTOALL:
-        return fns->neighbor_alltoall(c->sendbuf, c->sendcount, c->send.type, c->recvbuf,
-                                      c->recvcount, c->recv.type, c->comm);
+        CALL(neighbor_alltoall, c->sendbuf, c->sendcount, c->send.type, c->recvbuf, c->recvcount,
+             c->recv.type, c->comm);
     case CS_COLL_NEIGHBOR_ALLTOALLV:
-        return fns->neighbor_alltoallv(c->sendbuf, c->sendcounts, c->sdispls, c->send.type,
-                                       c->recvbuf, c->recvcounts, c->displs, c->recv.type, c->comm);
+        CALL(neighbor_alltoallv, c->sendbuf, c->sendcounts, c->sdispls, c->send.type, c->recvbuf,
+             c->recvcounts, c->displs, c->recv.type, c->comm);
     case CS_COLL_NEIGHBOR_ALLTOALLW:
-        return fns->neighbor_alltoallw(c->sendbuf, c->sendcounts, c->sdispls_bytes, c->sendtypes,
-                                       c->recvbuf, c->recvcounts, c->rdispls_bytes, c->recvtypes,
-                                       c->comm);
+        CALL(neighbor_alltoallw, c->sendbuf, c->sendcounts, c->sdispls_bytes, c->sendtypes,
+             c->recvbuf, c->recvcounts, c->rdispls_bytes, c->recvtypes, c->comm);
     default:
         return MPI_ERR_ARG;
     }
+#undef CALL
+}
+
+int cs_call_invoke(const cs_call_t *c, const cs_coll_fns_t *fns) {
+    return invoke(c, fns, NULL, NULL);
+}
+
+int cs_call_istart(const cs_call_t *c, const cs_coll_ifns_t *ifns, MPI_Request *request) {
+    return invoke(c, NULL, ifns, request);
 }

@@ -384,10 +384,32 @@ typedef struct cs_coll_fns {
 #undef CS_COLL
 } cs_coll_fns_t;
 
+/* coll.def's PARAMS and ARGS with the tails of the nonblocking (REQ: MPI_I<coll>) and persistent
+ * (INIT: MPI_<Coll>_init) forms. */
+#define CS_PARAMS_REQ(...)  (__VA_ARGS__, MPI_Request * request)
+#define CS_PARAMS_INIT(...) (__VA_ARGS__, MPI_Info info, MPI_Request * request)
+#define CS_ARGS_REQ(...)    (__VA_ARGS__, request)
+#define CS_ARGS_INIT(...)   (__VA_ARGS__, info, request)
+
+/* A set of functions with the signatures of MPI's nonblocking collectives (MPI_Ibcast ...):
+ * the MPI library's (cs_native_ifns, PMPI_I*), or collsel's public ones. */
+typedef struct cs_coll_ifns {
+#define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ...)                           \
+    int(*name) CS_PARAMS_REQ PARAMS;
+#include "coll.def"
+#undef CS_COLL
+} cs_coll_ifns_t;
+
 /* Calls the function of `fns` for call->coll with the call's MPI arguments, MPI_IN_PLACE
  * restored where the caller used it (MPI forbids the aliased buffers normalisation made).
  * Returns the MPI error code. */
 int cs_call_invoke(const cs_call_t *call, const cs_coll_fns_t *fns);
+
+/* The same with the nonblocking function of `ifns` (the same arguments, then `request`). */
+int cs_call_istart(const cs_call_t *call, const cs_coll_ifns_t *ifns, MPI_Request *request);
+
+/* The MPI library's nonblocking collectives, PMPI_I<coll> (algorithms/native/native.c). */
+extern const cs_coll_ifns_t cs_native_ifns;
 
 /* Normalises a call whose MPI arguments, rank, nprocs and (neighbourhood collectives) nbrs are
  * set (see above). The raw MPI arguments are as the caller gave them, including MPI_IN_PLACE. */

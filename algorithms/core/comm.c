@@ -1009,24 +1009,52 @@ static uint64_t row_bytes(int n, const int *counts, const cs_type_t *t) {
     return elems * (uint64_t)t->size;
 }
 
+/* This rank's part of the agreement of call c (gatherv, scatterv, alltoallv) into a. */
+static void agree_mine(const cs_call_t *c, cs_agree_t *a) {
+    if (c->coll == CS_COLL_ALLTOALLV) {
+        a->mine = row_bytes(c->nprocs, c->sendcounts, &c->send) +
+                  row_bytes(c->nprocs, c->recvcounts, &c->recv);
+    } else {
+        cs_call_agree_pair(c, a->pair);
+    }
+}
+
+void cs_comm_agree_finish(cs_call_t *c, cs_agree_t *a) {
+    uint64_t p = (uint64_t)c->nprocs;
+    if (c->coll == CS_COLL_ALLTOALLV) {
+        c->bytes = (size_t)(a->total / (2 * p * p));
+    } else {
+        cs_call_agreed(c, a->agreed, a->agreed + 2 * p);
+    }
+}
+
 int cs_comm_agree(cs_comm_t *ctx, cs_call_t *c) {
     int rc = CS_OK;
-    int p = c->nprocs;
+    cs_agree_t a = {.agreed = ctx->agreed};
     if (!cs_coll_agrees(c->coll)) {
         return CS_OK;
     }
-    CS_REQUIRE(p == ctx->nprocs, CS_ERR_ARG);
+    CS_REQUIRE(c->nprocs == ctx->nprocs, CS_ERR_ARG);
+    agree_mine(c, &a);
     if (c->coll == CS_COLL_ALLTOALLV) {
-        uint64_t mine =
-                     row_bytes(p, c->sendcounts, &c->send) + row_bytes(p, c->recvcounts, &c->recv),
-                 total = 0;
-        CS_MPI_CHECK(PMPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, ctx->comm));
-        c->bytes = (size_t)(total / (2 * (uint64_t)p * (uint64_t)p));
+        CS_MPI_CHECK(PMPI_Allreduce(&a.mine, &a.total, 1, MPI_UINT64_T, MPI_SUM, ctx->comm));
     } else {
-        int pair[2];
-        cs_call_agree_pair(c, pair);
-        CS_MPI_CHECK(PMPI_Allgather(pair, 2, MPI_INT, ctx->agreed, 2, MPI_INT, ctx->comm));
-        cs_call_agreed(c, ctx->agreed, ctx->agreed + 2 * p);
+        CS_MPI_CHECK(PMPI_Allgather(a.pair, 2, MPI_INT, a.agreed, 2, MPI_INT, ctx->comm));
+    }
+    cs_comm_agree_finish(c, &a);
+out:
+    return rc;
+}
+
+int cs_comm_agree_start(cs_comm_t *ctx, const cs_call_t *c, cs_agree_t *a, MPI_Request *req) {
+    int rc = CS_OK;
+    CS_REQUIRE(cs_coll_agrees(c->coll) && c->nprocs == ctx->nprocs, CS_ERR_ARG);
+    agree_mine(c, a);
+    if (c->coll == CS_COLL_ALLTOALLV) {
+        CS_MPI_CHECK(
+            PMPI_Iallreduce(&a->mine, &a->total, 1, MPI_UINT64_T, MPI_SUM, ctx->comm, req));
+    } else {
+        CS_MPI_CHECK(PMPI_Iallgather(a->pair, 2, MPI_INT, a->agreed, 2, MPI_INT, ctx->comm, req));
     }
 out:
     return rc;

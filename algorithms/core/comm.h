@@ -334,6 +334,22 @@ int cs_comm_loggp(cs_comm_t *ctx, cs_loggp_t *out) CS_MUST_CHECK;
  * another collective is left as it is. */
 int cs_comm_agree(cs_comm_t *ctx, cs_call_t *call) CS_MUST_CHECK;
 
+/* cs_comm_agree in two halves, for a nonblocking call (core/nb.h): cs_comm_agree_start starts
+ * the same exchange with the MPI library's nonblocking collective (MPI_Iallgather or
+ * MPI_Iallreduce) on the private communicator into `a`, whose `agreed` (3 nprocs ints) the
+ * caller provides, and both must stay in place until *req completes; then cs_comm_agree_finish
+ * sets the call's key and counts from it, as cs_comm_agree does (call->allcounts then points
+ * into a->agreed). Every rank must start it at the same point of its collectives on the
+ * communicator, as with cs_comm_agree: in the application's order. CS_ERR_MPI on failure. */
+typedef struct cs_agree {
+    uint64_t mine, total; /* alltoallv: this rank's bytes sent and received; their sum */
+    int pair[2];          /* gatherv, scatterv: this rank's (block count, block type size) */
+    int *agreed;          /* [3 nprocs]: every rank's pair, then the counts */
+} cs_agree_t;
+int cs_comm_agree_start(cs_comm_t *ctx, const cs_call_t *call, cs_agree_t *a,
+                        MPI_Request *req) CS_MUST_CHECK;
+void cs_comm_agree_finish(cs_call_t *call, cs_agree_t *a);
+
 /* The state of variant (algo, params) on this communicator for its blocking calls: found in
  * the context, or set up by algo->setup (collectively, see algo.h) and kept there. Nothing is
  * kept when setup() fails; its partial state is torn down. */

@@ -35,6 +35,20 @@ struct cs_nb_op {
     int queued;         /* the current run is on the `colls` list */
     int window;         /* the schedule uses the node's window (its slot or SYNC) */
     int wqueued;        /* the current run is on the `wins` list */
+    /* A call whose key is agreed per call (gatherv, scatterv, alltoallv; cs_nb_issue_agreeing):
+     * `choose` is the caller's, and until `chosen` the operation has no schedule: its run's
+     * first step is the agreement (agree_req, started with the run), then `choose` picks the
+     * variant and its schedule is built (once: a persistent operation keeps it). */
+    cs_nb_choose_t choose;
+    int chosen;
+    cs_agree_t agree;
+    MPI_Request agree_req;
+    /* call's datatypes as the schedule uses them: duplicates of the caller's derived types
+     * (keep_types), freed with the operation; per-edge types of neighbor_alltoallw in `wtypes`
+     * (outdegree send types, then indegree receive types), NULL for the other collectives */
+    MPI_Datatype types[2];
+    MPI_Datatype *wtypes;
+    int nwtypes;
     /* links[OUT]: the outstanding list; links[PERS]: the persistent list (a persistent
      * operation is on both while it runs); links[COLLS]: the runs with COLL operations not
      * started yet, in the order they were started; links[WINS]: the runs using the window
@@ -184,18 +198,152 @@ static int gated(const cs_nb_op_t *op) {
     return op->ncolls > 0 || op->window;
 }
 
+static int build(cs_nb_op_t *op, const cs_variant_t *v);
+static void exec_start(cs_nb_op_t *op);
+
+/* cs_nb_try_t for `choose`: builds variant v's schedule into the operation. */
+static int try_build(void *arg, const cs_variant_t *v) {
+    return build(arg, v);
+}
+
+/* The first steps of a run whose variant is not chosen yet: CS_INPROGRESS until the
+ * agreement completes; then the call's key and counts, the variant (`choose`, the same on every
+ * rank: the same rules, the same agreed key) and its schedule, whose run starts. */
+static int choose_step(cs_nb_op_t *op) {
+    int rc = CS_OK, done = 0;
+    CS_MPI_CHECK(PMPI_Test(&op->agree_req, &done, MPI_STATUS_IGNORE));
+    if (!done) {
+        return CS_INPROGRESS;
+    }
+    cs_comm_agree_finish(&op->call, &op->agree);
+    CS_CHECK(op->choose(op->ctx, &op->call, op->persistent, try_build, op));
+    op->chosen = 1;
+    exec_start(op);
+out:
+    return rc;
+}
+
 /* One cs_exec_progress of op's run (lock held when it is gated). */
 static int step(cs_nb_op_t *op) {
+    if (!op->chosen) {
+        int st = choose_step(op);
+        if (st != CS_OK) {
+            return st;
+        }
+    }
     return gated(op) ? cs_exec_progress_gated(&op->exec, colls_gate, op)
                      : cs_exec_progress(&op->exec);
 }
 
+/* 1 when `type` is a derived datatype (the caller may free it): not MPI_DATATYPE_NULL, not
+ * predefined. */
+static int is_derived(MPI_Datatype type) {
+    int nints, naddrs, ntypes, combiner = MPI_COMBINER_NAMED;
+    return type != MPI_DATATYPE_NULL &&
+           PMPI_Type_get_envelope(type, &nints, &naddrs, &ntypes, &combiner) == MPI_SUCCESS &&
+           combiner != MPI_COMBINER_NAMED;
+}
+
+/* Frees the datatypes keep_types made (a duplicate is derived, the predefined ones kept as they
+ * were are not). */
+static void free_types(cs_nb_op_t *op) {
+    for (int i = 0; i < 2; i++) {
+        if (is_derived(op->types[i])) {
+            PMPI_Type_free(&op->types[i]);
+        }
+    }
+    for (int i = 0; i < op->nwtypes; i++) {
+        if (is_derived(op->wtypes[i])) {
+            PMPI_Type_free(&op->wtypes[i]);
+        }
+    }
+    free(op->wtypes);
+    op->wtypes = NULL;
+    op->nwtypes = 0;
+}
+
+/* `type`, or a duplicate of it when it is derived, into *out. */
+static int keep_type(MPI_Datatype type, MPI_Datatype *out) {
+    int rc = CS_OK;
+    *out = type;
+    if (is_derived(type)) {
+        *out = MPI_DATATYPE_NULL;
+        CS_MPI_CHECK(PMPI_Type_dup(type, out));
+    }
+out:
+    return rc;
+}
+
+/* 1 when `op` is one of MPI's predefined reduction operations. */
+static int is_predefined_op(MPI_Op op) {
+    static const MPI_Op predefined[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
+                                        MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
+                                        MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
+    for (size_t i = 0; i < sizeof(predefined) / sizeof(predefined[0]); i++) {
+        if (op == predefined[i]) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* MPI lets the application free a datatype as soon as a nonblocking call or persistent init
+ * has returned ("Any communication that is currently using this datatype will complete
+ * normally"), and a persistent request is started long after: op->call (a copy of the
+ * caller's call, normalised) gets its own duplicates of the derived datatypes before the
+ * schedule is built from it, and the operation frees them (free_types). Predefined types are
+ * kept as they are, and so are the types of a reduction with a user-defined operation: its
+ * function is handed the datatype and may recognise the caller's handle (MPI passes the
+ * call's), which a duplicate is not; such a datatype must stay until the request is freed. */
+static int keep_types(cs_nb_op_t *op) {
+    int rc = CS_OK;
+    cs_call_t *c = &op->call;
+    op->types[0] = op->types[1] = MPI_DATATYPE_NULL;
+    if (c->op != MPI_OP_NULL && !is_predefined_op(c->op)) {
+        return CS_OK;
+    }
+    CS_CHECK(keep_type(c->send.type, &op->types[0]));
+    if (c->recv.type == c->send.type) {
+        op->types[1] = MPI_DATATYPE_NULL; /* one duplicate serves both */
+        c->send.type = c->recv.type = op->types[0];
+    } else {
+        CS_CHECK(keep_type(c->recv.type, &op->types[1]));
+        c->send.type = op->types[0];
+        c->recv.type = op->types[1];
+    }
+    if (c->sendtypes != NULL || c->recvtypes != NULL) { /* neighbor_alltoallw */
+        int out = c->nbrs != NULL ? c->nbrs->outdegree : 0;
+        int in = c->nbrs != NULL ? c->nbrs->indegree : 0;
+        MPI_Datatype *w;
+        CS_REQUIRE(c->sendtypes != NULL && c->recvtypes != NULL, CS_ERR_ARG);
+        w = calloc((size_t)(out + in > 0 ? out + in : 1), sizeof(*w));
+        CS_REQUIRE(w != NULL, CS_ERR_NOMEM);
+        op->wtypes = w;
+        for (int i = 0; i < out + in; i++) {
+            w[i] = MPI_DATATYPE_NULL;
+        }
+        op->nwtypes = out + in;
+        for (int i = 0; i < out; i++) {
+            CS_CHECK(keep_type(c->sendtypes[i], &w[i]));
+        }
+        for (int i = 0; i < in; i++) {
+            CS_CHECK(keep_type(c->recvtypes[i], &w[out + i]));
+        }
+        c->sendtypes = w;
+        c->recvtypes = w + out;
+    }
+out:
+    return rc;
+}
+
 static void destroy(cs_nb_op_t *op) {
     if (op != NULL) {
+        free_types(op);
         cs_sched_free(&op->sched);
         free(op->scratch);
         free(op->reqs);
         free(op->statuses);
+        free(op->agree.agreed);
         free(op);
     }
 }
@@ -406,7 +554,7 @@ void cs_nb_progress_thread_stop(void) {
     }
 }
 
-void cs_nb_forget_context(const cs_comm_t *ctx) {
+void cs_nb_drain_context(const cs_comm_t *ctx) {
     int any = 1;
     while (any) {
         any = 0;
@@ -419,6 +567,10 @@ void cs_nb_forget_context(const cs_comm_t *ctx) {
             cs_nb_progress();
         }
     }
+}
+
+void cs_nb_forget_context(const cs_comm_t *ctx) {
+    cs_nb_drain_context(ctx);
     pthread_mutex_lock(&lock);
     for (cs_nb_op_t *o = persistents; o != NULL; o = o->links[PERS].next) {
         if (o->ctx == ctx) {
@@ -556,17 +708,31 @@ out:
     return rc;
 }
 
-/* Makes an operation of variant v for call on ctx (see cs_nb_issue). */
-static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, int persistent,
-                cs_nb_op_t **out) {
+/* Frees what build() made for op (its schedule and memory), so that another variant can be
+ * built. */
+static void unbuild(cs_nb_op_t *op) {
+    cs_sched_free(&op->sched);
+    memset(&op->sched, 0, sizeof(op->sched));
+    free(op->scratch);
+    free(op->reqs);
+    free(op->statuses);
+    op->scratch = NULL;
+    op->reqs = NULL;
+    op->statuses = NULL;
+    op->ncolls = 0;
+    op->window = 0;
+}
+
+/* Builds the schedule of variant v for op->call into op, with its memory (see cs_nb_issue);
+ * CS_ERR_NOT_APPLICABLE (nothing kept) when v cannot run it or cannot be an operation. */
+static int build(cs_nb_op_t *op, const cs_variant_t *v) {
     int rc = CS_OK;
     const cs_algo_t *a = v->algo;
     const cs_state_t *state = NULL;
-    cs_nb_op_t *op = NULL;
+    cs_comm_t *ctx = op->ctx;
     size_t nreqs;
-    *out = NULL;
     CS_REQUIRE(cs_nb_may_run(a), CS_ERR_NOT_APPLICABLE);
-    rc = cs_algo_applicable(a, call);
+    rc = cs_algo_applicable(a, &op->call);
     if (rc != CS_OK) {
         goto out;
     }
@@ -576,14 +742,7 @@ static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, in
         state = cs_comm_state_find_ops(ctx, a, &v->params);
         CS_REQUIRE(state != NULL, CS_ERR_NOT_APPLICABLE);
     }
-    op = calloc(1, sizeof(*op));
-    CS_REQUIRE(op != NULL, CS_ERR_NOMEM);
-    op->run = MPI_REQUEST_NULL;
-    op->handle = MPI_REQUEST_NULL;
-    op->ctx = ctx;
-    op->call = *call;
-    op->persistent = persistent;
-    rc = cs_algo_build_state(a, &v->params, call, state, &op->sched);
+    rc = cs_algo_build_state(a, &v->params, &op->call, state, &op->sched);
     if (rc != CS_OK) {
         goto out; /* a refusal is not an error worth logging */
     }
@@ -592,6 +751,9 @@ static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, in
         op->ncolls += op->sched.ops[i].kind == CS_OP_COLL;
     }
     op->window = uses_window(&op->sched);
+    /* chosen after its agreement, in progress: its place in the order of COLL operations and
+     * window users would not be the application's (nb.h) */
+    CS_REQUIRE(op->choose == NULL || (op->ncolls == 0 && !op->window), CS_ERR_NOT_APPLICABLE);
     if (op->sched.scratch_bytes > 0) {
         size_t bytes = ((size_t)op->sched.scratch_bytes + 63) / 64 * 64;
         CS_REQUIRE(posix_memalign(&op->scratch, 64, bytes) == 0, CS_ERR_NOMEM);
@@ -603,28 +765,88 @@ static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, in
     for (size_t i = 0; i < nreqs; i++) {
         op->reqs[i] = MPI_REQUEST_NULL;
     }
-    if (persistent && op->sched.pcache != NULL) { /* the struct datatypes now, not at a start */
-        CS_CHECK(cs_exec_mpi_prebuild(&op->sched, call->sendbuf, call->recvbuf, op->scratch,
+    if (op->persistent && op->sched.pcache != NULL) { /* struct datatypes now, not at a start */
+        CS_CHECK(cs_exec_mpi_prebuild(&op->sched, op->call.sendbuf, op->call.recvbuf, op->scratch,
                                       op->window ? cs_comm_ops_node(ctx)->win_base : NULL));
     }
-    op->tr.comm = ctx->comm;
-    op->tr.tag = CS_NB_TAG_FIRST + (int)(ctx->nb_seq++ % CS_NB_TAGS);
     op->tr.reqs = op->reqs;
     op->tr.statuses = op->statuses;
     op->tr.comms = state != NULL ? state->comms : NULL;
     op->tr.ncomms = state != NULL ? state->ncomms : 0;
-    op->tr.win = MPI_WIN_NULL;
-    *out = op;
-    op = NULL;
 out:
-    destroy(op);
+    if (rc != CS_OK) {
+        unbuild(op);
+    }
     return rc;
 }
 
-/* Starts a run of `op` (inactive): a new generalized request in op->run, the first round
- * started; outstanding until its schedule finishes (at once when it has nothing to wait for). */
-static int run_start(cs_nb_op_t *op) {
-    int rc = CS_OK, st;
+/* A new operation for call on ctx, without a schedule, with its own datatypes (keep_types;
+ * lock not held). On failure *out may be set: destroy() it. */
+static int op_new(cs_comm_t *ctx, const cs_call_t *call, int persistent, cs_nb_op_t **out) {
+    cs_nb_op_t *op = calloc(1, sizeof(*op));
+    *out = op;
+    if (op == NULL) {
+        return CS_ERR_NOMEM;
+    }
+    op->run = MPI_REQUEST_NULL;
+    op->handle = MPI_REQUEST_NULL;
+    op->agree_req = MPI_REQUEST_NULL;
+    op->ctx = ctx;
+    op->call = *call;
+    op->persistent = persistent;
+    op->tr.comm = ctx->comm;
+    op->tr.win = MPI_WIN_NULL;
+    op->types[0] = op->types[1] = MPI_DATATYPE_NULL;
+    return keep_types(op);
+}
+
+/* The operation's sequence number, its tag (nb.h "Matching"): taken when it is made, in issue
+ * order. */
+static void take_tag(cs_nb_op_t *op) {
+    op->tr.tag = CS_NB_TAG_FIRST + (int)(op->ctx->nb_seq++ % CS_NB_TAGS);
+}
+
+/* Makes an operation of variant v for call on ctx (see cs_nb_issue). */
+static int make(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, int persistent,
+                cs_nb_op_t **out) {
+    cs_nb_op_t *op = NULL;
+    int rc = op_new(ctx, call, persistent, &op);
+    rc = rc == CS_OK ? build(op, v) : rc;
+    if (rc != CS_OK) {
+        destroy(op);
+        *out = NULL;
+        return rc;
+    }
+    op->chosen = 1;
+    take_tag(op);
+    *out = op;
+    return CS_OK;
+}
+
+/* Makes an operation of call on ctx whose variant `choose` picks after the agreement (see
+ * cs_nb_issue_agreeing). */
+static int make_agreeing(cs_comm_t *ctx, const cs_call_t *call, cs_nb_choose_t choose,
+                         int persistent, cs_nb_op_t **out) {
+    cs_nb_op_t *op = NULL;
+    int rc = cs_coll_agrees(call->coll) && call->nprocs == ctx->nprocs ? CS_OK : CS_ERR_ARG;
+    rc = rc == CS_OK ? op_new(ctx, call, persistent, &op) : rc;
+    if (rc == CS_OK) {
+        op->choose = choose;
+        op->agree.agreed = malloc(3 * (size_t)ctx->nprocs * sizeof(int));
+        rc = op->agree.agreed != NULL ? CS_OK : CS_ERR_NOMEM;
+    }
+    if (rc != CS_OK) {
+        destroy(op);
+        *out = NULL;
+        return rc;
+    }
+    take_tag(op);
+    *out = op;
+    return CS_OK;
+}
+
+/* Starts the executor on op's schedule (built). */
+static void exec_start(cs_nb_op_t *op) {
     cs_exec_start(&op->exec, &op->sched, op->call.sendbuf, op->call.recvbuf, op->scratch,
                   &cs_exec_mpi_transport, &op->tr);
     if (op->window) { /* where the window is now (it may have grown since) */
@@ -632,9 +854,25 @@ static int run_start(cs_nb_op_t *op) {
         op->tr.win = node->win;
         cs_exec_set_window(&op->exec, node->win_base);
     }
+}
+
+/* Starts a run of `op` (inactive): a new generalized request in op->run, the first round
+ * started (or, not chosen yet, its agreement); outstanding until its schedule finishes (at once
+ * when it has nothing to wait for). */
+static int run_start(cs_nb_op_t *op) {
+    int rc = CS_OK, st;
+    if (op->chosen) {
+        exec_start(op);
+    }
     CS_MPI_CHECK(PMPI_Grequest_start(query_fn, op->persistent ? free_nothing_fn : free_op_fn,
                                      cancel_fn, op, &op->run));
     op->error = MPI_SUCCESS;
+    if (!op->chosen &&
+        (st = cs_comm_agree_start(op->ctx, &op->call, &op->agree, &op->agree_req)) != CS_OK) {
+        op->error = mpi_code(st); /* the run fails: its request completes with the error */
+        PMPI_Grequest_complete(op->run);
+        goto out;
+    }
     if (gated(op)) { /* its place in the order of COLL operations and window users is now */
         pthread_mutex_lock(&lock);
         op->colls_left = op->ncolls;
@@ -668,21 +906,18 @@ out:
     return rc;
 }
 
-int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
-                MPI_Request *request) {
-    int rc = CS_OK;
-    cs_nb_op_t *op = NULL;
+/* MPI_Finalize's drain, arranged once (the first operation made). */
+static int hook_drain_locked(void) {
+    int rc;
     pthread_mutex_lock(&lock);
     rc = hook_drain();
     pthread_mutex_unlock(&lock);
-    if (rc != CS_OK) {
-        return rc;
-    }
-    rc = make(ctx, v, call, 0, &op);
-    if (rc != CS_OK) {
-        return rc;
-    }
-    rc = run_start(op);
+    return rc;
+}
+
+/* Starts op (just made) as a nonblocking operation: *request its generalized request. */
+static int issue(cs_nb_op_t *op, MPI_Request *request) {
+    int rc = run_start(op);
     if (rc != CS_OK) {
         destroy(op); /* no request was made */
         return rc;
@@ -691,16 +926,25 @@ int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
     return CS_OK;
 }
 
-int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, MPI_Request *request) {
-    int rc = CS_OK;
+int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
+                MPI_Request *request) {
     cs_nb_op_t *op = NULL;
-    pthread_mutex_lock(&lock);
-    rc = hook_drain();
-    pthread_mutex_unlock(&lock);
-    if (rc != CS_OK) {
-        return rc;
-    }
-    CS_CHECK(make(ctx, v, call, 1, &op));
+    int rc = hook_drain_locked();
+    rc = rc == CS_OK ? make(ctx, v, call, 0, &op) : rc;
+    return rc == CS_OK ? issue(op, request) : rc;
+}
+
+int cs_nb_issue_agreeing(cs_comm_t *ctx, const cs_call_t *call, cs_nb_choose_t choose,
+                         MPI_Request *request) {
+    cs_nb_op_t *op = NULL;
+    int rc = hook_drain_locked();
+    rc = rc == CS_OK ? make_agreeing(ctx, call, choose, 0, &op) : rc;
+    return rc == CS_OK ? issue(op, request) : rc;
+}
+
+/* Makes op (just made) a persistent operation: *request its handle. */
+static int init(cs_nb_op_t *op, MPI_Request *request) {
+    int rc = CS_OK;
     CS_MPI_CHECK(PMPI_Grequest_start(query_fn, free_nothing_fn, cancel_fn, op, &op->handle));
     pthread_mutex_lock(&lock);
     push(&persistents, op, PERS);
@@ -711,6 +955,21 @@ int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, MPI
 out:
     destroy(op);
     return rc;
+}
+
+int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call, MPI_Request *request) {
+    cs_nb_op_t *op = NULL;
+    int rc = hook_drain_locked();
+    rc = rc == CS_OK ? make(ctx, v, call, 1, &op) : rc;
+    return rc == CS_OK ? init(op, request) : rc;
+}
+
+int cs_nb_init_agreeing(cs_comm_t *ctx, const cs_call_t *call, cs_nb_choose_t choose,
+                        MPI_Request *request) {
+    cs_nb_op_t *op = NULL;
+    int rc = hook_drain_locked();
+    rc = rc == CS_OK ? make_agreeing(ctx, call, choose, 1, &op) : rc;
+    return rc == CS_OK ? init(op, request) : rc;
 }
 
 /* The persistent operation whose handle is `h`, or NULL (lock held). */

@@ -105,15 +105,41 @@ typedef struct cs_nb_op cs_nb_op_t;
  * completion call or MPI_Request_free like any MPI request. CS_ERR_NOT_APPLICABLE (nothing
  * made, no sequence number taken) when `v` cannot run `call` or cannot be an operation (see
  * above); CS_ERR_NOMEM, CS_ERR_MPI. The call's buffers and arrays must stay valid until the
- * request completes, as MPI requires. */
+ * request completes, as MPI requires; its derived datatypes need not: the operation keeps
+ * duplicates of them (MPI_Type_dup), freed with it, so the caller may free its own at once. */
 int cs_nb_issue(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
                 MPI_Request *request) CS_MUST_CHECK;
 
 /* Makes a persistent operation (inactive) for variant `v` and `call` on `ctx`: the schedule is
  * built now, so that starts allocate nothing. *request is its handle, started by cs_nb_start
- * and freed by cs_nb_request_free. Failures as cs_nb_issue. */
+ * and freed by cs_nb_request_free; it keeps duplicates of the derived datatypes, as
+ * cs_nb_issue's operations do, until it is freed. Failures as cs_nb_issue. */
 int cs_nb_init(cs_comm_t *ctx, const cs_variant_t *v, const cs_call_t *call,
                MPI_Request *request) CS_MUST_CHECK;
+
+/* gatherv, scatterv and alltoallv: their key (and counts) are agreed per call, collectively
+ * (comm.h cs_comm_agree), before a variant can be chosen, and an operation cannot wait for
+ * that. An operation made by cs_nb_issue_agreeing runs in two parts: its run starts the
+ * agreement with the MPI library's nonblocking collective on the private communicator
+ * (cs_comm_agree_start: started in issue order, like every collective on that communicator,
+ * so every rank starts it at the same point); in progress, once it completes, the call has its
+ * agreed key and counts, `choose` (the selector's) picks the variant, the same on every rank,
+ * and its schedule is built and run with the operation's tag, which the agreement does not
+ * use. A persistent one (cs_nb_init_agreeing) agrees and chooses at its first start and keeps
+ * the schedule for the next (that first start allocates). The variant must have no COLL
+ * operations and not use the window: chosen in progress, its place among them would not be
+ * the application's order.
+ * `choose` calls try(arg, v) for the variants it ranks, best first, until one returns
+ * anything but CS_ERR_NOT_APPLICABLE, and returns that; it must end with a variant that can
+ * run every call (the run fails otherwise). It runs in progress, perhaps on the progress
+ * thread. */
+typedef int (*cs_nb_try_t)(void *arg, const cs_variant_t *v);
+typedef int (*cs_nb_choose_t)(cs_comm_t *ctx, const cs_call_t *call, int persistent,
+                              cs_nb_try_t try, void *arg);
+int cs_nb_issue_agreeing(cs_comm_t *ctx, const cs_call_t *call, cs_nb_choose_t choose,
+                         MPI_Request *request) CS_MUST_CHECK;
+int cs_nb_init_agreeing(cs_comm_t *ctx, const cs_call_t *call, cs_nb_choose_t choose,
+                        MPI_Request *request) CS_MUST_CHECK;
 
 /* 1 when variants of `a` can be operations (cs_nb_issue may accept them for some call) once
  * their state exists: a schedule builder, not native, no blocking COLL operations (those that
@@ -142,6 +168,11 @@ int cs_nb_progress(void);
  * every rank gets here), and makes its persistent operations unable to start again (their
  * handles can still be freed). comm.c calls it before freeing a context. */
 void cs_nb_forget_context(const cs_comm_t *ctx);
+
+/* Runs the outstanding operations of `ctx` to their end (blocking, like cs_nb_forget_context's
+ * first part): the selector calls it before it replaces the rules of a context, which
+ * operations that choose after their agreement read (cs_nb_issue_agreeing). */
+void cs_nb_drain_context(const cs_comm_t *ctx);
 
 /* Runs the outstanding operations of `ctx` (cs_nb_progress) until none has COLL operations left
  * to start (see "Order of COLL operations" above): a blocking schedule with COLL operations

@@ -5,7 +5,8 @@
  * included.
  * Rounds, cost and requirements: whatever the MPI library does. Parameters: none.
  *
- * Generated from core/coll.def: the table of PMPI_<Mpi> functions and one descriptor
+ * Generated from core/coll.def: the table of PMPI_<Mpi> functions, that of the nonblocking
+ * PMPI_I<coll> ones (cs_native_ifns, call.h) and one descriptor
  * cs_algo_<name>_native per collective (cs_algo_bcast_native ...
  * cs_algo_neighbor_alltoallw_native).
  */
@@ -13,6 +14,14 @@
 
 static const cs_coll_fns_t pmpi = {
 #define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, ...) .name = PMPI_##Mpi,
+#include "core/coll.def"
+#undef CS_COLL
+};
+
+const cs_coll_ifns_t cs_native_ifns = {
+#define CS_COLL(ID, name, rooted, reduction, neighbor, Mpi, PARAMS, ARGS, FILL, KEY, ARRAYS,       \
+                CACHED, Impi)                                                                      \
+    .name = PMPI_##Impi,
 #include "core/coll.def"
 #undef CS_COLL
 };

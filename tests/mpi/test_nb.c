@@ -45,6 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../support/rank_check.h"
+
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define ALLREDUCE_INIT MPIX_Allreduce_init
 #define BCAST_INIT     MPIX_Bcast_init
@@ -57,16 +59,6 @@
 #define COUNT 37
 
 static int rank, nprocs, failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static int value(int r, int k, int i) {
     return r * 1000 + k * 10 + i;

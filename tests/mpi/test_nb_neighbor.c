@@ -15,20 +15,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../support/rank_check.h"
+
 #define N    5
 #define NOPS 8
 
 static int rank, failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static void fill(int *send, int salt) {
     for (int i = 0; i < 4 * N; i++) {

@@ -32,20 +32,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "../support/rank_check.h"
+
 #define REPS 3
 
 static int rank, nprocs, failures;
 static volatile double sink; /* keeps the computation */
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static double now(void) {
     struct timespec t;

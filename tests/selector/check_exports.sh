@@ -22,7 +22,8 @@ exports "$lib" >"$work/got.collsel"
 exports "$pmpi" >"$work/got.collsel_pmpi"
 # per CS_COLL line MPI_<Mpi> and its nonblocking MPI_<Impi> (the line's last argument), the
 # persistent MPIX_<Mpi>_init where the MPI library has Open MPI's extension (MPI_<Mpi>_init
-# under MPI 4), and the completion and start functions (selector/pmpi.c)
+# under MPI 4), the completion and start functions, MPI_Init(_thread) and the communicator
+# constructors (selector/pmpi.c)
 mpis=$(sed -nE 's/^CS_COLL\([A-Z_]+, [a-z_]+, [01], [01], [01], ([A-Za-z_]+),.*/\1/p' "$table")
 {
     for m in $mpis; do
@@ -33,6 +34,11 @@ mpis=$(sed -nE 's/^CS_COLL\([A-Z_]+, [a-z_]+, [01], [01], [01], ([A-Za-z_]+),.*/
     done
     printf 'MPI_%s\n' Wait Test Waitall Testall Waitany Testany Waitsome Testsome \
         Request_get_status Request_free Start Startall
+    # MPI_Init (MPI_COMM_WORLD's context) and the communicator constructors (the new
+    # communicator's context when its nonblocking calls could be served)
+    printf 'MPI_%s\n' Init Init_thread Comm_dup Comm_dup_with_info Comm_split Comm_split_type \
+        Comm_create Comm_create_group Cart_create Cart_sub Graph_create Dist_graph_create \
+        Dist_graph_create_adjacent
 } | sort -u >"$work/want.collsel_pmpi"
 
 status=0

@@ -1,15 +1,18 @@
 /* Tuning for overlap, without MPI (bench/overlap.h, db/db.h): the nonblocking rules derived
  * from synthetic overlap measurements (a candidate with significantly less overhead than native
  * wins its sizes, one without samples or without a significant gain never does), the rows and
- * rules through a database and back (cs_bench_overlap_derive), the size and collective choice
- * of the pass, and --overlap. */
+ * rules through a database and back (cs_bench_overlap_derive), a neighbourhood collective's
+ * rows and rules per pattern, the size and collective choice of the pass and its point count,
+ * and --overlap. */
 #include "db.h"
 #include "options.h"
 #include "overlap.h"
+#include "patterns.h"
 
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NS 12 /* samples per synthetic row */
@@ -189,6 +192,157 @@ START_TEST(derive_many_rows) {
 }
 END_TEST
 
+/* An overlap row of neighbourhood collective `coll` on `pattern` at `bytes` per block (row's
+ * samples). */
+static cs_db_overlap_t nrow(const char *coll, const char *pattern, const char *alg, uint64_t bytes,
+                            double base, double *s) {
+    cs_db_overlap_t o = row(alg, bytes, base, 0.1, s);
+    o.point.coll = coll;
+    o.point.pattern = pattern;
+    return o;
+}
+
+typedef struct nb_seen {
+    int n, cart2d, moore2d, alltoallv, plain;
+    char cart2d_first[CS_RULE_ALGORITHM];
+    uint64_t alltoallv_hi;
+} nb_seen_t;
+
+static int see_nb_rule(const cs_rule_t *r, void *ctx) {
+    nb_seen_t *s = ctx;
+    s->n++;
+    if (r->coll == CS_COLL_NEIGHBOR_ALLTOALL && strcmp(r->pattern, "cart2d") == 0) {
+        if (s->cart2d++ == 0) {
+            snprintf(s->cart2d_first, sizeof(s->cart2d_first), "%s", r->algorithm);
+        }
+    } else if (r->coll == CS_COLL_NEIGHBOR_ALLTOALL && strcmp(r->pattern, "moore2d") == 0) {
+        s->moore2d++;
+    } else if (r->coll == CS_COLL_NEIGHBOR_ALLTOALLV && strcmp(r->pattern, "cart2d") == 0) {
+        s->alltoallv += r->rank == 1;
+        s->alltoallv_hi = r->hi_bytes;
+    } else {
+        s->plain += r->pattern[0] == '\0';
+    }
+    return CS_OK;
+}
+
+/* Neighbourhood collectives: rows keyed by pattern (cs_db_overlap_exists tells the patterns
+ * apart), rules derived per (collective, pattern, size, ppn) and stored with their pattern
+ * (cs_db_replace_nb_pattern_rules); a v form gets one interval for every block size. */
+START_TEST(neighbor_rows_and_rules_per_pattern) {
+    char why[512] = "";
+    cs_db_t *db = NULL;
+    cs_db_machine_t m = {"node01", "packages=1 numa=1 cores=2 pus=2", "Open MPI v4.1.4"};
+    cs_db_run_t run = {.nprocs = 4, .nnodes = 1, .ppn = 4};
+    int64_t machine_id = 0, run_id = 0;
+    bool resumed = false, exists = true;
+    int nrules = 0;
+    nb_seen_t seen = {0};
+    double s[10][NS];
+    cs_db_overlap_t rows[10] = {
+        /* cart2d: coloured far below native at both block sizes */
+        nrow("neighbor_alltoall", "cart2d", "neighbor_alltoall/native", 16, 20, s[0]),
+        nrow("neighbor_alltoall", "cart2d", "neighbor_alltoall/coloured", 16, 5, s[1]),
+        nrow("neighbor_alltoall", "cart2d", "neighbor_alltoall/native", 4096, 40, s[2]),
+        nrow("neighbor_alltoall", "cart2d", "neighbor_alltoall/coloured", 4096, 10, s[3]),
+        /* moore2d: the same sizes, native alone */
+        nrow("neighbor_alltoall", "moore2d", "neighbor_alltoall/native", 16, 20, s[4]),
+        nrow("neighbor_alltoall", "moore2d", "neighbor_alltoall/native", 4096, 40, s[5]),
+        /* the v form: linear wins at 16 B only, so one interval keeps native */
+        nrow("neighbor_alltoallv", "cart2d", "neighbor_alltoallv/native", 16, 20, s[6]),
+        nrow("neighbor_alltoallv", "cart2d", "neighbor_alltoallv/linear", 16, 5, s[7]),
+        nrow("neighbor_alltoallv", "cart2d", "neighbor_alltoallv/native", 4096, 40, s[8]),
+        nrow("neighbor_alltoallv", "cart2d", "neighbor_alltoallv/linear", 4096, 80, s[9]),
+    };
+    cs_db_point_t other = rows[0].point;
+    ck_assert_int_eq(cs_db_open(":memory:", CS_DB_READ_WRITE, &db, why, sizeof(why)), CS_OK);
+    ck_assert_int_eq(cs_db_find_or_insert_machine(db, &m, &machine_id), CS_OK);
+    run.machine_id = machine_id;
+    ck_assert_int_eq(cs_db_start_run(db, &run, false, &run_id, &resumed), CS_OK);
+    for (int i = 0; i < 10; i++) {
+        ck_assert_int_eq(cs_db_insert_overlap(db, run_id, &rows[i]), CS_OK);
+    }
+    other.pattern = "random30";
+    ck_assert_int_eq(cs_db_overlap_exists(db, run_id, &other, &exists), CS_OK);
+    ck_assert(!exists);
+    ck_assert_int_eq(cs_db_overlap_exists(db, run_id, &rows[4].point, &exists), CS_OK);
+    ck_assert(exists);
+    /* a plain allreduce key beside them keeps its pattern-less rules */
+    {
+        double t[2][NS];
+        cs_db_overlap_t a = row("allreduce/native", 8, 20, 0.1, t[0]);
+        ck_assert_int_eq(cs_db_insert_overlap(db, run_id, &a), CS_OK);
+    }
+    ck_assert_int_eq(cs_bench_overlap_derive(db, machine_id, run_id, NULL, 0, &nrules), CS_OK);
+    ck_assert_int_eq(cs_db_foreach_nb_rule(db, machine_id, see_nb_rule, &seen), CS_OK);
+    ck_assert_int_eq(nrules, seen.n);
+    /* cart2d: coloured then native over [0, inf); moore2d: native; v: one interval, native */
+    ck_assert_int_eq(seen.cart2d, 2);
+    ck_assert_str_eq(seen.cart2d_first, "neighbor_alltoall/coloured");
+    ck_assert_int_eq(seen.moore2d, 1);
+    ck_assert_int_eq(seen.alltoallv, 1);
+    ck_assert_uint_eq(seen.alltoallv_hi, CS_RULE_UNBOUNDED);
+    ck_assert_int_eq(seen.plain, 1);
+    /* a rule whose pattern is not the key's is refused */
+    {
+        cs_rule_t r = {0};
+        r.machine_id = machine_id;
+        r.coll = CS_COLL_NEIGHBOR_ALLTOALL;
+        r.comm_size = 4;
+        r.ppn = 4;
+        r.hi_bytes = CS_RULE_UNBOUNDED;
+        r.rank = 1;
+        snprintf(r.algorithm, sizeof(r.algorithm), "neighbor_alltoall/native");
+        snprintf(r.pattern, sizeof(r.pattern), "moore2d");
+        ck_assert_int_eq(cs_db_replace_nb_pattern_rules(db, machine_id, CS_COLL_NEIGHBOR_ALLTOALL,
+                                                        "cart2d", 4, 4, &r, 1),
+                         CS_ERR_ARG);
+    }
+    cs_db_close(db);
+}
+END_TEST
+
+/* The pass's points (cs_bench_overlap_points, what the pass paces by and --list prints):
+ * barrier once per communicator size, not at every size; a neighbourhood collective on each
+ * pattern planned at a size that it is tuned on, at each overlap block size. */
+START_TEST(pass_points) {
+    cs_bench_opts_t o;
+    char err[256];
+    char *argv[] = {
+        "collsel-bench", "--colls",    "allreduce,barrier,neighbor_alltoall,neighbor_alltoallv",
+        "--sizes",       "4,16,64,1K", "--block-sizes",
+        "1,16,256"};
+    cs_bench_plan_t *plan = calloc(1, sizeof(*plan));
+    int cart2d = cs_bench_pattern_find("cart2d"), iso = cs_bench_pattern_find("iso_moore2d_r1");
+    ck_assert_ptr_nonnull(plan);
+    ck_assert_int_ge(cart2d, 0);
+    ck_assert_int_ge(iso, 0);
+    ck_assert_int_eq(cs_bench_parse(7, argv, &o, err, sizeof(err)), CS_OK);
+    /* a plan made by hand: its patterns need MPI_Dims_create, and this test runs without MPI */
+    plan->ncomm_sizes = 2;
+    plan->comm_sizes[0] = 2;
+    plan->comm_sizes[1] = 4;
+    plan->patterns_at[0] = 0;                            /* none valid at 2 */
+    plan->patterns_at[1] = (1u << cart2d) | (1u << iso); /* the iso one: alltoall only */
+    plan->nalgos[CS_COLL_ALLREDUCE] = plan->nalgos[CS_COLL_BARRIER] = 1;
+    plan->nalgos[CS_COLL_NEIGHBOR_ALLTOALL] = plan->nalgos[CS_COLL_NEIGHBOR_ALLTOALLV] = 1;
+    plan->nblock_sizes = 3;
+    plan->block_sizes[0] = 1;
+    plan->block_sizes[1] = 16;
+    plan->block_sizes[2] = 256;
+    /* --overlap on: sizes 4, 64 and 1K (x16 apart), block sizes 1, 16, 256; per communicator
+     * size allreduce 3 points, barrier 1; at 4 alltoall on 2 patterns, alltoallv on 1, 3 blocks */
+    ck_assert_int_eq(cs_bench_overlap_points(&o, plan), 2 * (3 + 1) + (2 + 1) * 3);
+    /* --overlap only: every size */
+    o.overlap = CS_BENCH_OVERLAP_ONLY;
+    ck_assert_int_eq(cs_bench_overlap_points(&o, plan), 2 * (4 + 1) + (2 + 1) * 3);
+    /* collectives the plan has no algorithms of are not measured */
+    plan->nalgos[CS_COLL_NEIGHBOR_ALLTOALL] = 0;
+    ck_assert_int_eq(cs_bench_overlap_points(&o, plan), 2 * (4 + 1) + 1 * 3);
+    free(plan);
+}
+END_TEST
+
 START_TEST(pass_sizes_and_collectives) {
     uint64_t grid[11], out[11];
     int n = 0;
@@ -202,11 +356,21 @@ START_TEST(pass_sizes_and_collectives) {
     ck_assert_uint_eq(out[2], 1024);
     ck_assert_uint_eq(out[5], 4u << 20);
     ck_assert_int_eq(cs_bench_overlap_sizes(grid, 11, 1, out), 11);
-    ck_assert_uint_eq(cs_bench_overlap_colls(~0u),
-                      (1u << CS_COLL_BCAST) | (1u << CS_COLL_GATHER) | (1u << CS_COLL_SCATTER) |
-                          (1u << CS_COLL_REDUCE) | (1u << CS_COLL_ALLREDUCE) |
-                          (1u << CS_COLL_ALLGATHER) | (1u << CS_COLL_ALLGATHERV));
-    ck_assert_uint_eq(cs_bench_overlap_colls(1u << CS_COLL_ALLTOALL), 0);
+    /* every collective but the three that agree on their key: the neighbourhood ones too */
+    ck_assert_uint_eq(
+        cs_bench_overlap_colls(~0u),
+        (1u << CS_COLL_BCAST) | (1u << CS_COLL_GATHER) | (1u << CS_COLL_SCATTER) |
+            (1u << CS_COLL_REDUCE) | (1u << CS_COLL_ALLREDUCE) | (1u << CS_COLL_ALLGATHER) |
+            (1u << CS_COLL_ALLGATHERV) | (1u << CS_COLL_ALLTOALL) | (1u << CS_COLL_BARRIER) |
+            (1u << CS_COLL_REDUCE_SCATTER_BLOCK) | (1u << CS_COLL_REDUCE_SCATTER) |
+            (1u << CS_COLL_SCAN) | (1u << CS_COLL_EXSCAN) | (1u << CS_COLL_NEIGHBOR_ALLGATHER) |
+            (1u << CS_COLL_NEIGHBOR_ALLGATHERV) | (1u << CS_COLL_NEIGHBOR_ALLTOALL) |
+            (1u << CS_COLL_NEIGHBOR_ALLTOALLV) | (1u << CS_COLL_NEIGHBOR_ALLTOALLW));
+    ck_assert_uint_eq(cs_bench_overlap_colls(1u << CS_COLL_ALLTOALL), 1u << CS_COLL_ALLTOALL);
+    ck_assert_uint_eq(cs_bench_overlap_colls((1u << CS_COLL_GATHERV) | (1u << CS_COLL_SCATTERV) |
+                                             (1u << CS_COLL_ALLTOALLV) |
+                                             (1u << CS_COLL_NEIGHBOR_ALLGATHER)),
+                      1u << CS_COLL_NEIGHBOR_ALLGATHER);
 }
 END_TEST
 
@@ -243,6 +407,8 @@ int main(void) {
     tcase_add_test(tc, size_without_native_is_an_error);
     tcase_add_test(tc, database_round_trip_and_derive);
     tcase_add_test(tc, derive_many_rows);
+    tcase_add_test(tc, neighbor_rows_and_rules_per_pattern);
+    tcase_add_test(tc, pass_points);
     tcase_add_test(tc, pass_sizes_and_collectives);
     tcase_add_test(tc, parse_overlap_option);
     suite_add_tcase(s, tc);

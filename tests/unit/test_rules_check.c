@@ -11,6 +11,9 @@
  *     text in numeric columns, and 100000 rules; pattern signatures out of range or NULL.
  *   - cs_sel_rules_load on a database a tuning run writes meanwhile (every load succeeds and
  *     sees one commit whole) and on one in a read-only directory.
+ *   - cs_sel_rules_nb_served (whether libcollsel_pmpi makes a new communicator's context at
+ *     once): the nearest tuned size, native ranked first, nonblocking rules over blocking
+ *     ones, the ompi family, gatherv, neighbourhood pattern rules with and without a topology.
  *   - the environment: COLLSEL_DB longer than the path buffer (was cut short: another file),
  *     COLLSEL_NODE_SIZE beyond a long (was taken as LONG_MAX), COLLSEL_VERBOSE; the same
  *     for collsel_init's path.
@@ -648,6 +651,63 @@ START_TEST(test_read_only_dir) {
 }
 END_TEST
 
+/* --- cs_sel_rules_nb_served: whether a new communicator gets its context at once ----------- */
+
+START_TEST(test_nb_served) {
+    cs_rule_t r[16], nb[4];
+    int n = 0;
+    /* allreduce at 4: native first in [0, 64), recursive_doubling first in [64, inf) */
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, 64, 1, "allreduce/native", "");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, 64, 2, "allreduce/recursive_doubling", "");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 64, INF, 1, "allreduce/recursive_doubling", "");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 64, INF, 2, "allreduce/native", "");
+    /* at 16: native everywhere (a candidate after it does not count) */
+    r[n++] = rule(CS_COLL_ALLREDUCE, 16, 4, 0, INF, 1, "allreduce/native", "");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 16, 4, 0, INF, 2, "allreduce/recursive_doubling", "");
+    ck_assert_int_eq(cs_sel_rules_check(r, n, n, NULL, NULL, 0), n);
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 4, 0), 1);
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 2, 0), 1);  /* nearest: 4 */
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 8, 0), 0);  /* 4 and 16 as near: 16 */
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 7, 0), 1);  /* nearer 4 */
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 64, 0), 0); /* nearest: 16 */
+    /* nonblocking rules of allreduce replace its blocking ones: native at 4, nothing served */
+    nb[0] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, INF, 1, "allreduce/native", "");
+    nb[1] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, INF, 2, "allreduce/linear", "");
+    ck_assert_int_eq(cs_sel_rules_check(nb, 2, 2, NULL, NULL, 0), 2);
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, nb, 2, 4, 0), 0);
+    /* the ompi family cannot be an operation: the next candidate decides */
+    n = 0;
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, INF, 1, "allreduce/ompi", "alg=ring");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, INF, 2, "allreduce/native", "");
+    r[n++] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, INF, 3, "allreduce/linear", "");
+    ck_assert_int_eq(cs_sel_rules_check(r, n, n, NULL, NULL, 0), n);
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 4, 0), 0);
+    r[1] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, INF, 2, "allreduce/linear", "");
+    r[2] = rule(CS_COLL_ALLREDUCE, 4, 4, 0, INF, 3, "allreduce/native", "");
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 4, 0), 1);
+    /* gatherv's nonblocking calls are served too (they agree first), native ones are not */
+    n = 0;
+    r[n++] = rule(CS_COLL_GATHERV, 4, 4, 0, INF, 1, "gatherv/linear", "");
+    r[n++] = rule(CS_COLL_GATHERV, 4, 4, 0, INF, 2, "gatherv/native", "");
+    ck_assert_int_eq(cs_sel_rules_check(r, n, n, NULL, NULL, 0), n);
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 4, 0), 1);
+    r[0] = rule(CS_COLL_GATHERV, 4, 4, 0, INF, 1, "gatherv/native", "");
+    r[1] = rule(CS_COLL_GATHERV, 4, 4, 0, INF, 2, "gatherv/linear", "");
+    ck_assert_int_eq(cs_sel_rules_check(r, n, n, NULL, NULL, 0), n);
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 4, 0), 0);
+    /* neighbourhood pattern rules count only on a communicator with a topology */
+    n = 0;
+    r[n++] = rule(CS_COLL_NEIGHBOR_ALLTOALL, 4, 4, 0, INF, 1, "neighbor_alltoall/linear", "");
+    r[n++] = rule(CS_COLL_NEIGHBOR_ALLTOALL, 4, 4, 0, INF, 2, "neighbor_alltoall/native", "");
+    snprintf(r[0].pattern, CS_RULE_PATTERN, "cart2d");
+    snprintf(r[1].pattern, CS_RULE_PATTERN, "cart2d");
+    ck_assert_int_eq(cs_sel_rules_check(r, n, n, NULL, NULL, 0), n);
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 9, 0), 0);
+    ck_assert_int_eq(cs_sel_rules_nb_served(r, n, NULL, 0, 9, 1), 1);
+    ck_assert_int_eq(cs_sel_rules_nb_served(NULL, 0, NULL, 0, 4, 1), 0);
+}
+END_TEST
+
 static Suite *rules_suite(void) {
     Suite *s = suite_create("rules_check");
     TCase *check = tcase_create("check");
@@ -656,6 +716,7 @@ static Suite *rules_suite(void) {
     tcase_add_test(check, test_check_bad_rows);
     tcase_add_test(check, test_check_says_why);
     tcase_add_test(check, test_check_many);
+    tcase_add_test(check, test_nb_served);
     tcase_add_test(read, test_read_bad_rows);
     tcase_add_test(read, test_read_many);
     tcase_add_test(read, test_read_bad_patterns);

@@ -395,6 +395,66 @@ START_TEST(test_prune_neighbors) {
 }
 END_TEST
 
+/* The nonblocking rules of the neighbourhood collectives are pruned by signature as the
+ * blocking ones (cs_sel_prune_nb), into nb_iv with their tuned pattern; the blocking rules
+ * stay; the isomorphic flag decides between equal signatures; no topology: none. */
+START_TEST(test_prune_nb_neighbors) {
+    cs_rule_t r[4], nb[6];
+    int n = 0, n_nb = 0;
+    cs_sel_pattern_t pats[3] = {pattern("cart2d", 8, 4, 4, 4.0), pattern("hotspot", 8, 3, 9, 2.9),
+                                pattern("iso_cart2d", 8, 4, 4, 4.0)};
+    cs_sel_comm_t sc;
+    cs_graph_sig_t sig = pats[0].sig;
+    pats[2].isomorphic = 1;
+    r[n++] = pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "cart2d", 8, 1, "neighbor_alltoall/native");
+    nb[n_nb++] =
+        pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "cart2d", 8, 1, "neighbor_alltoall/linear");
+    nb[n_nb++] =
+        pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "cart2d", 8, 2, "neighbor_alltoall/native");
+    nb[n_nb++] =
+        pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "hotspot", 8, 1, "neighbor_alltoall/coloured");
+    nb[n_nb++] =
+        pattern_rule(CS_COLL_NEIGHBOR_ALLTOALL, "iso_cart2d", 8, 1, "neighbor_alltoall/iso_torus");
+    /* a plain collective's nonblocking rule beside them: pruned by size as before */
+    nb[n_nb++] = rule(CS_COLL_ALLREDUCE, 8, 8, 0, INF, 1, "allreduce/recursive_doubling", "");
+    memset(&sc, 0, sizeof(sc));
+    ck_assert_int_eq(cs_sel_prune(r, n, 8, 8, &sc), CS_OK);
+    ck_assert_int_eq(cs_sel_prune_neighbors(r, n, pats, 3, &sig, 8, &sc), CS_OK);
+    ck_assert_int_eq(cs_sel_prune_nb(nb, n_nb, 8, 8, pats, 3, &sig, &sc), CS_OK);
+    ck_assert_int_eq(sc.nb_niv[CS_COLL_NEIGHBOR_ALLTOALL], 1);
+    ck_assert_str_eq(sc.nb_tuned_pattern[CS_COLL_NEIGHBOR_ALLTOALL], "cart2d");
+    ck_assert_double_eq(sc.nb_pattern_distance[CS_COLL_NEIGHBOR_ALLTOALL], 0.0);
+    ck_assert_int_eq(sc.nb_tuned_size[CS_COLL_NEIGHBOR_ALLTOALL], 8);
+    ck_assert_str_eq(cs_sel_nb_lookup(&sc, CS_COLL_NEIGHBOR_ALLTOALL, 64)->cand[0].algo->name,
+                     "neighbor_alltoall/linear");
+    ck_assert_str_eq(sc.nb_iv[CS_COLL_ALLREDUCE][0].cand[0].algo->name,
+                     "allreduce/recursive_doubling");
+    ck_assert_str_eq(sc.nb_tuned_pattern[CS_COLL_ALLREDUCE], "");
+    /* the blocking rules are untouched */
+    ck_assert_str_eq(sc.tuned_pattern[CS_COLL_NEIGHBOR_ALLTOALL], "cart2d");
+    ck_assert_str_eq(sc.iv[CS_COLL_NEIGHBOR_ALLTOALL][0].cand[0].algo->name,
+                     "neighbor_alltoall/native");
+    /* an isomorphic communicator of the same signature: the isomorphic pattern's */
+    sc.isomorphic = 1;
+    ck_assert_int_eq(cs_sel_prune_nb(nb, n_nb, 8, 8, pats, 3, &sig, &sc), CS_OK);
+    ck_assert_str_eq(sc.nb_tuned_pattern[CS_COLL_NEIGHBOR_ALLTOALL], "iso_cart2d");
+    ck_assert_str_eq(sc.nb_iv[CS_COLL_NEIGHBOR_ALLTOALL][0].cand[0].algo->name,
+                     "neighbor_alltoall/iso_torus");
+    /* a hot spot */
+    sc.isomorphic = 0;
+    sig = pats[1].sig;
+    ck_assert_int_eq(cs_sel_prune_nb(nb, n_nb, 8, 8, pats, 3, &sig, &sc), CS_OK);
+    ck_assert_str_eq(sc.nb_tuned_pattern[CS_COLL_NEIGHBOR_ALLTOALL], "hotspot");
+    /* no topology: no nonblocking neighbourhood rules, allreduce's stay */
+    ck_assert_int_eq(cs_sel_prune_nb(nb, n_nb, 8, 8, pats, 3, NULL, &sc), CS_OK);
+    ck_assert_int_eq(sc.nb_niv[CS_COLL_NEIGHBOR_ALLTOALL], 0);
+    ck_assert_str_eq(sc.nb_tuned_pattern[CS_COLL_NEIGHBOR_ALLTOALL], "");
+    ck_assert_int_eq(sc.nb_niv[CS_COLL_ALLREDUCE], 1);
+    cs_sel_comm_clear(&sc);
+    ck_assert_int_eq(sc.nb_niv[CS_COLL_ALLREDUCE], 0);
+}
+END_TEST
+
 /* A Moore stencil made by collsel_iso_neighborhood_create and one made as a plain distributed
  * graph have one signature: the isomorphic communicator gets the isomorphic pattern's rules
  * (iso_moore2d_r1), the plain one moore2d's, whichever comes first in the table; a nearer
@@ -881,6 +941,7 @@ static Suite *select_suite(void) {
     tcase_add_test(prune, test_prune_many_candidates);
     tcase_add_test(prune, test_prune_neighbors);
     tcase_add_test(prune, test_prune_neighbors_isomorphic);
+    tcase_add_test(prune, test_prune_nb_neighbors);
     tcase_add_test(lookup, test_lookup_boundaries);
     tcase_add_test(lookup, test_lookup_gaps_and_many);
     suite_add_tcase(s, force);
