@@ -166,18 +166,14 @@ static int isomorphic(MPI_Comm comm) {
     return iso;
 }
 
-/* Sets up the state of variant `v` on ctx (collective, cs_comm_state) when it has one and could
- * be an operation. A failure leaves the variant without a state (its nonblocking calls then
- * go to the next candidate); a refusal (CS_ERR_NOT_APPLICABLE: the variant does not fit the
- * communicator) is decided alike on every rank before communicating. */
-static void state_ahead(cs_comm_t *ctx, const cs_variant_t *v) {
-    const cs_state_t *state = NULL;
-    int st;
-    if (v->algo == NULL || v->algo->setup == NULL || !cs_nb_may_run(v->algo) ||
-        ((v->algo->reqs & CS_REQ_NODES) && ctx->share)) {
-        return; /* no operation could use it (a shared node layout: core/nb.h) */
-    }
-    st = cs_comm_state(ctx, v->algo, &v->params, &state);
+/* Makes what operations of variant `v` need on ctx (collective, cs_nb_ahead: its state for
+ * operations and, for DPML, the operations' own node resources and a window for calls of up to
+ * `max_bytes`) when it has a setup and could be an operation. A failure leaves the variant
+ * without a state (its nonblocking calls then go to the next candidate); a refusal
+ * (CS_ERR_NOT_APPLICABLE: the variant does not fit the communicator) is decided alike on every
+ * rank before communicating. */
+static void state_ahead(cs_comm_t *ctx, const cs_variant_t *v, uint64_t max_bytes) {
+    int st = cs_nb_ahead(ctx, v, max_bytes);
     if (st != CS_OK && st != CS_ERR_NOT_APPLICABLE) {
         char name[256];
         cs_variant_name(v, name, sizeof(name));
@@ -186,26 +182,46 @@ static void state_ahead(cs_comm_t *ctx, const cs_variant_t *v) {
     }
 }
 
+/* The largest bytes of a call that the intervals ivs[0..niv-1] may give a candidate working on
+ * the node layout (DPML) that can be an operation (ranked before native): the last byte of
+ * the highest such interval, UINT64_MAX when it is unbounded; 0 when there is none. */
+static uint64_t node_bytes(const cs_sel_interval_t *ivs, int niv) {
+    uint64_t most = 0;
+    for (int i = 0; i < niv; i++) {
+        for (int k = 0; k < ivs[i].ncand && !cs_algo_is_native(ivs[i].cand[k].algo); k++) {
+            const cs_algo_t *a = ivs[i].cand[k].algo;
+            if ((a->reqs & CS_REQ_NODES) && cs_nb_may_run(a) && ivs[i].hi > 0) {
+                uint64_t last = ivs[i].hi == CS_RULE_UNBOUNDED ? UINT64_MAX : ivs[i].hi - 1;
+                most = last > most ? last : most;
+            }
+        }
+    }
+    return most;
+}
+
 /* States made ahead (docs/nonblocking.md): a nonblocking call or persistent init never
  * communicates, so it can use a variant with a per-communicator state only when the state
- * exists (core/nb.h). Here, collectively, every variant with a setup that such a call on this
- * communicator could pick gets its state: per collective whose nonblocking calls collsel
- * serves, the forced variant, else the ranked candidates (up to native) of every interval of
- * the nonblocking rules, or of the blocking rules when it has none (selector/nb.c nb_rules).
- * The rules and COLLSEL_FORCE are the same on every rank, so every rank sets up the same
- * states in the same order. */
+ * exists, and DPML only when its window is large enough (core/nb.h). Here, collectively,
+ * every variant with a setup that such a call on this communicator could pick gets them: per
+ * collective whose nonblocking calls collsel serves, the forced variant (DPML's window for any
+ * size, up to CS_NB_WINDOW), else the ranked candidates (up to native) of every interval of
+ * the nonblocking rules, or of the blocking rules when it has none (selector/nb.c nb_rules),
+ * DPML's window for the largest size those rules give it. The rules and COLLSEL_FORCE are the
+ * same on every rank, so every rank makes the same states in the same order. */
 static void states_ahead(cs_comm_t *ctx, const cs_sel_comm_t *sc) {
     for (int c = 0; c < CS_COLL_COUNT; c++) {
         int nb = sc->nb_niv[c] > 0;
         const cs_sel_interval_t *ivs = nb ? sc->nb_iv[c] : sc->iv[c];
         int niv = nb ? sc->nb_niv[c] : sc->niv[c];
+        uint64_t most;
         if (cs_sel_env.force[c].algo != NULL) {
-            state_ahead(ctx, &cs_sel_env.force[c]);
+            state_ahead(ctx, &cs_sel_env.force[c], UINT64_MAX);
             continue;
         }
+        most = node_bytes(ivs, niv);
         for (int i = 0; i < niv; i++) {
             for (int k = 0; k < ivs[i].ncand && !cs_algo_is_native(ivs[i].cand[k].algo); k++) {
-                state_ahead(ctx, &ivs[i].cand[k]);
+                state_ahead(ctx, &ivs[i].cand[k], most);
             }
         }
     }

@@ -15,8 +15,9 @@
  * MPI library's nonblocking collective (PMPI_I<coll>) or persistent init (PMPIX_<Coll>_init in
  * Open MPI 4.1, PMPI_<Coll>_init in MPI 4): a communicator without a context, a call that does
  * not normalise, and a chosen variant that cannot be an operation (core/nb.h: a state not made
- * yet, the shared-memory window, blocking COLL operations), whose next ranked candidate is tried
- * first. The states of the variants these calls could pick are made ahead with the selector
+ * yet, a call larger than the operations' shared-memory window, blocking COLL operations),
+ * whose next ranked candidate is tried first. The states of the variants these calls could
+ * pick, and DPML's node resources and window for operations, are made ahead with the selector
  * state (comm.c). */
 #include "collsel.h"
 

@@ -26,15 +26,17 @@
  *
  * Window (CS_SLOT_WINDOW, sched.h, whose base is the window's middle): m regions of S bytes
  * (S = span of n elements, rounded up to 64) below the base, region i at -(i + 1) S, and R above
- * it, at 0. Synchronisation: phase 1 ends with SYNC (MPI_Win_sync) before barrier B1, leaders
- * SYNC after it before reading other ranks' regions; leaders SYNC after writing R and before
- * barrier B2, every rank SYNCs after B2 before reading R. Two barriers per call suffice across
- * calls too, whatever their sizes: a rank that leaves a call early writes its next region below
- * the base while slower ranks still read R above it; the leaders finished reading the regions
- * before B2; and R is written again only after the next B1, which every rank reaches only after
- * its phase-4 copy. (With R after the regions, at m S, a larger next call's region would overlap
- * R while others still read it: the forced-selector test caught that.) Nodes of one rank need
- * no barrier.
+ * it, at 0; the schedule asks for ppn S on each side on every node (the largest node's m), so
+ * that every node grows its window alike and an operation is accepted or refused for the
+ * window on every rank alike (core/nb.h). Synchronisation: phase 1 ends with SYNC (MPI_Win_sync)
+ * before barrier B1, leaders SYNC after it before reading other ranks' regions; leaders SYNC after
+ * writing R and before barrier B2, every rank SYNCs after B2 before reading R. Two barriers per
+ * call suffice across calls too, whatever their sizes: a rank that leaves a call early writes its
+ * next region below the base while slower ranks still read R above it; the leaders finished reading
+ * the regions before B2; and R is written again only after the next B1, which every rank reaches
+ * only after its phase-4 copy. (With R after the regions, at m S, a larger next call's region would
+ * overlap R while others still read it: the forced-selector test caught that.) Nodes of one rank
+ * need no barrier.
  *
  * Cost (paper's eq. 7, with this implementation's phases; a', b' shared-memory copy, a, b
  * network, c reduction per byte; p = h m):
@@ -241,7 +243,9 @@ static int build(cs_sched_t *s, const cs_call_t *c, const cs_params_t *params) {
     }
     span = ((MPI_Aint)(n - 1) * t->extent + t->true_extent + REGION_ALIGN - 1) / REGION_ALIGN *
            REGION_ALIGN;
-    cs_sched_window_need(s, (MPI_Aint)m * span);
+    /* ppn regions, also on a smaller last node, so that every node asks for the same window and
+     * a window that serves a call on one node serves it on all (core/nb.h, "The window") */
+    cs_sched_window_need(s, (MPI_Aint)ppn * span);
     mine = region(lrank, span, t);
     last = region(m - 1, span, t);
     res = cs_ref(CS_SLOT_WINDOW, -t->true_lb);
@@ -328,7 +332,9 @@ out:
     return rc;
 }
 
-/* The node layout, the node communicator and the leader communicators of the variant. */
+/* The node layout, the node communicator and the leader communicators of the variant: the
+ * context's blocking calls' ones, or, for a state of operations (state->ops), the operations'
+ * own (core/comm.h, "Operations' node resources"). */
 static int setup(cs_comm_t *ctx, const cs_params_t *params, cs_state_t *state) {
     int rc = CS_OK;
     cs_comm_node_t *node = NULL;
@@ -336,7 +342,7 @@ static int setup(cs_comm_t *ctx, const cs_params_t *params, cs_state_t *state) {
     int l = 0, k = 0;
     int *lranks = NULL;
     CS_CHECK(read_params(params, &l, &k, &inter));
-    CS_CHECK(cs_comm_node(ctx, &node));
+    CS_CHECK(cs_comm_node(ctx, state->ops, &node));
     CS_REQUIRE(node->block, CS_ERR_NOT_APPLICABLE);
     lranks = malloc((size_t)l * sizeof(int));
     CS_REQUIRE(lranks != NULL, CS_ERR_NOMEM);
@@ -344,7 +350,7 @@ static int setup(cs_comm_t *ctx, const cs_params_t *params, cs_state_t *state) {
     state->comms[COMM_NODE] = node->comm;
     state->comms[COMM_LEADERS] = MPI_COMM_NULL;
     if (inter == NULL) { /* a point-to-point inter-node phase runs on the communicator itself */
-        CS_CHECK(cs_comm_leaders(ctx, l, lranks, &state->comms[COMM_LEADERS]));
+        CS_CHECK(cs_comm_leaders(ctx, node, l, lranks, &state->comms[COMM_LEADERS]));
     }
     state->ncomms = 2;
     state->nodes = &node->nodes;

@@ -163,10 +163,13 @@ int cs_algo_prepare(const cs_algo_t *a, const cs_params_t *params, const cs_call
     }
     CS_CHECK(cs_comm_reserve(ctx, (size_t)entry->sched.scratch_bytes, entry->sched.max_comm));
     if (entry->sched.window_bytes > 0) {
-        if (atomic_load_explicit(&ctx->nb_win_runs, memory_order_relaxed) > 0) {
-            cs_nb_drain_window(ctx); /* growing frees the window operations use (core/nb.h) */
+        if (atomic_load_explicit(&ctx->nb_win_runs, memory_order_relaxed) > 0 &&
+            cs_comm_ops_node(ctx) == ctx->node) {
+            /* growing frees the window operations use (core/nb.h; not when they have their
+             * own, comm.h "Operations' node resources") */
+            cs_nb_drain_window(ctx);
         }
-        CS_CHECK(cs_comm_window(ctx, entry->sched.window_bytes));
+        CS_CHECK(cs_comm_window(ctx->node, entry->sched.window_bytes));
     }
     *out = entry;
 out:
@@ -189,8 +192,9 @@ int cs_algo_exec(cs_comm_t *ctx, const cs_sched_t *sched, const void *sendbuf, v
             cs_nb_drain_colls(ctx);
         }
         if (sched->window_bytes > 0 &&
-            atomic_load_explicit(&ctx->nb_win_runs, memory_order_relaxed) > 0) {
-            cs_nb_drain_window(ctx); /* operations using the window finish first */
+            atomic_load_explicit(&ctx->nb_win_runs, memory_order_relaxed) > 0 &&
+            cs_comm_ops_node(ctx) == ctx->node) {
+            cs_nb_drain_window(ctx); /* operations using this window finish first */
         }
     } else {
         tr.comms = NULL;

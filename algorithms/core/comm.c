@@ -36,6 +36,12 @@ static void node_free(cs_comm_node_t *n) {
     if (n == NULL) {
         return;
     }
+    while (n->spare != NULL) { /* in number order, the same on every rank */
+        cs_comm_node_t *s = n->spare;
+        n->spare = s->next;
+        s->next = NULL;
+        node_free(s);
+    }
     while (n->leaders != NULL) {
         cs_comm_leaders_t *ld = n->leaders;
         n->leaders = ld->next;
@@ -91,6 +97,26 @@ static void node_release(cs_comm_node_t *n) {
     } else if (last && n->win_half > CS_NODE_KEEP_WINDOW) {
         window_free(n); /* the same on every rank of the node: it grows collectively */
     }
+}
+
+/* A context lets go of its operations' layout (comm.h, "Operations' node resources"): back to
+ * its group's spare ones, in number order, or freed when it has no number. Local. */
+static void own_release(cs_comm_t *ctx) {
+    cs_comm_node_t *n = ctx->own, **at;
+    ctx->own = NULL;
+    if (n == NULL) {
+        return;
+    }
+    if (n->id < 0 || ctx->node == NULL) {
+        node_free(n); /* collective over the node: the same order of frees on every rank */
+        return;
+    }
+    pthread_mutex_lock(&cache_lock);
+    for (at = &ctx->node->spare; *at != NULL && (*at)->id < n->id; at = &(*at)->next) {
+    }
+    n->next = *at;
+    *at = n;
+    pthread_mutex_unlock(&cache_lock);
 }
 
 /* Orders kept layouts alike on every rank: by group size, world ranks, emulated node size. */
@@ -164,6 +190,7 @@ static void context_free(cs_comm_t *ctx) {
         }
         free(l);
     }
+    own_release(ctx); /* before the shared layout, which keeps it */
     node_release(ctx->node);
     free(ctx->world);
     free(ctx->agreed);
@@ -463,10 +490,10 @@ static cs_comm_node_t *cache_take(cs_comm_t *ctx, long emulate) {
 }
 
 /* Makes the context's node communicator and processes per node (the first part of the layout),
- * collectively; with ctx->share the ranks also agree, in the same reduction, whether the
- * layout is kept after its last user (every rank keeps fewer than CS_NODE_KEEP), and it goes
- * into the cache. */
-static int node_make(cs_comm_t *ctx, long emulate, cs_comm_node_t **out) {
+ * collectively; with `share` (ctx->share, for the layout of blocking calls) the ranks also
+ * agree, in the same reduction, whether the layout is kept after its last user (every rank
+ * keeps fewer than CS_NODE_KEEP), and it goes into the cache; without, it is private. */
+static int node_make(cs_comm_t *ctx, long emulate, int share, cs_comm_node_t **out) {
     int rc = CS_OK;
     cs_comm_node_t *n = NULL;
     int emulated = 0, v[2];
@@ -476,18 +503,19 @@ static int node_make(cs_comm_t *ctx, long emulate, cs_comm_node_t **out) {
     n->comm = MPI_COMM_NULL;
     n->win = MPI_WIN_NULL;
     n->emulate = emulate;
+    n->id = -1;
     CS_CHECK(cs_machine_node_comm(ctx->comm, &n->comm, &emulated));
     CS_MPI_CHECK(PMPI_Comm_rank(n->comm, &n->local_rank));
     CS_MPI_CHECK(PMPI_Comm_size(n->comm, &n->local_size));
     pthread_mutex_lock(&cache_lock);
     v[0] = n->local_size;
-    v[1] = !(ctx->share && cache_kept < CS_NODE_KEEP); /* MAX: 0 when every rank has room */
+    v[1] = !(share && cache_kept < CS_NODE_KEEP); /* MAX: 0 when every rank has room */
     pthread_mutex_unlock(&cache_lock);
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, ctx->comm));
     n->nodes.nprocs = ctx->nprocs;
     n->nodes.ppn = v[0];
     n->nodes.nnodes = (ctx->nprocs + v[0] - 1) / v[0];
-    if (ctx->share) {
+    if (share) {
         n->shared = 1;
         n->keep = !v[1];
         n->users = 1;
@@ -500,10 +528,6 @@ static int node_make(cs_comm_t *ctx, long emulate, cs_comm_node_t **out) {
         cache = n;
         pthread_mutex_unlock(&cache_lock);
     }
-    cs_log(CS_LOG_DEBUG, "node resources of %d ranks made (%s)", ctx->nprocs,
-           n->keep     ? "shared, kept after their last communicator"
-           : n->shared ? "shared while in use"
-                       : "not shared");
     *out = n;
     n = NULL;
 out:
@@ -520,7 +544,11 @@ static int node_get(cs_comm_t *ctx, int make, cs_comm_node_t **out) {
         ctx->node = cache_take(ctx, emulate);
     }
     if (ctx->node == NULL && make) {
-        CS_CHECK(node_make(ctx, emulate, &ctx->node));
+        CS_CHECK(node_make(ctx, emulate, ctx->share, &ctx->node));
+        cs_log(CS_LOG_DEBUG, "node resources of %d ranks made (%s)", ctx->nprocs,
+               ctx->node->keep     ? "shared, kept after their last communicator"
+               : ctx->node->shared ? "shared while in use"
+                                   : "not shared");
     }
     if (ctx->node != NULL) {
         free(ctx->world); /* the layout has the key now */
@@ -586,11 +614,57 @@ out:
     return rc;
 }
 
-int cs_comm_node(cs_comm_t *ctx, cs_comm_node_t **out) {
+/* The context's operations' layout (comm.h, "Operations' node resources"), collectively: the
+ * lowest-numbered spare layout of its group `group` (the shared layout) that is spare on every
+ * rank, else a new one. */
+static int own_take(cs_comm_t *ctx, cs_comm_node_t *group, cs_comm_node_t **out) {
+    int rc = CS_OK;
+    uint64_t spare = 0;
+    cs_comm_node_t *n = NULL, **at;
+    *out = NULL;
+    pthread_mutex_lock(&cache_lock);
+    for (n = group->spare; n != NULL; n = n->next) {
+        spare |= (uint64_t)1 << n->id;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &spare, 1, MPI_UINT64_T, MPI_BAND, ctx->comm));
+    if (spare != 0) {
+        int id = 0;
+        while (!(spare >> id & 1)) {
+            id++;
+        }
+        pthread_mutex_lock(&cache_lock);
+        for (at = &group->spare; (*at)->id != id; at = &(*at)->next) {
+        }
+        n = *at;
+        *at = n->next;
+        n->next = NULL;
+        pthread_mutex_unlock(&cache_lock);
+        cs_log(CS_LOG_DEBUG, "operations' node resources of %d ranks reused", ctx->nprocs);
+    } else {
+        CS_CHECK(node_make(ctx, group->emulate, 0, &n));
+        n->id = group->ops_made < CS_NODE_OPS_POOL ? group->ops_made : -1;
+        group->ops_made++;
+        cs_log(CS_LOG_DEBUG, "operations' node resources of %d ranks made", ctx->nprocs);
+    }
+    *out = n;
+out:
+    return rc;
+}
+
+int cs_comm_node(cs_comm_t *ctx, int ops, cs_comm_node_t **out) {
     int rc = CS_OK;
     cs_comm_node_t *n = NULL;
     *out = NULL;
-    CS_CHECK(node_get(ctx, 1, &n));
+    if (ops && ctx->share) { /* the operations' own, never the shared one */
+        if (ctx->own == NULL) {
+            CS_CHECK(node_get(ctx, 1, &n));
+            CS_CHECK(own_take(ctx, n, &ctx->own));
+        }
+        n = ctx->own;
+    } else {
+        CS_CHECK(node_get(ctx, 1, &n));
+    }
     if (!n->laid_out) {
         CS_CHECK(node_lay_out(ctx, n));
     }
@@ -599,13 +673,16 @@ out:
     return rc;
 }
 
-int cs_comm_leaders(cs_comm_t *ctx, int l, const int *lranks, MPI_Comm *out) {
+cs_comm_node_t *cs_comm_ops_node(const cs_comm_t *ctx) {
+    return ctx->share ? ctx->own : ctx->node;
+}
+
+int cs_comm_leaders(cs_comm_t *ctx, cs_comm_node_t *node, int l, const int *lranks, MPI_Comm *out) {
     int rc = CS_OK;
-    cs_comm_node_t *node = NULL;
     cs_comm_leaders_t *ld = NULL, **at;
     int color = MPI_UNDEFINED;
     *out = MPI_COMM_NULL;
-    CS_CHECK(cs_comm_node(ctx, &node));
+    CS_REQUIRE(node != NULL, CS_ERR_INTERNAL);
     for (at = &node->leaders; *at != NULL; at = &(*at)->next) {
         if ((*at)->l == l) {
             *out = (*at)->comm;
@@ -630,9 +707,8 @@ out:
     return rc;
 }
 
-int cs_comm_window(cs_comm_t *ctx, MPI_Aint bytes) {
+int cs_comm_window(cs_comm_node_t *node, MPI_Aint bytes) {
     int rc = CS_OK;
-    cs_comm_node_t *node = ctx->node;
     MPI_Aint half, size = 0;
     int disp = 0;
     void *mine = NULL, *base = NULL;
@@ -660,22 +736,41 @@ out:
     return rc;
 }
 
-const cs_state_t *cs_comm_state_find(const cs_comm_t *ctx, const cs_algo_t *algo,
-                                     const cs_params_t *params) {
+/* 1 when the operations' state of `algo` on ctx is not its blocking calls' (comm.h,
+ * "Operations' node resources"): it works on the node layout, which the context shares. */
+static int ops_apart(const cs_comm_t *ctx, const cs_algo_t *algo) {
+    return ctx->share && (algo->reqs & CS_REQ_NODES);
+}
+
+/* The state of (algo, params) kept for blocking calls (ops 0) or operations (ops 1, only when
+ * ops_apart), or NULL. */
+static const cs_state_t *state_find(const cs_comm_t *ctx, const cs_algo_t *algo,
+                                    const cs_params_t *params, int ops) {
     for (const cs_comm_state_t *st = ctx->states; st != NULL; st = st->next) {
-        if (st->algo == algo && cs_params_equal(&st->params, params)) {
+        if (st->algo == algo && st->ops == ops && cs_params_equal(&st->params, params)) {
             return &st->state;
         }
     }
     return NULL;
 }
 
-int cs_comm_state(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *params,
-                  const cs_state_t **out) {
+const cs_state_t *cs_comm_state_find(const cs_comm_t *ctx, const cs_algo_t *algo,
+                                     const cs_params_t *params) {
+    return state_find(ctx, algo, params, 0);
+}
+
+const cs_state_t *cs_comm_state_find_ops(const cs_comm_t *ctx, const cs_algo_t *algo,
+                                         const cs_params_t *params) {
+    return state_find(ctx, algo, params, ops_apart(ctx, algo));
+}
+
+/* cs_comm_state (ops 0) and cs_comm_state_ops (ops 1, or 0 when not ops_apart). */
+static int state_get(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *params, int ops,
+                     const cs_state_t **out) {
     int rc = CS_OK;
     cs_comm_state_t *st = NULL;
     cs_comm_state_t **at = &ctx->states;
-    *out = cs_comm_state_find(ctx, algo, params);
+    *out = state_find(ctx, algo, params, ops);
     if (*out != NULL) {
         return CS_OK;
     }
@@ -687,6 +782,8 @@ int cs_comm_state(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *para
     CS_REQUIRE(st != NULL, CS_ERR_NOMEM);
     st->algo = algo;
     st->params = *params;
+    st->ops = ops;
+    st->state.ops = ops;
     for (int i = 0; i < CS_STATE_COMMS; i++) {
         st->state.comms[i] = MPI_COMM_NULL;
     }
@@ -703,6 +800,16 @@ int cs_comm_state(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *para
 out:
     free(st);
     return rc;
+}
+
+int cs_comm_state(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *params,
+                  const cs_state_t **out) {
+    return state_get(ctx, algo, params, 0, out);
+}
+
+int cs_comm_state_ops(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *params,
+                      const cs_state_t **out) {
+    return state_get(ctx, algo, params, ops_apart(ctx, algo), out);
 }
 
 /* The neighbourhood of a Cartesian communicator: per dimension, the ranks at -1 and +1. */

@@ -34,6 +34,23 @@
  * same order on every rank (MPI_Win_free synchronises the node). Why two communicators may share
  * them: docs/selector.md, "Node resources shared between communicators".
  *
+ * Operations' node resources. Nonblocking and persistent operations (core/nb.h) must not use a
+ * shared layout: operations of one communicator would meet blocking calls of another on its
+ * window and node communicators. A context that shares therefore gets, on request, a second
+ * layout of its own for its operations (`own`: node communicator, leader communicators,
+ * window; made by the same code as a private layout): cs_comm_node with `ops` 1, made
+ * collectively ahead of the operations (the selector's states made ahead, selector/comm.c).
+ * Blocking calls keep the shared one. A context that does not share has one layout, which its
+ * operations and its blocking calls both use. An operations' layout is used by one context at a
+ * time, but it is not freed with it: freeing is collective over the node (MPI_Win_free), and
+ * ranks may free the communicators of a group in different orders. A freed context's layout
+ * goes back (locally) to its group's shared layout (`spare`), and the next context of the group
+ * that asks takes a spare one back: the one with the lowest number that is spare on every rank
+ * (one MPI_Allreduce of a bit mask over the context's communicator, which asking is anyway),
+ * else a new one, numbered by the group's count (CS_NODE_OPS_POOL at most; more are freed with
+ * their context, which then needs the same order of frees on every rank). Spare layouts are
+ * freed with their shared layout, in number order, at the point where every rank frees it.
+ *
  * The neighbourhood (cs_comm_neighbors) of a Cartesian or graph communicator, which the
  * neighbourhood collectives run on, is queried on the first request too, locally; the whole
  * communication graph (cs_comm_graph), which the coloured and balanced schedules need, is
@@ -60,6 +77,8 @@
  * side of its middle) a kept layout keeps while no communicator uses it. */
 #define CS_NODE_KEEP        8
 #define CS_NODE_KEEP_WINDOW ((MPI_Aint)4 << 20)
+/* Operations' layouts per group that are reused (see "Operations' node resources"). */
+#define CS_NODE_OPS_POOL 64
 
 /* Schedules cached per communicator. An application that alternates a few collectives and
  * sizes, and the tuning run that interleaves candidates, find their schedules built. */
@@ -78,6 +97,7 @@ typedef struct cs_comm_sched {
 typedef struct cs_comm_state {
     const struct cs_algo *algo;
     cs_params_t params;
+    int ops; /* 1: the operations' state on the context's own node resources (cs_comm_state_ops) */
     cs_state_t state;
     struct cs_comm_state *next;
 } cs_comm_state_t;
@@ -110,6 +130,12 @@ typedef struct cs_comm_node {
     int *world;
     long emulate;
     unsigned long long hash;
+    /* Operations' layouts (see "Operations' node resources"): in a shared layout, `spare` lists
+     * those of its group's freed contexts, by `id`, for reuse, and `ops_made` counts those made
+     * for the group; in an operations' layout, `id` is its number in its group (0 ..
+     * CS_NODE_OPS_POOL - 1; -1: not reused, freed with its context). */
+    struct cs_comm_node *spare;
+    int ops_made, id;
     struct cs_comm_node *next;
 } cs_comm_node_t;
 
@@ -135,6 +161,9 @@ typedef struct cs_comm {
     cs_comm_state_t *states;          /* variants' states, in order of creation */
     cs_comm_line_t *lines;            /* line communicators, in order of creation */
     cs_comm_node_t *node;             /* node layout, NULL until cs_comm_node */
+    /* The operations' node layout when `node` is shared (see "Operations' node resources"
+     * above): the context's own, NULL until cs_comm_node with ops 1; NULL when not sharing. */
+    cs_comm_node_t *own;
     /* Sharing (cs_comm_share_agree): share 1 when the node layout comes from, and goes back to,
      * the cache; world[nprocs] (with world_hash) the group's key until the layout has it. */
     int share;
@@ -204,10 +233,16 @@ int cs_comm_line(cs_comm_t *ctx, int stride, int size, MPI_Comm *out) CS_MUST_CH
  * ranks that cs_nodes_t describes (always so for COLLSEL_NODE_SIZE; a real job mapped by node
  * is not): algorithms that address nodes by rank arithmetic refuse otherwise. Emulated nodes
  * that do not share memory (COLLSEL_NODE_SIZE larger than a real node) are not `block` either.
- * The layout belongs to the context, or, when it shares, to the cache (see "Sharing" above),
- * found there when the group has an entry; everything in it stays valid until the context is
- * freed. */
-int cs_comm_node(cs_comm_t *ctx, cs_comm_node_t **out) CS_MUST_CHECK;
+ * `ops` 0: the layout of blocking calls, which belongs to the context, or, when it shares, to
+ * the cache (see "Sharing" above), found there when the group has an entry. `ops` 1: the layout
+ * of nonblocking and persistent operations (see "Operations' node resources" above): the same
+ * one when the context does not share, else the context's own (ctx->own), on the first request
+ * a spare one of its group or one made like a private layout. Everything in it stays valid until
+ * the context is freed. */
+int cs_comm_node(cs_comm_t *ctx, int ops, cs_comm_node_t **out) CS_MUST_CHECK;
+
+/* The operations' node layout (cs_comm_node with ops 1) if it was made, else NULL: local. */
+cs_comm_node_t *cs_comm_ops_node(const cs_comm_t *ctx);
 
 /* Agrees, collectively over the context's communicator, on what the selector's set-up needs
  * from every rank, in one MPI_Allgather of three ints per rank: `flag` (*any is 1 when some
@@ -227,22 +262,25 @@ int cs_comm_share_agree(cs_comm_t *ctx, int share, int flag, int *any) CS_MUST_C
  * point. CS_ERR_MPI or CS_ERR_NOMEM on failure. */
 int cs_comm_ppn(cs_comm_t *ctx, int *ppn) CS_MUST_CHECK;
 
-/* The leader communicator of leader set `l`: local ranks lranks[0..l-1] of every node (the same
- * on all nodes, below the smallest node's size) lead partitions 0..l-1, and leader j of every
- * node joins communicator j, in rank order (node order). Created collectively on the first
- * request for `l` (cs_comm_node first), cached in the node layout; *out is MPI_COMM_NULL on a
- * rank that leads nothing. lranks must be the same whenever `l` is. */
-int cs_comm_leaders(cs_comm_t *ctx, int l, const int *lranks, MPI_Comm *out) CS_MUST_CHECK;
+/* The leader communicator of leader set `l` in the context's node layout `node` (from
+ * cs_comm_node): local ranks lranks[0..l-1] of every node (the same on all nodes, below the
+ * smallest node's size) lead partitions 0..l-1, and leader j of every node joins communicator
+ * j, in rank order (node order). Created collectively on the first request for `l`, cached in
+ * the node layout; *out is MPI_COMM_NULL on a rank that leads nothing. lranks must be the same
+ * whenever `l` is. */
+int cs_comm_leaders(cs_comm_t *ctx, cs_comm_node_t *node, int l, const int *lranks,
+                    MPI_Comm *out) CS_MUST_CHECK;
 
-/* Makes the node's shared-memory window (cs_comm_node first) reach at least `bytes` on both
- * sides of its middle, the window slot's base (sched.h). The window is one
+/* Makes the shared-memory window of node layout `node` (from cs_comm_node; NULL:
+ * CS_ERR_INTERNAL) reach at least `bytes` on both sides of its middle, the window slot's base
+ * (sched.h). The window is one
  * MPI_Win_allocate_shared allocation per node, all of it in local rank 0's segment, so it is
  * contiguous and node->win_base (its middle) is the same memory on every rank of the node; it
  * stays in an MPI_Win_lock_all epoch (MPI_MODE_NOCHECK) so that MPI_Win_sync may run at any
  * time. Growing frees the old window and allocates max(bytes, twice the old half) per side,
  * collectively over the node: every rank of a node must make the same requests (the same call
  * shapes do). Never shrinks, so a schedule whose need was reserved once stays served. */
-int cs_comm_window(cs_comm_t *ctx, MPI_Aint bytes) CS_MUST_CHECK;
+int cs_comm_window(cs_comm_node_t *node, MPI_Aint bytes) CS_MUST_CHECK;
 
 /* This rank's neighbourhood in the communicator's topology (cs_neighbors_t, call.h), in MPI's
  * order: queried on the first request with local MPI calls only (MPI_Topo_test, then
@@ -312,17 +350,28 @@ int cs_comm_agree_start(cs_comm_t *ctx, const cs_call_t *call, cs_agree_t *a,
                         MPI_Request *req) CS_MUST_CHECK;
 void cs_comm_agree_finish(cs_call_t *call, cs_agree_t *a);
 
-/* The state of variant (algo, params) on this communicator: found in the context, or set up by
- * algo->setup (collectively, see algo.h) and kept there. Nothing is kept when setup() fails; its
- * partial state is torn down. */
+/* The state of variant (algo, params) on this communicator for its blocking calls: found in
+ * the context, or set up by algo->setup (collectively, see algo.h) and kept there. Nothing is
+ * kept when setup() fails; its partial state is torn down. */
 int cs_comm_state(cs_comm_t *ctx, const struct cs_algo *algo, const cs_params_t *params,
                   const cs_state_t **out) CS_MUST_CHECK;
 
+/* cs_comm_state for nonblocking and persistent operations (core/nb.h). The same state, except
+ * for a variant that works on the node layout (CS_REQ_NODES) on a context that shares it: its
+ * operations' state is another one, set up with state->ops 1 on the context's own node
+ * resources (cs_comm_node with ops 1; see "Operations' node resources" above). */
+int cs_comm_state_ops(cs_comm_t *ctx, const struct cs_algo *algo, const cs_params_t *params,
+                      const cs_state_t **out) CS_MUST_CHECK;
+
 /* The state of variant (algo, params) on this communicator when cs_comm_state made it before,
- * else NULL: local, creates nothing, so that a nonblocking call (which must not communicate)
- * can use a state made collectively earlier. States are made collectively, so every rank of
- * the communicator gets the same answer at the same point of its calls. */
+ * else NULL: local, creates nothing. States are made collectively, so every rank of the
+ * communicator gets the same answer at the same point of its calls. */
 const cs_state_t *cs_comm_state_find(const cs_comm_t *ctx, const struct cs_algo *algo,
                                      const cs_params_t *params);
+
+/* The same for the state of cs_comm_state_ops, so that a nonblocking call (which must not
+ * communicate) can use a state made collectively earlier. */
+const cs_state_t *cs_comm_state_find_ops(const cs_comm_t *ctx, const struct cs_algo *algo,
+                                         const cs_params_t *params);
 
 #endif

@@ -640,23 +640,72 @@ static int uses_window(const cs_sched_t *s) {
 
 /* 1 when schedule `s` can be an operation on ctx (see nb.h): its COLL operations (kept apart by
  * nb.h's "Order of COLL operations") are the MPI library's nonblocking collectives, never
- * blocking ones; one that uses the node's window does so only when the context's node layout is
- * its own (not shared with other communicators) and its window is already as large as the
- * schedule needs (growing it is collective over the node). The same on every rank: the layout's
- * sharing is agreed, and every rank of a node has made the same window requests. */
+ * blocking ones; one that uses the node's window does so only when the operations' window
+ * (never a shared one, comm.h) is already as large as the schedule needs (growing it is
+ * collective over the node). The same on every rank: every node's window is grown by the same
+ * requests, and every rank's schedule asks for the same size (allreduce_dpml.c). */
 static int can_operate(const cs_comm_t *ctx, const cs_sched_t *s) {
+    const cs_comm_node_t *node = cs_comm_ops_node(ctx);
     for (int i = 0; i < s->ncolls; i++) {
         if (s->colls[i].blocking) {
             return 0;
         }
     }
-    return !uses_window(s) ||
-           (ctx->node != NULL && !ctx->node->shared && ctx->node->win != MPI_WIN_NULL &&
-            ctx->node->win_half >= s->window_bytes);
+    return !uses_window(s) || (node != NULL && !node->shared && node->win != MPI_WIN_NULL &&
+                               node->win_half >= s->window_bytes);
 }
 
 int cs_nb_may_run(const cs_algo_t *a) {
     return a->build != NULL && a->run == NULL && !cs_algo_is_native(a) && !a->blocking_colls;
+}
+
+int cs_nb_ahead(cs_comm_t *ctx, const cs_variant_t *v, uint64_t max_bytes) {
+    int rc = CS_OK;
+    const cs_algo_t *a = v->algo;
+    const cs_state_t *state = NULL;
+    cs_comm_node_t *node = NULL;
+    cs_call_t call;
+    cs_sched_t s;
+    MPI_Aint need;
+    memset(&s, 0, sizeof(s));
+    if (a == NULL || a->setup == NULL || !cs_nb_may_run(a)) {
+        return CS_OK;
+    }
+    rc = cs_comm_state_ops(ctx, a, &v->params, &state);
+    node = cs_comm_ops_node(ctx);
+    if (rc != CS_OK || !(a->reqs & CS_REQ_NODES) || a->coll != CS_COLL_ALLREDUCE || node == NULL) {
+        return rc; /* no window to size (allreduce/dpml is the only algorithm with one) */
+    }
+    /* The variant's own schedule for the largest call says how much window it needs: an
+     * allreduce of max_bytes bytes, capped (its schedule needs at least its vector). */
+    CS_CHECK(cs_call_allreduce(&call, MPI_IN_PLACE, NULL,
+                               (int)(max_bytes < (uint64_t)CS_NB_WINDOW ? max_bytes : CS_NB_WINDOW),
+                               MPI_BYTE, MPI_BOR, ctx->comm));
+    rc = cs_algo_applicable(a, &call);
+    rc = rc == CS_OK ? cs_algo_build_state(a, &v->params, &call, state, &s) : rc;
+    if (rc != CS_OK) {
+        goto out; /* refused alike on every rank: its operations are refused too */
+    }
+    need = s.window_bytes < CS_NB_WINDOW ? s.window_bytes : CS_NB_WINDOW;
+    if (need > node->win_half) {
+        if (atomic_load_explicit(&ctx->nb_win_runs, memory_order_acquire) > 0) {
+            cs_nb_drain_window(ctx); /* growing frees the window they use */
+        }
+        CS_CHECK(cs_comm_window(node, need));
+        if (ctx->rank == 0) {
+            char name[256];
+            cs_variant_name(v, name, sizeof(name));
+            cs_log(
+                CS_LOG_INFO,
+                "%s: nonblocking and persistent calls on %s node resources, window of %ld "
+                "bytes on each side made ahead%s",
+                name, node == ctx->node ? "the communicator's" : "their own", (long)node->win_half,
+                need < s.window_bytes ? " (the most: larger calls go to the next candidate)" : "");
+        }
+    }
+out:
+    cs_sched_free(&s);
+    return rc;
 }
 
 /* Frees what build() made for op (its schedule and memory), so that another variant can be
@@ -690,7 +739,7 @@ static int build(cs_nb_op_t *op, const cs_variant_t *v) {
     if (a->setup != NULL) {
         /* made collectively before (a blocking call, the selector's states made ahead), or
          * not at all: the same on every rank, and an operation never communicates to make it */
-        state = cs_comm_state_find(ctx, a, &v->params);
+        state = cs_comm_state_find_ops(ctx, a, &v->params);
         CS_REQUIRE(state != NULL, CS_ERR_NOT_APPLICABLE);
     }
     rc = cs_algo_build_state(a, &v->params, &op->call, state, &op->sched);
@@ -718,7 +767,7 @@ static int build(cs_nb_op_t *op, const cs_variant_t *v) {
     }
     if (op->persistent && op->sched.pcache != NULL) { /* struct datatypes now, not at a start */
         CS_CHECK(cs_exec_mpi_prebuild(&op->sched, op->call.sendbuf, op->call.recvbuf, op->scratch,
-                                      op->window ? ctx->node->win_base : NULL));
+                                      op->window ? cs_comm_ops_node(ctx)->win_base : NULL));
     }
     op->tr.reqs = op->reqs;
     op->tr.statuses = op->statuses;
@@ -800,9 +849,10 @@ static int make_agreeing(cs_comm_t *ctx, const cs_call_t *call, cs_nb_choose_t c
 static void exec_start(cs_nb_op_t *op) {
     cs_exec_start(&op->exec, &op->sched, op->call.sendbuf, op->call.recvbuf, op->scratch,
                   &cs_exec_mpi_transport, &op->tr);
-    if (op->window) { /* where the window is now (a blocking call may have grown it since) */
-        op->tr.win = op->ctx->node->win;
-        cs_exec_set_window(&op->exec, op->ctx->node->win_base);
+    if (op->window) { /* where the window is now (it may have grown since) */
+        const cs_comm_node_t *node = cs_comm_ops_node(op->ctx);
+        op->tr.win = node->win;
+        cs_exec_set_window(&op->exec, node->win_base);
     }
 }
 

@@ -38,18 +38,24 @@
  * (cs_exec_progress_gated asks the rule before each round).
  *
  * The window. A schedule that uses the node's shared-memory window (allreduce/dpml: its slot,
- * SYNC, COLLs on the node and leader communicators) can be an operation only on a context whose
- * node layout is its own (cs_comm_node_t.shared 0: under MPI_THREAD_MULTIPLE, or a context the
- * selector did not set up), and only when the window is already as large as the schedule needs
- * (growing it is collective over the node). A shared layout is refused: the window and the
- * node communicators would then be used by operations of one communicator and calls of
- * another at once, and serialising those across communicators can deadlock (ranks may order
- * collectives of two communicators differently; docs/nonblocking.md). Runs that use the window
- * are serialised per context: a run starts its first round only when every run started
- * earlier on the context that uses the window has finished (on this rank: like consecutive
- * blocking calls, which the window's layout keeps apart, allreduce_dpml.c). The context counts
- * such runs (cs_comm_t.nb_win_runs); a blocking schedule that uses the window, and the growing
- * of the window, first progress them until there are none (cs_nb_drain_window).
+ * SYNC, COLLs on the node and leader communicators) runs as an operation on the operations'
+ * node resources (comm.h, "Operations' node resources": the context's only layout when it does
+ * not share one, else a second layout of its own, never the shared one) and its state for
+ * operations (cs_comm_state_ops), and only when that window is already as large as the schedule
+ * needs (growing it is collective over the node). Both are made collectively ahead of the
+ * operations (cs_nb_ahead: the selector, when it sets a communicator up), the window sized for
+ * the largest call the rules may give the variant, at most CS_NB_WINDOW; a blocking call grows
+ * the window only where it is the context's only one. Every node's window grows alike (the
+ * schedules ask the same on every node), so every rank accepts or refuses alike; a refused
+ * call goes to the next candidate. The shared layout is never used by operations: they would
+ * meet blocking calls of other communicators on it, and serialising those across
+ * communicators can deadlock (ranks may order collectives of two communicators differently;
+ * docs/nonblocking.md). Runs that use the window are serialised per context: a run starts its
+ * first round only when every run started earlier on the context that uses the window has
+ * finished (on this rank: like consecutive blocking calls, which the window's layout keeps
+ * apart, allreduce_dpml.c). The context counts such runs (cs_comm_t.nb_win_runs); a blocking
+ * schedule that uses the same window, and the growing of it, first progress them until there
+ * are none (cs_nb_drain_window).
  *
  * The request. A nonblocking operation is an MPI generalized request (MPI_Grequest_start): its
  * query function gives the empty status of a collective (and the run's error), its free
@@ -80,11 +86,17 @@
 #include "comm.h"
 
 #include <mpi.h>
+#include <stdint.h>
 
 /* The tags of operations: CS_NB_TAG_FIRST .. CS_NB_TAG_FIRST + CS_NB_TAGS - 1, all within
  * MPI's guaranteed MPI_TAG_UB (32767) and apart from CS_TAG. */
 #define CS_NB_TAG_FIRST 8192
 #define CS_NB_TAGS      24576
+
+/* The most bytes on each side of its middle that cs_nb_ahead makes the operations' window for
+ * calls it does not know the size of (COLLSEL_FORCE, an unbounded last rule interval): 4 MiB,
+ * so a communicator's own window costs at most 8 MiB of shared memory per node. */
+#define CS_NB_WINDOW ((MPI_Aint)4 << 20)
 
 typedef struct cs_nb_op cs_nb_op_t;
 
@@ -131,10 +143,20 @@ int cs_nb_init_agreeing(cs_comm_t *ctx, const cs_call_t *call, cs_nb_choose_t ch
 
 /* 1 when variants of `a` can be operations (cs_nb_issue may accept them for some call) once
  * their state exists: a schedule builder, not native, no blocking COLL operations (those that
- * use the window only on contexts with a node layout of their own, above). Those with a setup
- * are the ones worth setting up ahead of nonblocking calls (the selector, collsel-bench's
- * overlap pass). */
+ * use the window only once it is large enough, above). Those with a setup are the ones worth
+ * setting up ahead of nonblocking calls (cs_nb_ahead). */
 int cs_nb_may_run(const cs_algo_t *a);
+
+/* Makes, collectively over ctx (every rank with the same arguments at the same point), what
+ * operations of variant `v` need and cannot make themselves, so that cs_nb_issue and
+ * cs_nb_init accept them without a blocking call of the variant first: nothing for a variant
+ * without a setup or that cannot be an operation (cs_nb_may_run); else its state for
+ * operations (cs_comm_state_ops); and for one that uses the node's window (allreduce/dpml), the
+ * operations' window as large as the variant's schedule of an allreduce of `max_bytes` bytes
+ * needs, or CS_NB_WINDOW when that is less (larger calls are refused then). CS_OK, or
+ * CS_ERR_NOT_APPLICABLE when the variant does not fit the communicator (every rank alike,
+ * before communicating), or a failure (the variant then has no state: refused, as before). */
+int cs_nb_ahead(cs_comm_t *ctx, const cs_variant_t *v, uint64_t max_bytes) CS_MUST_CHECK;
 
 /* Advances every outstanding operation as far as it goes without blocking, completing the
  * generalized requests of those that finished (a failed run completes with its error). CS_OK;

@@ -135,13 +135,16 @@ typedef struct cs_nodes {
 /* The state a schedule's COLL operations run on: the sub-communicators they name by index
  * (borrowed from the communicator context, or owned by the algorithm's state), the node layout
  * (NULL unless the algorithm's setup asked the context for it), and anything else the
- * algorithm keeps per communicator and variant (`priv`). See algo.h. */
+ * algorithm keeps per communicator and variant (`priv`). `ops` is set before setup runs: 1 when
+ * the state is for nonblocking and persistent operations on the context's own node resources
+ * (comm.h cs_comm_state_ops), which setup then asks for (cs_comm_node with ops 1). See algo.h. */
 #define CS_STATE_COMMS 8
 typedef struct cs_state {
     MPI_Comm comms[CS_STATE_COMMS];
     int ncomms;
     const cs_nodes_t *nodes;
     void *priv;
+    int ops;
 } cs_state_t;
 
 /* A native nonblocking collective on a group (the COLL operation's description). */

@@ -114,6 +114,9 @@
 #                  two of one group at once; results equal PMPI's (non-commutative op); every
 #                  rank made and reused node resources exactly as often as the program's model
 #                  of the cache says (at 4 processes more groups than a process keeps); DPML ran;
+#                  the sets of their own that communicators get for DPML's nonblocking calls
+#                  (docs/nonblocking.md, "The window (DPML)") were reused by later communicators
+#                  of their group, also after the two of one group were freed in different orders;
 #                  at 3 and 4 processes also with emulated nodes of 2 (COLLSEL_NODE_SIZE=2);
 #                  under MPI_THREAD_MULTIPLE nothing is reused; at 3 processes under valgrind
 #                  nothing of collsel's is left at exit (the kept resources are freed by
@@ -852,6 +855,9 @@ group_share() {
     share_run share "$np"
     grep -q -F "cached node resources freed at MPI_Finalize" "$WORK/share.ranks/1/rank.0/stderr" ||
         fail "share: MPI_Finalize freed no kept node resources"
+    grep -q -E "^collsel: operations' node resources of [0-9]+ ranks reused" \
+        "$WORK/share.ranks/1/rank.0/stderr" ||
+        fail "share: no communicator reused the operations' node resources of an earlier one"
     if [ "$np" -ge 3 ]; then
         step "the same with emulated nodes of 2, np $np"
         share_run share_nodes "$np" COLLSEL_NODE_SIZE=2
@@ -861,6 +867,8 @@ group_share() {
     grep -q -E '^collsel: node resources of [0-9]+ ranks made \(not shared\)' \
         "$WORK/share_multiple.ranks/1/rank.0/stderr" ||
         fail "share_multiple: no 'not shared' resources in the log"
+    ! grep -q -F "operations' node resources" "$WORK/share_multiple.ranks/1/rank.0/stderr" ||
+        fail "share_multiple: operations' node resources apart from the communicator's own"
     if [ "$np" = 3 ]; then
         vg=$(command -v valgrind) || fail "valgrind not found (scripts/deps installs it)"
         src=$(cd "$(dirname "$0")/../.." && pwd)
