@@ -33,21 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../support/rank_check.h"
+
 #define ROUNDS 4
 #define STARTS 50
 #define BIG    600000 /* 2.4 MB: more than 4 MiB of window on nodes of 2 ranks or more */
 
 static int rank, nprocs, failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* One allreduce: its input (kept for the reference), output and request. */
 typedef struct op {

@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../support/rank_check.h"
+
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define ALLREDUCE_INIT MPIX_Allreduce_init
 #define ALLGATHER_INIT MPIX_Allgather_init
@@ -43,16 +45,6 @@
 
 static int rank, failures;
 static int n_iallreduce, n_ialltoall, n_allreduce_init, n_allgather_init;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* MPI_Iallreduce of COUNT ints on comm against PMPI_Allreduce; `tag` varies the data. */
 static void iallreduce(MPI_Comm comm, const char *name, int tag) {
