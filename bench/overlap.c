@@ -444,6 +444,10 @@ static void ov_free(ov_cand_t *ov, int ncand) {
     memset(ov, 0, (size_t)ncand * sizeof(*ov));
 }
 
+/* Rank 0: the collectives (a bit each) whose native nonblocking form was said to differ from
+ * its blocking one in this process's pass (overlap_point), so that it is said once each. */
+static unsigned differs_said;
+
 /* One point of collective c at `bytes` on `sub` (n processes, ppn per node): skipped when a
  * resumed run has it, else measured and stored. The call runs on `call_comm`: `sub`, or for a
  * neighbourhood collective the communicator of pattern `pattern` ("" for the others) over the
@@ -487,13 +491,15 @@ static int overlap_point(cs_bench_cand_t *cands, int ncand, cs_coll_t c, const c
     CS_CHECK(
         measure_point(cands, ov, ncand, &call, bufs, budget_s, deadline, seed, rate, sub, &reps));
     if (rank == 0) {
-        if (ov[0].differs) {
+        if (ov[0].differs && !(differs_said & (1u << c))) { /* once per collective and run */
+            differs_said |= 1u << c;
             cs_bench_say(rank,
                          "warning: %s%s%s np=%d %llu B: the MPI library's nonblocking %s gives "
                          "another result than its blocking one; timed as the baseline all the "
-                         "same (collsel's candidates are checked against the blocking one)",
+                         "same (collsel's candidates are checked against the blocking one; "
+                         "further points of %s where it does are not listed)",
                          cs_coll_name(c), pattern[0] ? " on pattern " : "", pattern, n,
-                         (unsigned long long)key, cs_coll_name(c));
+                         (unsigned long long)key, cs_coll_name(c), cs_coll_name(c));
         }
         shared[0] = store_point(r, cands, ov, ncand, c, pattern, n, ppn, key, reps);
         if (print) {
