@@ -592,14 +592,10 @@ static int neighbor_points(ov_pace_t *pc, cs_bench_plan_t *plan, int ci, unsigne
                 }
             }
         }
-        cs_bench_bufs_free(&nb);
-        CS_MPI_CHECK(PMPI_Comm_free(&topo));
+        CS_CHECK(cs_bench_pattern_close(&topo, &nb));
     }
 out:
-    cs_bench_bufs_free(&nb);
-    if (topo != MPI_COMM_NULL) {
-        PMPI_Comm_free(&topo);
-    }
+    (void)cs_bench_pattern_close(&topo, &nb); /* after a failure: rc says it already */
     return rc;
 }
 

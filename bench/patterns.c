@@ -247,3 +247,13 @@ int cs_bench_pattern_open(const cs_bench_pattern_t *pat, MPI_Comm comm, size_t m
 out:
     return rc;
 }
+
+int cs_bench_pattern_close(MPI_Comm *topo, cs_bench_bufs_t *nb) {
+    int rc = CS_OK;
+    cs_bench_bufs_free(nb);
+    if (*topo != MPI_COMM_NULL) {
+        CS_MPI_CHECK(PMPI_Comm_free(topo));
+    }
+out:
+    return rc;
+}

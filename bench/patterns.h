@@ -86,9 +86,14 @@ int cs_bench_pattern_comm(const cs_bench_pattern_t *pat, MPI_Comm comm, MPI_Comm
 /* The pattern's communicator as the tuning passes measure on it (collective over `comm`): *topo
  * and *sig from cs_bench_pattern_comm, its context made (cs_comm_get), and buffers *nb for
  * blocks of up to max_block_bytes on this rank's edges (cs_bench_bufs_alloc_neighbor, sized by
- * its larger degree). The caller frees *topo and *nb, also on failure (then *topo may be
- * MPI_COMM_NULL). Errors as cs_bench_pattern_comm, cs_comm_get and the allocation. */
+ * its larger degree). The caller frees *topo and *nb with cs_bench_pattern_close, also on
+ * failure (then *topo may be MPI_COMM_NULL). Errors as cs_bench_pattern_comm, cs_comm_get and the
+ * allocation. */
 int cs_bench_pattern_open(const cs_bench_pattern_t *pat, MPI_Comm comm, size_t max_block_bytes,
                           MPI_Comm *topo, cs_graph_sig_t *sig, cs_bench_bufs_t *nb) CS_MUST_CHECK;
+
+/* Frees what cs_bench_pattern_open made: the buffers *nb and *topo (set to MPI_COMM_NULL; one
+ * that is MPI_COMM_NULL already is left). CS_ERR_MPI when freeing the communicator fails. */
+int cs_bench_pattern_close(MPI_Comm *topo, cs_bench_bufs_t *nb);
 
 #endif

@@ -301,14 +301,10 @@ static int run_neighbor(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, i
             CS_CHECK(run_point(o, cands, ncand, c, pat->name, plan->block_sizes[si], r, val, rank,
                                n, ppn, sub, topo, &nb, sync, pace, progress, 0));
         }
-        cs_bench_bufs_free(&nb);
-        CS_MPI_CHECK(PMPI_Comm_free(&topo));
+        CS_CHECK(cs_bench_pattern_close(&topo, &nb));
     }
 out:
-    cs_bench_bufs_free(&nb);
-    if (topo != MPI_COMM_NULL) {
-        PMPI_Comm_free(&topo);
-    }
+    (void)cs_bench_pattern_close(&topo, &nb); /* after a failure: rc says it already */
     return rc;
 }
 
@@ -559,10 +555,7 @@ static int confirm_pattern(const cs_bench_opts_t *o, const cs_bench_plan_t *plan
                            n, ppn, sub, topo, &nb, sync, pace, progress, 1));
     }
 out:
-    cs_bench_bufs_free(&nb);
-    if (topo != MPI_COMM_NULL) {
-        PMPI_Comm_free(&topo);
-    }
+    (void)cs_bench_pattern_close(&topo, &nb);
     return rc;
 }
 
