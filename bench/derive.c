@@ -171,8 +171,8 @@ static int attach_confirmations(const point_t *p, cs_bench_entry_t *entries, int
 /* The rules of one key from its points p[0..n-1] (ordered by bytes) into out[0..n-1], with
  * the key, machine_id and run_id set; *nout rows. No database access. */
 static int key_rules(const point_t *p, size_t n, const points_t *conf, int64_t machine_id,
-                     int64_t run_id, cs_db_metric_t metric, const uint64_t *thresholds,
-                     int nthresholds, cs_rule_t *out, int *nout) {
+                     int64_t run_id, cs_db_metric_t metric, int oversubscribed,
+                     const uint64_t *thresholds, int nthresholds, cs_rule_t *out, int *nout) {
     int rc = CS_OK;
     cs_bench_entry_t *entries = calloc(n, sizeof(*entries));
     cs_bench_size_t *sizes = calloc(n, sizeof(*sizes));
@@ -190,7 +190,7 @@ static int key_rules(const point_t *p, size_t n, const points_t *conf, int64_t m
             sizes[nsizes].bytes = p[s].bytes;
             sizes[nsizes].entries = &entries[s];
             sizes[nsizes].n = k;
-            sizes[nsizes].metric = metric;
+            sizes[nsizes].metric = cs_bench_policy(metric, oversubscribed);
             sizes[nsizes].confirmed = attach_confirmations(&p[s], &entries[s], k, conf->v, conf->n);
             nsizes++;
         }
@@ -223,10 +223,12 @@ out:
     return rc;
 }
 
-/* The metric policy of one run, found among its machine's runs. */
+/* The metric policy of one run and whether it was oversubscribed, found among its machine's
+ * runs. */
 typedef struct run_metric {
     int64_t run_id;
     cs_db_metric_t metric;
+    int oversubscribed;
     int found;
 } run_metric_t;
 
@@ -236,6 +238,7 @@ static int find_metric(const cs_db_run_row_t *r, void *ctx) {
         return CS_OK;
     }
     rm->metric = r->run.metric;
+    rm->oversubscribed = r->run.oversubscribed;
     rm->found = 1;
     return 1; /* stop */
 }
@@ -245,7 +248,7 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
     int rc = CS_OK;
     points_t ps = {NULL, 0, 0}, conf = {NULL, 0, 0};
     cs_rule_t *rules = NULL;
-    run_metric_t rm = {run_id, CS_DB_METRIC_SYNC, 0};
+    run_metric_t rm = {run_id, CS_DB_METRIC_SYNC, 0, 0};
     int open = 0;
     *nrules = 0;
     CS_CHECK(cs_db_foreach_run(db, machine_id, find_metric, &rm));
@@ -263,7 +266,7 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
         rules = calloc(last - first, sizeof(*rules));
         CS_REQUIRE(rules != NULL, CS_ERR_NOMEM);
         CS_CHECK(key_rules(&ps.v[first], last - first, &conf, machine_id, run_id, rm.metric,
-                           thresholds, nthresholds, rules, &nout));
+                           rm.oversubscribed, thresholds, nthresholds, rules, &nout));
         for (int i = 0; i < nout; i++) { /* each candidate's measured setup, if it has one */
             CS_CHECK(cs_db_get_setup(db, machine_id, rules[i].pattern, rules[i].algorithm,
                                      rules[i].params, rules[i].comm_size, rules[i].ppn,
@@ -297,8 +300,9 @@ out:
 typedef int (*ranked_fn)(void *ctx, const char *pattern, uint64_t bytes,
                          const cs_bench_entry_t *entries, const int *order, int nrank);
 
-static int each_ranked_size(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
-                            int comm_size, int ppn, int patterns, ranked_fn fn, void *ctx) {
+static int each_ranked_size(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, int oversubscribed,
+                            cs_coll_t coll, int comm_size, int ppn, int patterns, ranked_fn fn,
+                            void *ctx) {
     int rc = CS_OK;
     points_t ps = {NULL, 0, 0};
     cs_bench_entry_t *entries = NULL;
@@ -322,8 +326,10 @@ static int each_ranked_size(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, 
         }
         CS_CHECK(size_entries(&ps.v[s], e - s, cands, &entries[s], &k));
         if (k > 0) {
-            const cs_bench_size_t size = {
-                .bytes = ps.v[s].bytes, .entries = &entries[s], .n = k, .metric = metric};
+            const cs_bench_size_t size = {.bytes = ps.v[s].bytes,
+                                          .entries = &entries[s],
+                                          .n = k,
+                                          .metric = cs_bench_policy(metric, oversubscribed)};
             CS_CHECK(cs_bench_rank(&size, order, &nrank));
             CS_CHECK(fn(ctx, ps.v[s].pattern, ps.v[s].bytes, &entries[s], order, nrank));
         }
@@ -370,8 +376,9 @@ static int add_winner(void *ctx, const char *pattern, uint64_t bytes,
     return CS_OK;
 }
 
-int cs_bench_derive_winners(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
-                            int comm_size, int ppn, uint64_t *sizes, int *winner, int cap, int *n) {
+int cs_bench_derive_winners(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, int oversubscribed,
+                            cs_coll_t coll, int comm_size, int ppn, uint64_t *sizes, int *winner,
+                            int cap, int *n) {
     int rc;
     winners_t *w = calloc(1, sizeof(*w));
     *n = 0;
@@ -383,7 +390,8 @@ int cs_bench_derive_winners(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, 
     w->cap = cap;
     w->n = n;
     /* refinement is planned for the keys without a pattern only (docs/neighbor.md) */
-    rc = each_ranked_size(db, run_id, metric, coll, comm_size, ppn, 0, add_winner, w);
+    rc = each_ranked_size(db, run_id, metric, oversubscribed, coll, comm_size, ppn, 0, add_winner,
+                          w);
     free(w);
     return rc;
 }
@@ -418,9 +426,11 @@ static int add_contenders(void *ctx, const char *pattern, uint64_t bytes,
     return CS_OK;
 }
 
-int cs_bench_derive_contenders(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
-                               int comm_size, int ppn, cs_bench_contender_t *out, int cap, int *n) {
+int cs_bench_derive_contenders(cs_db_t *db, int64_t run_id, cs_db_metric_t metric,
+                               int oversubscribed, cs_coll_t coll, int comm_size, int ppn,
+                               cs_bench_contender_t *out, int cap, int *n) {
     contenders_t c = {out, cap, n};
     *n = 0;
-    return each_ranked_size(db, run_id, metric, coll, comm_size, ppn, 1, add_contenders, &c);
+    return each_ranked_size(db, run_id, metric, oversubscribed, coll, comm_size, ppn, 1,
+                            add_contenders, &c);
 }

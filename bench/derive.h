@@ -35,9 +35,9 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
  * policy) at every size run `run_id` has measured for key (coll, comm_size, ppn), from the stored
  * measurements (so a resumed run decides as the killed one would have): sizes[0..*n-1] ascending,
  * winner[i] an id, equal for the same variant. At most `cap` sizes. */
-int cs_bench_derive_winners(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
-                            int comm_size, int ppn, uint64_t *sizes, int *winner, int cap,
-                            int *n) CS_MUST_CHECK;
+int cs_bench_derive_winners(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, int oversubscribed,
+                            cs_coll_t coll, int comm_size, int ppn, uint64_t *sizes, int *winner,
+                            int cap, int *n) CS_MUST_CHECK;
 
 /* The confirmation pass (docs/tuning.md "Confirmation") measures again, with native, the
  * candidates that beat native at a size: at most this many, the best first. */
@@ -59,8 +59,8 @@ typedef struct cs_bench_contender {
  * neighbourhood collective every size of each of its patterns, with the pattern's name.
  * out[0..*n-1] by pattern (as the database orders them), then ascending size; at most `cap`.
  * out NULL: *n is only counted; comm_size 0: over every key of the run, patterns included. */
-int cs_bench_derive_contenders(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, cs_coll_t coll,
-                               int comm_size, int ppn, cs_bench_contender_t *out, int cap,
-                               int *n) CS_MUST_CHECK;
+int cs_bench_derive_contenders(cs_db_t *db, int64_t run_id, cs_db_metric_t metric,
+                               int oversubscribed, cs_coll_t coll, int comm_size, int ppn,
+                               cs_bench_contender_t *out, int cap, int *n) CS_MUST_CHECK;
 
 #endif

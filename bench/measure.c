@@ -3,6 +3,7 @@
 
 #include "core/comm.h"
 #include "core/log.h"
+#include "db.h"
 
 #include <limits.h>
 #include <math.h>
@@ -40,6 +41,7 @@ void cs_bench_cands_free(cs_bench_cand_t *cands, int ncand) {
         cands[i].nsamples = 0;
         cands[i].nraw = 0;
         cands[i].failed = 0;
+        cands[i].retired = 0;
         cands[i].failure[0] = '\0';
         cands[i].outliers = 0;
         cands[i].p_value = 1.0;
@@ -158,17 +160,95 @@ static int stable(const double *samples, size_t n, double *work) {
            cs_stats_is_stable(&ci, median, CS_STATS_REL_PRECISION);
 }
 
+/* Whether candidate c is still timed: applicable, not failed, not retired. */
+static int in_race(const cs_bench_cand_t *c) {
+    return c->applicable && !c->failed && !c->retired;
+}
+
 /* Rank 0's stopping decision: every timed candidate stable under both metrics. */
-static int all_stable(cs_bench_cand_t *cands, int ncand, size_t n, double *work) {
+static int all_stable(cs_bench_cand_t *cands, int ncand, double *work) {
     for (int i = 0; i < ncand; i++) {
-        if (!cands[i].applicable || cands[i].failed) {
+        const cs_bench_cand_t *c = &cands[i];
+        if (!in_race(c)) {
             continue;
         }
-        if (!stable(cands[i].samples, n, work) || !stable(cands[i].loop_samples, n, work)) {
+        if (!stable(c->samples, c->nraw, work) || !stable(c->loop_samples, c->nloop_raw, work)) {
             return 0;
         }
     }
     return 1;
+}
+
+/* The fewest synchronised samples a timed candidate has. */
+static size_t fewest_sync(const cs_bench_cand_t *cands, int ncand) {
+    size_t least = SIZE_MAX;
+    for (int i = 0; i < ncand; i++) {
+        if (in_race(&cands[i]) && cands[i].nraw < least) {
+            least = cands[i].nraw;
+        }
+    }
+    return least == SIZE_MAX ? 0 : least;
+}
+
+/* Whether the sample x[0..n-1] of a candidate is clearly slower than native's, sorted_native
+ * [0..nn-1] (sorted): from CS_BENCH_RACE_MIN samples on each side, the one-sided rank-sum test
+ * finds native faster with p < CS_STATS_ALPHA and the candidate's median is more than
+ * CS_BENCH_RACE_MARGIN above native's; from CS_BENCH_RACE_EARLY samples (large sizes, where a
+ * point may not afford five repetitions of every candidate), its fastest sample is more than
+ * CS_BENCH_RACE_EARLY_MARGIN above native's slowest. `work` holds n values. */
+static int clearly_slower(const double *x, size_t n, const double *sorted_native, size_t nn,
+                          double *work) {
+    cs_stats_rank_sum_t t;
+    double median, native_median;
+    if (n < CS_BENCH_RACE_EARLY || nn < CS_BENCH_RACE_EARLY) {
+        return 0;
+    }
+    memcpy(work, x, n * sizeof(double));
+    if (cs_stats_sort(work, n) != CS_OK) {
+        return 0;
+    }
+    if (work[0] > (1.0 + CS_BENCH_RACE_EARLY_MARGIN) * sorted_native[nn - 1]) {
+        return 1;
+    }
+    if (n < CS_BENCH_RACE_MIN || nn < CS_BENCH_RACE_MIN) {
+        return 0;
+    }
+    return cs_stats_quantile(work, n, 0.5, &median) == CS_OK &&
+           cs_stats_quantile(sorted_native, nn, 0.5, &native_median) == CS_OK &&
+           cs_stats_rank_sum(sorted_native, nn, work, n, &t) == CS_OK && t.p < CS_STATS_ALPHA &&
+           median > (1.0 + CS_BENCH_RACE_MARGIN) * native_median;
+}
+
+/* Rank 0's racing step (measure.h, step 3) under policy `race`: sets retire[i] for each
+ * candidate in the race that cannot win any more; returns how many besides native are left in
+ * it. `work` holds 3 x reps_max values. */
+static int race_step(const cs_bench_cand_t *cands, int ncand, int race, int *retire, size_t cap,
+                     double *work) {
+    const cs_bench_cand_t *native = &cands[0];
+    double *sync0 = work, *loop0 = work + cap, *tmp = work + 2 * cap;
+    int left = 0;
+    memcpy(sync0, native->raw, native->nraw * sizeof(double));
+    memcpy(loop0, native->loop_raw, native->nloop_raw * sizeof(double));
+    if (cs_stats_sort(sync0, native->nraw) != CS_OK ||
+        cs_stats_sort(loop0, native->nloop_raw) != CS_OK) {
+        return ncand; /* nothing retires */
+    }
+    for (int i = 1; i < ncand; i++) {
+        const cs_bench_cand_t *c = &cands[i];
+        int sync, loop;
+        if (!in_race(c)) {
+            continue;
+        }
+        sync =
+            race != CS_DB_METRIC_LOOP && clearly_slower(c->raw, c->nraw, sync0, native->nraw, tmp);
+        loop = race != CS_DB_METRIC_SYNC &&
+               clearly_slower(c->loop_raw, c->nloop_raw, loop0, native->nloop_raw, tmp);
+        /* under 'both' a winner is not slower under either metric (rules.c, won_under); one
+         * without a synchronised sample yet (all late) stays, or it would have no measurement */
+        retire[i] = (sync || loop) && c->nraw > 0;
+        left += !retire[i];
+    }
+    return left;
 }
 
 /* The reduction of one repetition: n = (len - 1) / 3 candidates laid out as
@@ -228,23 +308,24 @@ void cs_bench_order(unsigned seed, int rep, int *order, int n) {
 }
 
 static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *call,
-                           double budget_s, int reps_max, unsigned seed, cs_bench_sync_t *sync,
-                           MPI_Comm comm) {
+                           double budget_s, int reps_max, int race, unsigned seed,
+                           cs_bench_sync_t *sync, MPI_Comm comm) {
     int rc = CS_OK;
     int rank, nprocs;
     double start = PMPI_Wtime();
     double *rep = NULL, *work = NULL;
     double *late, *loop_max, *loop_sum;
-    int *order = NULL;
+    int *order = NULL, *flags = NULL; /* [stop, keep late, retire 0..ncand-1] */
     int stop = 0, kept = 0, keep_late = 0, lead_at_max = 0;
     MPI_Op op = MPI_OP_NULL;
     CS_MPI_CHECK(PMPI_Comm_rank(comm, &rank));
     CS_MPI_CHECK(PMPI_Comm_size(comm, &nprocs));
     CS_MPI_CHECK(PMPI_Op_create(rep_reduce, 1, &op));
     rep = calloc(3 * (size_t)ncand + 1, sizeof(double));
-    work = calloc((size_t)reps_max, sizeof(double));
+    work = calloc(3 * (size_t)reps_max, sizeof(double));
     order = calloc((size_t)ncand, sizeof(int));
-    CS_REQUIRE(rep != NULL && work != NULL && order != NULL, CS_ERR_NOMEM);
+    flags = calloc(2 + (size_t)ncand, sizeof(int));
+    CS_REQUIRE(rep != NULL && work != NULL && order != NULL && flags != NULL, CS_ERR_NOMEM);
     late = &rep[ncand]; /* "someone was late" */
     loop_max = &rep[ncand + 1];
     loop_sum = &rep[2 * ncand + 1];
@@ -267,51 +348,76 @@ static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *c
             int was_late = 0;
             double t0;
             rep[i] = loop_max[i] = loop_sum[i] = 0;
-            if (!cands[i].applicable || cands[i].failed) {
+            if (!in_race(&cands[i])) {
                 continue;
             }
             CS_CHECK(cs_bench_sync_start(sync, comm, &t0, &was_late));
             CS_CHECK(run_cand(&cands[i].v, call));
-            rep[i] = (cs_bench_sync_now(sync) - t0) * 1e6;
+            /* a start learnt too late: this candidate's synchronised sample is discarded (the
+             * maximum over ranks makes it infinite on every rank), unless keep_late */
+            rep[i] = was_late && !keep_late ? INFINITY : (cs_bench_sync_now(sync) - t0) * 1e6;
             *late += was_late;
         }
         for (int k = 0; k < ncand; k++) {
             int i = order[k];
-            if (!cands[i].applicable || cands[i].failed) {
+            if (!in_race(&cands[i])) {
                 continue;
             }
             CS_CHECK(time_loop(&cands[i], call, comm, &loop_max[i]));
             loop_sum[i] = loop_max[i];
         }
         CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, rep, 3 * ncand + 1, MPI_DOUBLE, op, comm));
-        if (*late > 0 && !keep_late) { /* a start time arrived too late: discard, wait longer */
+        if (*late > 0 && !keep_late) { /* a start time arrived too late: wait longer */
             lead_at_max = cs_bench_sync_late(sync);
         } else {
             cs_bench_sync_on_time(sync);
-            for (int i = 0; i < ncand; i++) {
-                cs_bench_cand_t *c = &cands[i];
-                c->samples[kept] = c->raw[kept] = rep[i];
-                c->loop_samples[kept] = c->loop_raw[kept] = loop_sum[i] / nprocs;
-                c->loop_rankmax[kept] = loop_max[i];
-                c->nsamples = c->nraw = c->nloop_samples = c->nloop_raw = (size_t)kept + 1;
-            }
-            kept++;
         }
-        if ((r + 1) % CHECK_EVERY == 0 || kept == reps_max) {
-            int flags[2] = {0, 0};
-            if (rank == 0) {
-                double spent = PMPI_Wtime() - start;
-                /* A spent budget stops a point once a repetition was kept: a point without one
-                 * would have no measurement. When none was kept and the lead is at its maximum,
-                 * the next repetition is kept even if late (its times then include the lateness:
-                 * slower, never faster), so an overloaded machine cannot stall the run. */
-                flags[0] = (spent >= budget_s && kept > 0) ||
-                           (kept >= MIN_REPS && all_stable(cands, ncand, (size_t)kept, work));
-                flags[1] = kept == 0 && spent >= budget_s && lead_at_max;
+        /* The loop metric does not use the start times: its sample is always kept. Only the
+         * late candidates' synchronised samples are lost, not the repetition (which, with 30
+         * candidates of 1 MiB, lost 4 repetitions in 5). */
+        for (int i = 0; i < ncand; i++) {
+            cs_bench_cand_t *c = &cands[i];
+            if (!in_race(c)) {
+                continue;
             }
-            CS_MPI_CHECK(PMPI_Bcast(flags, 2, MPI_INT, 0, comm));
-            stop = flags[0];
-            keep_late = flags[1];
+            if (isfinite(rep[i])) {
+                c->samples[c->nraw] = c->raw[c->nraw] = rep[i];
+                c->nsamples = ++c->nraw;
+            }
+            c->loop_samples[kept] = c->loop_raw[kept] = loop_sum[i] / nprocs;
+            c->loop_rankmax[kept] = loop_max[i];
+            c->nloop_samples = c->nloop_raw = (size_t)kept + 1;
+        }
+        kept++;
+        if (rank == 0) {
+            double spent = PMPI_Wtime() - start;
+            size_t least = fewest_sync(cands, ncand);
+            /* racing: after each of the first repetitions, then every few */
+            int left = race >= 0 && kept >= CS_BENCH_RACE_EARLY &&
+                               (kept <= 2 * MIN_REPS || kept % CHECK_EVERY == 0)
+                           ? race_step(cands, ncand, race, &flags[2], (size_t)reps_max, work)
+                           : ncand;
+            /* Checked after every repetition: one of a large size can take longer than a
+             * point's whole budget. A spent budget stops a point once every candidate has a
+             * synchronised sample (a candidate without one would have no measurement); when one
+             * has none and the lead is at its maximum, the next repetition keeps late samples
+             * (their times then include the lateness: slower, never faster), so an overloaded
+             * machine cannot stall the run. Stability is checked every few repetitions. */
+            /* A spent budget ends the point once the candidates in the race have enough
+             * repetitions for the rank-sum test to tell (CS_BENCH_DECIDE_REPS), or at
+             * CS_BENCH_OVERSPEND times the budget */
+            int enough = least > 0 &&
+                         (kept >= CS_BENCH_DECIDE_REPS || spent >= CS_BENCH_OVERSPEND * budget_s);
+            flags[0] = (spent >= budget_s && enough) || (left == 0 && least > 0) ||
+                       (kept >= MIN_REPS && (kept % CHECK_EVERY == 0 || kept == reps_max) &&
+                        least >= MIN_REPS && all_stable(cands, ncand, work));
+            flags[1] = least == 0 && spent >= budget_s && lead_at_max;
+        }
+        CS_MPI_CHECK(PMPI_Bcast(flags, 2 + ncand, MPI_INT, 0, comm));
+        stop = flags[0];
+        keep_late = flags[1];
+        for (int i = 1; i < ncand; i++) {
+            cands[i].retired |= flags[2 + i];
         }
     }
 out:
@@ -321,6 +427,7 @@ out:
     free(rep);
     free(work);
     free(order);
+    free(flags);
     return rc;
 }
 
@@ -374,7 +481,7 @@ out:
 }
 
 int cs_bench_measure(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, cs_bench_bufs_t *b,
-                     double budget_s, int reps_max, unsigned seed, cs_bench_sync_t *sync,
+                     double budget_s, int reps_max, int race, unsigned seed, cs_bench_sync_t *sync,
                      MPI_Comm comm, cs_bench_progress_t *progress) {
     int rc = CS_OK;
     cs_bench_cands_free(cands, ncand);
@@ -386,7 +493,7 @@ int cs_bench_measure(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, c
     if (progress != NULL) {
         cs_bench_progress_step(progress, "timing");
     }
-    CS_CHECK(time_candidates(cands, ncand, call, budget_s, reps_max, seed, sync, comm));
+    CS_CHECK(time_candidates(cands, ncand, call, budget_s, reps_max, race, seed, sync, comm));
     CS_CHECK(cs_bench_summarise(cands, ncand));
 out:
     return rc;

@@ -16,13 +16,24 @@
  *        untimed {call; PMPI_Barrier}, then CS_BENCH_LOOP_ITERS times {t0 = PMPI_Wtime(); call; t
  * += PMPI_Wtime() - t0; PMPI_Barrier}; the rank's time is t / CS_BENCH_LOOP_ITERS, the sample the
  * mean over ranks, and the maximum over ranks is kept too (rankmax); one reduction per repetition
- * carries every candidate's sync, loop-sum and loop-max values. A repetition in which some rank
- * missed the sync start time is discarded (both metrics);
- *   3. stops when every candidate's median under BOTH metrics has a 95 % confidence interval
- *      within 5 % of it (checked every few repetitions after a minimum), when `budget_s` is
- *      spent and at least one repetition was kept, or after `reps_max` repetitions; rank 0
- *      decides and broadcasts, so all ranks stop together;
- *   4. removes outliers (Tukey, 3 IQR) per metric, summarises, and tests each candidate
+ * carries every candidate's sync, loop-sum and loop-max values. A rank that learnt a start
+ * time too late loses that candidate's synchronised sample of the repetition (the lead then
+ * grows); the loop samples do not depend on start times and are all kept;
+ *   3. racing (`race` a cs_db_metric_t policy; -1: none): a candidate is retired, no longer
+ *      timed, with its samples so far as its measurement, when under a metric without which it
+ *      cannot win under the policy (rules.h: under 'both' either metric, else the policy's) it
+ *      is clearly slower than native: from CS_BENCH_RACE_MIN samples on, the one-sided
+ *      rank-sum test finds native faster (p < CS_STATS_ALPHA) and its median is more than
+ *      CS_BENCH_RACE_MARGIN above native's; from CS_BENCH_RACE_EARLY samples on, its fastest
+ *      sample is more than CS_BENCH_RACE_EARLY_MARGIN above native's slowest. The time goes to
+ *      the candidates still in the race;
+ *   4. stops when every candidate still timed has a median under BOTH metrics with a 95 %
+ *      confidence interval within 5 % of it (checked every few repetitions after a minimum),
+ *      when only native is left, when `budget_s` is spent and every candidate has a sample of
+ *      each metric and there were CS_BENCH_DECIDE_REPS repetitions (or CS_BENCH_OVERSPEND times
+ *      `budget_s` is spent), or after `reps_max` repetitions; rank 0 decides and broadcasts
+ *      after every repetition, so all ranks stop together;
+ *   5. removes outliers (Tukey, 3 IQR) per metric, summarises, and tests each candidate
  *      against native under each metric (one-sided rank-sum; p_value, loop_p_value).
  * Candidate 0 must be the native collective. Collective over `comm`. `progress` (may be NULL)
  * hears which algorithm is being verified, then "timing". */
@@ -40,6 +51,22 @@
 #define CS_BENCH_LOOP_ITERS  4
 #define CS_BENCH_LOOP_WARMUP 1
 
+/* Racing (above): samples of a candidate and of native, under a metric, before the candidate
+ * can retire under it, and how much slower than native its median must then be. */
+#define CS_BENCH_RACE_MIN    5
+#define CS_BENCH_RACE_MARGIN 0.05
+/* ... and earlier, from this many samples: the candidate's fastest is more than this margin
+ * above native's slowest. */
+#define CS_BENCH_RACE_EARLY        3
+#define CS_BENCH_RACE_EARLY_MARGIN 0.25
+
+/* A point's budget is spent: it still goes on until it has this many repetitions (with 6
+ * against 6 samples the one-sided rank-sum test can reach p = 1/924; with 3 against 3 no
+ * difference is ever significant at 0.01, and 1 MiB points used to stop at 1 to 3), but never
+ * beyond CS_BENCH_OVERSPEND times its budget. */
+#define CS_BENCH_DECIDE_REPS 6
+#define CS_BENCH_OVERSPEND   4.0
+
 typedef struct cs_bench_cand {
     cs_variant_t v;
     char params[128]; /* v's parameters as "key=value,..." (sorted keys; "" when none) */
@@ -47,6 +74,7 @@ typedef struct cs_bench_cand {
     int failed;       /* verification failed or the algorithm returned an error */
     char failure[200];
     int applicable; /* 0: CS_ERR_NOT_APPLICABLE for this call; neither verified nor timed */
+    int retired;    /* 1: out of the race (step 3 above): timed no longer */
     double *raw;    /* microseconds, one per repetition (max over ranks), as timed */
     size_t nraw;
     double *samples; /* raw, then sorted and without outliers by cs_bench_summarise */
@@ -77,7 +105,7 @@ void cs_bench_order(unsigned seed, int rep, int *order, int n);
  * cs_bench_cands_free). Returns CS_ERR_MPI or CS_ERR_NOMEM on failure of the run itself; a wrong
  * candidate is not an error. */
 int cs_bench_measure(cs_bench_cand_t *cands, int ncand, const cs_call_t *call, cs_bench_bufs_t *b,
-                     double budget_s, int reps_max, unsigned seed, cs_bench_sync_t *sync,
+                     double budget_s, int reps_max, int race, unsigned seed, cs_bench_sync_t *sync,
                      MPI_Comm comm, cs_bench_progress_t *progress) CS_MUST_CHECK;
 
 /* Removes outliers (Tukey, 3 IQR) from each timed candidate's samples, summarises them and

@@ -10,7 +10,11 @@
  *     (its median at most 3 % above native's there), so a choice never loses under either
  *     metric and wins under at least one; a loop win also stands when the synchronised
  *     difference is not significant (rank-sum p for "faster" at most 1 - alpha), since the
- *     synchronised samples of small calls on a loaded machine spread too widely to say.
+ *     synchronised samples of small calls on a loaded machine spread too widely to say. A run with
+ *     more processes per node than cores decides 'both' as 'loop' (cs_bench_policy): ranks
+ *     that share a core cannot start together, and what the synchronised metric measures there
+ *     changes from run to run (docs/tuning.md, "Synchronised starts on an oversubscribed
+ *     node").
  * Wherever the loop metric counts ('loop', 'both'), a winner's loop upper quartile must also be
  * at most 3 % above native's: the suites users run report a mean over many calls, and a
  * candidate that is faster in its typical repetition but has a heavy slow mode (measured here:
@@ -67,6 +71,12 @@ typedef struct cs_bench_size {
      * synchronised medians of short confirmations are too noisy, docs/tuning.md). */
     int confirmed;
 } cs_bench_size_t;
+
+/* The policy a run decides under: its --metric, except 'both' on a run with more processes per
+ * node than cores, which decides as 'loop' (above). */
+static inline cs_db_metric_t cs_bench_policy(cs_db_metric_t metric, int oversubscribed) {
+    return metric == CS_DB_METRIC_BOTH && oversubscribed ? CS_DB_METRIC_LOOP : metric;
+}
 
 /* The score that orders winners under policy `m`: the synchronised median under 'sync', the
  * loop median under 'loop' (INFINITY without loop data), and their geometric mean under 'both'

@@ -68,6 +68,7 @@ int cs_bench_run_open(const cs_bench_opts_t *o, const cs_machine_t *m, cs_bench_
     dr.nnodes = m->nnodes;
     dr.ppn = m->ppn;
     dr.oversubscribed = m->cores > 0 && m->ppn > m->cores;
+    r->oversubscribed = dr.oversubscribed;
     dr.args = o->args;
     dr.version = CS_VERSION;
     dr.metric = o->metric;

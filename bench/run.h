@@ -21,7 +21,8 @@
 typedef struct cs_bench_run {
     cs_db_t *db;
     int64_t machine_id, run_id;
-    char path[4096]; /* the database file */
+    int oversubscribed; /* more processes per node than cores (rules.h: the metric policy) */
+    char path[4096];    /* the database file */
 } cs_bench_run_t;
 
 /* Opens the database and starts (or resumes, *resumed = 1) the run of machine `m` with the

@@ -17,6 +17,7 @@
 #include "patterns.h"
 #include "plan.h"
 #include "progress.h"
+#include "rules.h"
 #include "run.h"
 #include "thresholds.h"
 #include "validate.h"
@@ -156,8 +157,11 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
         skip = shared[1];
         if (!skip) {
             int stored = CS_OK;
-            CS_CHECK(cs_bench_measure(cands, ncand, &call, bufs, budget, o->reps_max, seed, sync,
-                                      sub, rank == 0 ? progress : NULL));
+            /* under the policy the run decides by (rules.h); the confirmation pass measures
+             * its few candidates to the end */
+            int race = confirm ? -1 : (int)cs_bench_policy(o->metric, r->oversubscribed);
+            CS_CHECK(cs_bench_measure(cands, ncand, &call, bufs, budget, o->reps_max, race, seed,
+                                      sync, sub, rank == 0 ? progress : NULL));
             if (rank == 0) {
                 stored =
                     cs_bench_run_store_point(r, cands, ncand, c, pattern, n, ppn, key, confirm);
@@ -199,8 +203,8 @@ static int refine_key(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, cs_
     for (;;) {
         int nadd = 0, nsizes = 0;
         if (rank == 0) {
-            CS_CHECK(cs_bench_derive_winners(r->db, r->run_id, o->metric, c, n, ppn, sizes, winner,
-                                             CS_BENCH_MAX_SIZES, &nsizes));
+            CS_CHECK(cs_bench_derive_winners(r->db, r->run_id, o->metric, r->oversubscribed, c, n,
+                                             ppn, sizes, winner, CS_BENCH_MAX_SIZES, &nsizes));
             nadd = cs_bench_refine_next(sizes, winner, nsizes, plan->refine_max - used, add);
             if (nadd > 0 && o->budget_s > 0 &&
                 PMPI_Wtime() - pace->start + nadd * CS_BENCH_MIN_POINT_BUDGET_S > pace->budget_s) {
@@ -577,8 +581,8 @@ static int confirm_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ci,
             continue;
         }
         if (rank == 0) {
-            rc = cs_bench_derive_contenders(r->db, r->run_id, o->metric, (cs_coll_t)c, n, ppn, todo,
-                                            count, &ntodo);
+            rc = cs_bench_derive_contenders(r->db, r->run_id, o->metric, r->oversubscribed,
+                                            (cs_coll_t)c, n, ppn, todo, count, &ntodo);
         }
         CS_MPI_CHECK(PMPI_Bcast(&rc, 1, MPI_INT, 0, sub));
         CS_CHECK(rc);
@@ -623,8 +627,8 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
     cs_bench_contender_t *todo = NULL;
     cs_bench_cand_t *sel = calloc(CS_BENCH_CONFIRM_CANDS + 1, sizeof(*sel));
     if (rank == 0) { /* shared, so that every rank fails alike */
-        rc = cs_bench_derive_contenders(r->db, r->run_id, o->metric, (cs_coll_t)0, 0, 0, NULL,
-                                        INT32_MAX, &count);
+        rc = cs_bench_derive_contenders(r->db, r->run_id, o->metric, r->oversubscribed,
+                                        (cs_coll_t)0, 0, 0, NULL, INT32_MAX, &count);
     }
     CS_MPI_CHECK(PMPI_Bcast(&rc, 1, MPI_INT, 0, world));
     CS_CHECK(rc);
@@ -815,8 +819,12 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         cs_bench_say(
             rank,
             "warning: %d processes per node on %d cores: oversubscribed, timings are noisy "
-            "(compare only within this run)",
-            machine.ppn, machine.cores);
+            "(compare only within this run)%s",
+            machine.ppn, machine.cores,
+            opts.metric == CS_DB_METRIC_BOTH && !opts.validate
+                ? "; ranks that share a core cannot start together, so the synchronised metric is "
+                  "kept but rules are decided by the loop metric (docs/tuning.md)"
+                : "");
         /* Unbound, the OS moves ranks between cores, and which of them share a core changes
          * every few seconds: a candidate then has a fast and a slow mode, each lasting a whole
          * point, that tuning and a later check see differently (docs/tuning.md). */
@@ -834,7 +842,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     }
     if (opts.validate) {
         /* Room for the powers of two of every key: tuned points are counted by validate_start. */
-        val.metric = opts.metric;
+        val.metric = cs_bench_policy(opts.metric, machine.cores > 0 && machine.ppn > machine.cores);
         CS_CHECK(cs_bench_validate_start(&val, &r, plan->nkeys * 64, rank, world));
     }
     cs_bench_progress_start(&progress, plan->npoints, rank == 0 && !opts.quiet);

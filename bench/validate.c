@@ -199,8 +199,8 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
     if (best.index >= 0 && best.index < cs_registry_count) {
         cs_bench_cand_set(&cands[ncand++], cs_registry[best.index], &best.params);
     }
-    CS_CHECK(cs_bench_measure(cands, ncand, call, bufs, CS_BENCH_POINT_BUDGET_S, o->reps_max, seed,
-                              sync, sub, call->rank == 0 ? progress : NULL));
+    CS_CHECK(cs_bench_measure(cands, ncand, call, bufs, CS_BENCH_POINT_BUDGET_S, o->reps_max, -1,
+                              seed, sync, sub, call->rank == 0 ? progress : NULL));
     if (call->rank == 0) {
         cs_db_validation_t row;
         const cs_bench_cand_t *nb = &cands[NATIVE_B];

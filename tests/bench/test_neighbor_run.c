@@ -202,10 +202,21 @@ static int on_confirmation(const cs_db_measurement_t *m, void *ctx) {
     return CS_OK;
 }
 
+/* Whether run 1 was oversubscribed (its policy 'both' then decides as 'loop', bench/rules.h). */
+static int run1_oversubscribed(const cs_db_run_row_t *r, void *ctx) {
+    if (r->id != 1) {
+        return CS_OK;
+    }
+    *(int *)ctx = r->run.oversubscribed;
+    return 1; /* stop */
+}
+
 /* The confirmation pass on the pattern keys (see the top of the file). */
-static void check_confirmations(cs_db_t *db, seen_t *s) {
+static void check_confirmations(cs_db_t *db, int64_t machine_id, seen_t *s) {
     cs_bench_contender_t todo[2 * NPATS * 2];
-    int matched = 0;
+    int matched = 0, oversubscribed = 0;
+    check(cs_db_foreach_run(db, machine_id, run1_oversubscribed, &oversubscribed) == CS_OK,
+          "read run 1");
     for (int c = 0; c < 2; c++) {
         cs_coll_t coll;
         int n = 0;
@@ -214,8 +225,9 @@ static void check_confirmations(cs_db_t *db, seen_t *s) {
             continue;
         }
         /* the run's metric policy: the default, 'both' */
-        check(cs_bench_derive_contenders(db, 1, CS_DB_METRIC_BOTH, coll, s->nprocs, s->ppn, todo,
-                                         (int)(sizeof(todo) / sizeof(todo[0])), &n) == CS_OK,
+        check(cs_bench_derive_contenders(db, 1, CS_DB_METRIC_BOTH, oversubscribed, coll, s->nprocs,
+                                         s->ppn, todo, (int)(sizeof(todo) / sizeof(todo[0])),
+                                         &n) == CS_OK,
               "contenders of %s", colls[c]);
         for (int t = 0; t < n; t++) {
             int k = pattern_index(todo[t].pattern), native = 0, cands = 0;
@@ -343,7 +355,7 @@ static void check_database(const char *path, int nprocs) {
         check(cs_db_foreach_pattern(db, machine_id, on_pattern, &s) == CS_OK, "read patterns");
     }
     check(cs_db_foreach_confirmation(db, 1, on_confirmation, &s) == CS_OK, "read confirmations");
-    check_confirmations(db, &s);
+    check_confirmations(db, machine_id, &s);
     check(cs_db_foreach_validation(db, 2, on_valid, &s) == CS_OK, "read validation rows");
     check(s.valid_bad == 0, "%d validation rows of another point or choice", s.valid_bad);
     check(s.other_pattern == 0 && s.bad_block == 0,
