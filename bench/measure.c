@@ -398,14 +398,13 @@ static int time_candidates(cs_bench_cand_t *cands, int ncand, const cs_call_t *c
                            ? race_step(cands, ncand, race, &flags[2], (size_t)reps_max, work)
                            : ncand;
             /* Checked after every repetition: one of a large size can take longer than a
-             * point's whole budget. A spent budget stops a point once every candidate has a
-             * synchronised sample (a candidate without one would have no measurement); when one
-             * has none and the lead is at its maximum, the next repetition keeps late samples
+             * point's whole budget. A spent budget stops a point once every candidate in the
+             * race has a synchronised sample (one without would have no measurement) and there
+             * are enough repetitions for the rank-sum test to tell (CS_BENCH_DECIDE_REPS), or
+             * at CS_BENCH_OVERSPEND times the budget. When a candidate has no synchronised
+             * sample and the lead is at its maximum, the next repetition keeps late samples
              * (their times then include the lateness: slower, never faster), so an overloaded
              * machine cannot stall the run. Stability is checked every few repetitions. */
-            /* A spent budget ends the point once the candidates in the race have enough
-             * repetitions for the rank-sum test to tell (CS_BENCH_DECIDE_REPS), or at
-             * CS_BENCH_OVERSPEND times the budget */
             int enough = least > 0 &&
                          (kept >= CS_BENCH_DECIDE_REPS || spent >= CS_BENCH_OVERSPEND * budget_s);
             flags[0] = (spent >= budget_s && enough) || (left == 0 && least > 0) ||
