@@ -67,7 +67,7 @@ int cs_bench_run_open(const cs_bench_opts_t *o, const cs_machine_t *m, cs_bench_
     dr.nprocs = m->nprocs;
     dr.nnodes = m->nnodes;
     dr.ppn = m->ppn;
-    dr.oversubscribed = m->cores > 0 && m->ppn > m->cores;
+    dr.oversubscribed = cs_machine_oversubscribed(m);
     r->oversubscribed = dr.oversubscribed;
     dr.args = o->args;
     dr.version = CS_VERSION;

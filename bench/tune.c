@@ -815,7 +815,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         say_ompi(plan, rank);
         cs_bench_say(rank, "%s", thr_text);
     }
-    if (machine.cores > 0 && machine.ppn > machine.cores) {
+    if (cs_machine_oversubscribed(&machine)) {
         cs_bench_say(
             rank,
             "warning: %d processes per node on %d cores: oversubscribed, timings are noisy "
@@ -842,7 +842,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     }
     if (opts.validate) {
         /* Room for the powers of two of every key: tuned points are counted by validate_start. */
-        val.metric = cs_bench_policy(opts.metric, machine.cores > 0 && machine.ppn > machine.cores);
+        val.metric = cs_bench_policy(opts.metric, cs_machine_oversubscribed(&machine));
         CS_CHECK(cs_bench_validate_start(&val, &r, plan->nkeys * 64, rank, world));
     }
     cs_bench_progress_start(&progress, plan->npoints, rank == 0 && !opts.quiet);
@@ -878,7 +878,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         char dur[32];
         CS_CHECK(cs_db_finish_run(r.db, r.run_id, CS_DB_RUN_DONE));
         cs_bench_format_duration(PMPI_Wtime() - t0, dur, sizeof(dur));
-        cs_bench_validate_summary(&val, machine.cores > 0 && machine.ppn > machine.cores);
+        cs_bench_validate_summary(&val, cs_machine_oversubscribed(&machine));
         fprintf(stderr, "collsel-bench: validation run %lld done in %s -> %s\n",
                 (long long)r.run_id, dur, r.path);
     } else if (rank == 0) {

@@ -19,6 +19,11 @@ typedef struct cs_machine {
     int nprocs, nnodes, ppn;
 } cs_machine_t;
 
+/* Whether more processes share a node than it has cores (cores known). */
+static inline int cs_machine_oversubscribed(const cs_machine_t *m) {
+    return m->cores > 0 && m->ppn > m->cores;
+}
+
 /* Fills host, topology, mpi_library, cores and pus of `m` (not collective; never fails: what
  * cannot be found reads "unknown"). */
 void cs_machine_fingerprint(cs_machine_t *m);
