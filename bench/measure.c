@@ -193,9 +193,10 @@ static size_t fewest_sync(const cs_bench_cand_t *cands, int ncand) {
 /* Whether the sample x[0..n-1] of a candidate is clearly slower than native's, sorted_native
  * [0..nn-1] (sorted): from CS_BENCH_RACE_MIN samples on each side, the one-sided rank-sum test
  * finds native faster with p < CS_STATS_ALPHA and the candidate's median is more than
- * CS_BENCH_RACE_MARGIN above native's; from CS_BENCH_RACE_EARLY samples (large sizes, where a
- * point may not afford five repetitions of every candidate), its fastest sample is more than
- * CS_BENCH_RACE_EARLY_MARGIN above native's slowest. `work` holds n values. */
+ * CS_BENCH_RACE_MARGIN above native's; from CS_BENCH_RACE_EARLY samples where native's median
+ * is CS_BENCH_RACE_EARLY_US or more (large sizes, where a point may not afford five
+ * repetitions of every candidate), its fastest sample is more than CS_BENCH_RACE_EARLY_MARGIN
+ * above native's slowest. `work` holds n values. */
 static int clearly_slower(const double *x, size_t n, const double *sorted_native, size_t nn,
                           double *work) {
     cs_stats_rank_sum_t t;
@@ -207,7 +208,8 @@ static int clearly_slower(const double *x, size_t n, const double *sorted_native
     if (cs_stats_sort(work, n) != CS_OK) {
         return 0;
     }
-    if (work[0] > (1.0 + CS_BENCH_RACE_EARLY_MARGIN) * sorted_native[nn - 1]) {
+    if (sorted_native[nn / 2] >= CS_BENCH_RACE_EARLY_US &&
+        work[0] > (1.0 + CS_BENCH_RACE_EARLY_MARGIN) * sorted_native[nn - 1]) {
         return 1;
     }
     if (n < CS_BENCH_RACE_MIN || nn < CS_BENCH_RACE_MIN) {

@@ -24,7 +24,8 @@
  *      cannot win under the policy (rules.h: under 'both' either metric, else the policy's) it
  *      is clearly slower than native: from CS_BENCH_RACE_MIN samples on, the one-sided
  *      rank-sum test finds native faster (p < CS_STATS_ALPHA) and its median is more than
- *      CS_BENCH_RACE_MARGIN above native's; from CS_BENCH_RACE_EARLY samples on, its fastest
+ *      CS_BENCH_RACE_MARGIN above native's; from CS_BENCH_RACE_EARLY samples on, where
+ *      native's median under that metric is CS_BENCH_RACE_EARLY_US or more, its fastest
  *      sample is more than CS_BENCH_RACE_EARLY_MARGIN above native's slowest. The time goes to
  *      the candidates still in the race;
  *   4. stops when every candidate still timed has a median under BOTH metrics with a 95 %
@@ -56,9 +57,14 @@
 #define CS_BENCH_RACE_MIN    5
 #define CS_BENCH_RACE_MARGIN 0.05
 /* ... and earlier, from this many samples: the candidate's fastest is more than this margin
- * above native's slowest. */
+ * above native's slowest; only where native's median is at least CS_BENCH_RACE_EARLY_US, the
+ * large sizes, whose points may not afford five repetitions of every candidate. Three
+ * repetitions of a call of a microsecond take a millisecond and see one mode of an
+ * oversubscribed machine: bcast of 8 B, np 4 on 2 cores, lost linear there (native 0.15 us in
+ * the loop over 3 repetitions, then 0.6-1.0 us in every validation, where linear took 0.2). */
 #define CS_BENCH_RACE_EARLY        3
 #define CS_BENCH_RACE_EARLY_MARGIN 0.25
+#define CS_BENCH_RACE_EARLY_US     100.0
 
 /* A point's budget is spent: it still goes on until it has this many repetitions (with 6
  * against 6 samples the one-sided rank-sum test can reach p = 1/924; with 3 against 3 no

@@ -53,6 +53,9 @@ const char cs_bench_usage[] =
     "                        protocol thresholds, no refinement where the winner changes\n"
     "  --no-confirm          no confirmation pass: a candidate that beats native once replaces\n"
     "                        it (by default the points it won are measured again at the end)\n"
+    "  --measure-only        stop before the confirmation pass, the run left unfinished: the\n"
+    "                        same command with --resume instead then confirms the wins in a\n"
+    "                        fresh process launch and derives the rules (scripts/tune does)\n"
     "  --overlap on|off|only the nonblocking forms of the collectives whose nonblocking calls\n"
     "                        collsel serves (all but gatherv, scatterv and alltoallv; the\n"
     "                        neighbourhood ones on their --patterns at --block-sizes), measured\n"
@@ -436,6 +439,9 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
         } else if (strcmp(a, "--no-confirm") == 0) {
             o->no_confirm = 1;
             takes_value = 0;
+        } else if (strcmp(a, "--measure-only") == 0) {
+            o->measure_only = 1;
+            takes_value = 0;
         } else if (v == NULL && (strcmp(a, "--db") == 0 || strcmp(a, "--colls") == 0 ||
                                  strcmp(a, "--algorithms") == 0 || strcmp(a, "--sizes") == 0 ||
                                  strcmp(a, "--block-sizes") == 0 || strcmp(a, "--patterns") == 0 ||
@@ -491,6 +497,14 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
                              errlen));
     if (o->validate && o->resume) {
         return fail(err, errlen, "--validate cannot be resumed: run it again without --resume");
+    }
+    if (o->measure_only && (o->validate || o->no_confirm || o->overlap == CS_BENCH_OVERLAP_ONLY)) {
+        return fail(err, errlen,
+                    "--measure-only leaves the confirmation pass to a second launch, which %s has "
+                    "none of: drop one of the two",
+                    o->validate     ? "--validate"
+                    : o->no_confirm ? "--no-confirm"
+                                    : "--overlap only");
     }
     /* The plan-defining options, in a fixed order: a resumed run must match them. */
     {

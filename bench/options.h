@@ -40,6 +40,9 @@ typedef struct cs_bench_opts {
     cs_db_metric_t metric; /* --metric: the policy rules are decided under (default both) */
     int no_refine;         /* --no-refine: the grid only (no threshold or refinement points) */
     int no_confirm;        /* --no-confirm: no confirmation pass (docs/tuning.md) */
+    int measure_only;      /* --measure-only: stop before the confirmation pass, the run left
+                            * for --resume in a fresh launch (not in args: the resumed launch
+                            * goes without it) */
     int overlap;           /* --overlap: CS_BENCH_OVERLAP_ON (default), _OFF or _ONLY */
     char args[1024];       /* canonical form of the plan-defining options (for --resume) */
 } cs_bench_opts_t;

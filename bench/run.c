@@ -74,6 +74,10 @@ int cs_bench_run_open(const cs_bench_opts_t *o, const cs_machine_t *m, cs_bench_
     dr.metric = o->metric;
     CS_CHECK(cs_db_start_run(r->db, &dr, o->resume != 0, &r->run_id, &was_resumed));
     *resumed = was_resumed;
+    r->before_s = 0;
+    if (was_resumed) {
+        CS_CHECK(cs_db_run_age(r->db, r->run_id, &r->before_s));
+    }
 out:
     if (rc != CS_OK && r->db != NULL) {
         fprintf(stderr, "collsel-bench: %s: %s\n", r->path, cs_db_errmsg(r->db));

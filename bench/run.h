@@ -22,6 +22,8 @@ typedef struct cs_bench_run {
     cs_db_t *db;
     int64_t machine_id, run_id;
     int oversubscribed; /* more processes per node than cores (rules.h: the metric policy) */
+    double before_s;    /* a resumed run: seconds since it was first started (its earlier
+                         * launches, and the time between them); 0 for a new run */
     char path[4096];    /* the database file */
 } cs_bench_run_t;
 

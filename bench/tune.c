@@ -25,6 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 /* One line when the plan has Open MPI's own algorithms (<coll>/ompi) and they cannot run here:
  * the family is skipped (its variants() lists none), and the user learns why. */
@@ -75,6 +78,33 @@ static int print_rule(const cs_rule_t *rule, void *ctx) {
 }
 
 /* --- the run ------------------------------------------------------------------------------- */
+
+/* glibc's malloc serves a block of its mmap threshold or more with a fresh mmap, and raises the
+ * threshold to the size of each such block freed, up to 32 MiB: a process that has freed a
+ * large buffer (an OSU-style loop, which frees its buffers after each size, or a long-running
+ * application) gets the MPI library's per-call temporary buffers from the heap, a new one gets
+ * them from mmap, page faults and all. Left to itself the state depends on what the process did
+ * before: in a tuning run the communicator sizes before, in an application its own history.
+ * glibc raises the trim threshold with it (to twice), so that such a block, freed, stays in
+ * the heap. Measured here (np 4 on 2 cores, oversubscribed, reduce of 1 MiB, loop metric):
+ * native 258 us and reduce/ompi(alg=binary) 164 us in the raised state, 271 us and 569 us in
+ * the fresh one (binary's 1 MiB temporary buffer is a new mmap every call). So each pass fixes
+ * the state: the measurement pass and --validate run in the raised one, the confirmation pass
+ * in the fresh one, and a candidate replaces native only if it wins in both (docs/tuning.md
+ * "Confirmation"). */
+#define CS_BENCH_MMAP_RAISED (32 << 20)  /* glibc's largest dynamic threshold on 64-bit */
+#define CS_BENCH_MMAP_FRESH  (128 << 10) /* glibc's initial threshold */
+
+static void malloc_state(int raised) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+    /* fixed from here on: setting it turns glibc's adjustment off */
+    (void)mallopt(M_MMAP_THRESHOLD, raised ? CS_BENCH_MMAP_RAISED : CS_BENCH_MMAP_FRESH);
+    /* and, as glibc's adjustment does, the heap is trimmed only above twice that */
+    (void)mallopt(M_TRIM_THRESHOLD, 2 * (raised ? CS_BENCH_MMAP_RAISED : CS_BENCH_MMAP_FRESH));
+#else
+    (void)raised;
+#endif
+}
 
 /* Where the run stands: the budget is shared over the points left, `total` of which includes
  * the refinement points still reserved, by weight: each point of the communicator size being
@@ -638,7 +668,15 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
     ok = sel != NULL && todo != NULL;
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world));
     CS_REQUIRE(ok, CS_ERR_NOMEM);
-    pace->budget_s = o->budget_s; /* what is left of the whole budget is this pass's */
+    /* What is left of the whole budget is this pass's, counted from the run's first start:
+     * when the pass runs in a launch of its own (--measure-only, then --resume), the earlier
+     * launch's time counts too. It keeps at least its share, so that a run resumed long after
+     * it stopped still confirms. Only rank 0 paces (pace_point_budget). */
+    malloc_state(0);
+    pace->budget_s = o->budget_s - (rank == 0 ? r->before_s : 0);
+    if (pace->budget_s < o->budget_s * CS_BENCH_CONFIRM_SHARE) {
+        pace->budget_s = o->budget_s * CS_BENCH_CONFIRM_SHARE;
+    }
     pace->total = pace->done + count;
     pace->w_here = 1; /* shared equally over the points to confirm */
     pace->w_later = 0;
@@ -852,6 +890,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
                         ? opts.budget_s
                         : opts.budget_s * (1.0 - CS_BENCH_CONFIRM_SHARE);
     pace.budget_s -= overlap_on ? opts.budget_s * CS_BENCH_OVERLAP_SHARE : 0;
+    malloc_state(1);
     if (opts.overlap != CS_BENCH_OVERLAP_ONLY || opts.validate) {
         rc = run_points(&opts, plan, &r, &val, rank, world, &pace, &progress);
         CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
@@ -863,7 +902,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
             overlap_on ? opts.budget_s * CS_BENCH_OVERLAP_SHARE : opts.budget_s, !overlap_on);
         CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
     }
-    if (rc == CS_OK && !opts.validate && !opts.no_confirm &&
+    if (rc == CS_OK && !opts.validate && !opts.no_confirm && !opts.measure_only &&
         opts.overlap != CS_BENCH_OVERLAP_ONLY) {
         rc = confirm_points(&opts, plan, &r, rank, world, &pace, &progress);
         CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
@@ -881,6 +920,16 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         cs_bench_validate_summary(&val, cs_machine_oversubscribed(&machine));
         fprintf(stderr, "collsel-bench: validation run %lld done in %s -> %s\n",
                 (long long)r.run_id, dur, r.path);
+    } else if (rank == 0 && opts.measure_only) {
+        /* left 'running', so that --resume continues it: the confirmation pass and the rules
+         * in a fresh launch (docs/tuning.md "Confirmation") */
+        char dur[32];
+        cs_bench_format_duration(PMPI_Wtime() - t0, dur, sizeof(dur));
+        fprintf(stderr,
+                "collsel-bench: run %lld measured in %s (%d points) -> %s; it has no rules yet: "
+                "the same command with --resume instead of --measure-only confirms its wins in "
+                "a fresh launch and derives them\n",
+                (long long)r.run_id, dur, progress.done, r.path);
     } else if (rank == 0) {
         int64_t nmeas = 0, nfail = 0;
         char dur[32];

@@ -67,6 +67,7 @@ enum stmt {
     ST_RUN_INSERT,
     ST_RUN_FINISH,
     ST_RUN_STATUS,
+    ST_RUN_AGE,
     ST_RUN_BY_MACHINE,
     ST_MEASUREMENT_INSERT,
     ST_MEASUREMENT_EXISTS,
@@ -141,6 +142,8 @@ static const char *const sql[NSTMTS] = {
     [ST_RUN_FINISH] = "UPDATE run SET status = ?2, finished_at = " NOW " "
                       "WHERE id = ?1 AND status = 'running'",
     [ST_RUN_STATUS] = "SELECT status FROM run WHERE id = ?1",
+    [ST_RUN_AGE] =
+        "SELECT (julianday('now') - julianday(started_at)) * 86400.0 FROM run WHERE id = ?1",
     [ST_RUN_BY_MACHINE] = "SELECT id, machine_id, started_at, finished_at, nprocs, nnodes, ppn, "
                           "args, status, oversubscribed, version, resumes, kind, metric FROM run "
                           "WHERE ?1 = 0 OR machine_id = ?1 ORDER BY id",
@@ -1054,6 +1057,24 @@ int cs_db_run_status(cs_db_t *db, int64_t run_id, cs_db_run_status_t *status) {
         goto out;
     }
     CS_CHECK(column_status(db, s, 0, status));
+out:
+    done(s);
+    return rc;
+}
+
+int cs_db_run_age(cs_db_t *db, int64_t run_id, double *seconds) {
+    int rc = CS_OK;
+    int step = SQLITE_DONE;
+    sqlite3_stmt *s = NULL;
+    CS_REQUIRE(db != NULL && seconds != NULL, CS_ERR_ARG);
+    CS_CHECK(stmt(db, ST_RUN_AGE, &s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, run_id));
+    CS_DB_CHECK(db, step = sqlite3_step(s));
+    if (step != SQLITE_ROW || sqlite3_column_type(s, 0) == SQLITE_NULL) {
+        rc = CS_ERR_NOT_FOUND;
+        goto out;
+    }
+    *seconds = sqlite3_column_double(s, 0);
 out:
     done(s);
     return rc;

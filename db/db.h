@@ -267,6 +267,10 @@ int cs_db_finish_run(cs_db_t *db, int64_t run_id, cs_db_run_status_t status) CS_
 /* Sets *status to the status of run `run_id`; CS_ERR_NOT_FOUND when there is no such run. */
 int cs_db_run_status(cs_db_t *db, int64_t run_id, cs_db_run_status_t *status) CS_MUST_CHECK;
 
+/* Sets *seconds to the time since run `run_id` was first started (its started_at; a resumed
+ * run's includes the time between its launches). CS_ERR_NOT_FOUND when there is no such run. */
+int cs_db_run_age(cs_db_t *db, int64_t run_id, double *seconds) CS_MUST_CHECK;
+
 /* Calls fn for every run of machine `machine_id` (0: of every machine), by id. The strings of
  * the row are valid during the call only. */
 int cs_db_foreach_run(cs_db_t *db, int64_t machine_id, cs_db_run_fn fn, void *ctx) CS_MUST_CHECK;

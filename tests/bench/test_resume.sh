@@ -9,7 +9,10 @@
 #      'done', resumes = 1;
 #   d. into C: a run killed the same way, then the same plan without --resume: the old run is
 #      'aborted' (finished_at NULL, its measurements kept), a new run is 'done' with N;
-#   e. bad options: exit status 2, one message naming the value, no database file.
+#   e. bad options: exit status 2, one message naming the value, no database file;
+#   f. the plan into D with --measure-only: the run stays 'running' with the measurements of A's
+#      first pass and no confirmation and no rules; then --resume confirms in that fresh launch
+#      (the sizes it names, nothing measured twice) and derives the rules: 'done', resumes = 1.
 #
 # Usage: test_resume.sh COLLSEL_BENCH [MPIEXEC] [SQLITE3]   (ctest passes all three)
 # Needs 2 processes; the work directory is removed on success and kept (and named) on failure.
@@ -219,9 +222,36 @@ bad_option singleton "'0'" --comm-sizes 0
 bad_option singleton "'xyz'" --budget xyz
 bad_option singleton "'0'" --reps-max 0
 bad_option singleton "--colls needs a value" --colls
+bad_option singleton "--no-confirm" --measure-only --no-confirm
+bad_option singleton "--validate" --measure-only --validate
 bench --db "$WORK/list.db" "${PLAN[@]}" --list >"$WORK/list.out" 2>&1 ||
     fail "--list failed: $(cat "$WORK/list.out")"
 [ ! -e "$WORK/list.db" ] || fail "--list created the database"
 grep -q "= 30 points" "$WORK/list.out" || fail "--list: unexpected plan: $(cat "$WORK/list.out")"
+
+# --- f. the confirmation pass in a launch of its own -------------------------------------------
+D=$WORK/d.db
+step "f: the plan into D with --measure-only, then --resume"
+bench --db "$D" "${PLAN[@]}" --measure-only >"$WORK/f1.log" 2>&1 ||
+    fail "--measure-only run failed: $(cat "$WORK/f1.log")"
+grep -q "it has no rules yet" "$WORK/f1.log" ||
+    fail "--measure-only did not say the run waits for --resume: $(cat "$WORK/f1.log")"
+! grep -q "confirmation pass" "$WORK/f1.log" ||
+    fail "--measure-only ran the confirmation pass: $(cat "$WORK/f1.log")"
+FIRST=$(sql "$D" "select status, (select count(*) from measurement),
+    (select count(*) from confirmation), (select count(*) from rule) from run")
+[ "$FIRST" = "running|$N|0|0" ] ||
+    fail "after --measure-only: '$FIRST', want 'running|$N|0|0' (status|measurements|confirmations|rules)"
+bench --db "$D" "${PLAN[@]}" --resume >"$WORK/f2.log" 2>&1 ||
+    fail "the resumed confirmation launch failed: $(cat "$WORK/f2.log")"
+grep -q "resuming run 1" "$WORK/f2.log" || fail "the second launch did not resume: $(cat "$WORK/f2.log")"
+SECOND=$(sql "$D" "select status, resumes, (select count(*) from measurement),
+    (select count(distinct coll || ' ' || bytes) from confirmation) from run")
+# the sizes the launch said it confirms (none is as good: then it says nothing)
+SAID=$(sed -n 's/.*confirmation pass: \([0-9]*\) point(s).*/\1/p' "$WORK/f2.log")
+[ "$SECOND" = "done|1|$N|${SAID:-0}" ] ||
+    fail "after --resume: '$SECOND', want 'done|1|$N|${SAID:-0}' (status|resumes|measurements|sizes confirmed)"
+RULES=$(sql "$D" 'select count(distinct coll) from rule where rank = 1 and lo_bytes = 0')
+[ "$RULES" = 2 ] || fail "the confirmed run has rules for $RULES collectives, want 2"
 
 step "passed"
