@@ -32,8 +32,24 @@ double cs_bench_score(double median_us, double loop_median_us, int has_loop, cs_
     }
 }
 
+/* What ranks `e` under policy `m`: at a size the confirmation pass measured it, the geometric
+ * mean of both passes' scores, else the first pass's. The passes ran in different process
+ * launches and malloc states (docs/tuning.md, step 6), and the winners at a confirmed size
+ * have both: one that was ahead in the first pass only by a launch's mode no longer outranks
+ * one ahead over both (allreduce at 256 KiB, t20: linear 244.5 and 231.9 us in the loop,
+ * dpml 257.6 and 204.7; linear, chosen, lost to native in two later launches). Native's
+ * score is the same in every candidate's comparison, so a product of medians ranks as the
+ * product of ratios to native would. */
 static double score(const cs_bench_entry_t *e, cs_db_metric_t m) {
-    return cs_bench_score(e->median_us, e->loop_median_us, e->has_loop, m);
+    double first = cs_bench_score(e->median_us, e->loop_median_us, e->has_loop, m);
+    if (e->has_confirm) {
+        double again = cs_bench_score(e->confirm_median_us, e->confirm_loop_median_us,
+                                      !isnan(e->confirm_loop_median_us), m);
+        if (isfinite(first) && first > 0 && isfinite(again) && again > 0) {
+            return sqrt(first * again);
+        }
+    }
+    return first;
 }
 
 /* The metric under which `e` replaces `native` under policy `m` (see rules.h): CS_DB_METRIC_SYNC

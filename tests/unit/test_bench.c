@@ -690,6 +690,30 @@ START_TEST(rank_confirmation) {
 }
 END_TEST
 
+START_TEST(rank_confirmation_both_passes) {
+    /* allreduce at 256 KiB, np 4 (t20, loop metric): linear ahead in the first pass (244.5 vs
+     * 257.6 us), dpml in the confirmation (204.7 vs 231.9); both won twice. The ranking takes
+     * both passes (geometric mean: dpml 229.6, linear 238.1), so dpml; unconfirmed, the first
+     * pass alone ranks (linear). */
+    cs_bench_entry_t e[] = {NATIVE2(3700.0, 400.0),
+                            CAND2("allreduce/linear", 3400.0, 0.001, 244.5, 0.001),
+                            CAND2("allreduce/dpml", 3300.0, 0.001, 257.6, 0.001)};
+    cs_bench_size_t s = {.bytes = 256 << 10, .entries = e, .n = 3};
+    int n = -1;
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allreduce/linear");
+    ck_assert_int_eq(n, 3);
+    s.confirmed = 1;
+    confirm_entry(&e[0], 3690.0, 366.6);
+    confirm_entry(&e[1], 3400.0, 231.9);
+    confirm_entry(&e[2], 3300.0, 204.7);
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allreduce/dpml");
+    ck_assert_int_eq(n, 3);
+    /* a confirmation faster by less than the first pass's lead leaves the first pass's order */
+    confirm_entry(&e[2], 3300.0, 228.0);
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allreduce/linear");
+}
+END_TEST
+
 /* --- the confirmation pass of the neighbourhood collectives' pattern keys (derive.c) ------- */
 
 /* Stores, in table measurement (confirm 0) or confirmation (confirm 1) of run `run_id`, a
@@ -1241,6 +1265,7 @@ static Suite *bench_suite(void) {
     tcase_add_test(tc, rank_metric_both_oversubscribed);
     tcase_add_test(tc, rank_loop_tail);
     tcase_add_test(tc, rank_confirmation);
+    tcase_add_test(tc, rank_confirmation_both_passes);
     tcase_add_test(tc, confirm_pattern_keys);
     tcase_add_test(tc, order_is_a_fresh_permutation);
     tcase_add_test(tc, parse_errors);
