@@ -1044,18 +1044,24 @@ out:
     return rc;
 }
 
-int cs_db_run_status(cs_db_t *db, int64_t run_id, cs_db_run_status_t *status) {
+/* Statement `id` of one run (?1: its id) stepped to its row in *s, which the caller reads and
+ * then passes to done(), also on failure. CS_ERR_NOT_FOUND when there is no such run. */
+static int run_row(cs_db_t *db, enum stmt id, int64_t run_id, sqlite3_stmt **s) {
     int rc = CS_OK;
     int step = SQLITE_DONE;
+    CS_CHECK(stmt(db, id, s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(*s, 1, run_id));
+    CS_DB_CHECK(db, step = sqlite3_step(*s));
+    CS_REQUIRE(step == SQLITE_ROW, CS_ERR_NOT_FOUND);
+out:
+    return rc;
+}
+
+int cs_db_run_status(cs_db_t *db, int64_t run_id, cs_db_run_status_t *status) {
+    int rc = CS_OK;
     sqlite3_stmt *s = NULL;
     CS_REQUIRE(db != NULL && status != NULL, CS_ERR_ARG);
-    CS_CHECK(stmt(db, ST_RUN_STATUS, &s));
-    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, run_id));
-    CS_DB_CHECK(db, step = sqlite3_step(s));
-    if (step != SQLITE_ROW) {
-        rc = CS_ERR_NOT_FOUND;
-        goto out;
-    }
+    CS_CHECK(run_row(db, ST_RUN_STATUS, run_id, &s));
     CS_CHECK(column_status(db, s, 0, status));
 out:
     done(s);
@@ -1064,16 +1070,10 @@ out:
 
 int cs_db_run_age(cs_db_t *db, int64_t run_id, double *seconds) {
     int rc = CS_OK;
-    int step = SQLITE_DONE;
     sqlite3_stmt *s = NULL;
     CS_REQUIRE(db != NULL && seconds != NULL, CS_ERR_ARG);
-    CS_CHECK(stmt(db, ST_RUN_AGE, &s));
-    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, run_id));
-    CS_DB_CHECK(db, step = sqlite3_step(s));
-    if (step != SQLITE_ROW || sqlite3_column_type(s, 0) == SQLITE_NULL) {
-        rc = CS_ERR_NOT_FOUND;
-        goto out;
-    }
+    CS_CHECK(run_row(db, ST_RUN_AGE, run_id, &s));
+    CS_REQUIRE(sqlite3_column_type(s, 0) != SQLITE_NULL, CS_ERR_NOT_FOUND);
     *seconds = sqlite3_column_double(s, 0);
 out:
     done(s);
