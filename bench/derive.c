@@ -168,8 +168,9 @@ static int attach_confirmations(const point_t *p, cs_bench_entry_t *entries, int
     return measured;
 }
 
-/* The rules of one key from its points p[0..n-1] (ordered by bytes) into out[0..n-1], with
- * the key, machine_id and run_id set; *nout rows. No database access. */
+/* The rules of one key from its points p[0..n-1] (ordered by bytes) into out[0..2n-1] (a row
+ * per ranked entry, and one per native gap: rules.h), with the key, machine_id and run_id set;
+ * *nout rows. No database access. */
 static int key_rules(const point_t *p, size_t n, const points_t *conf, int64_t machine_id,
                      int64_t run_id, cs_db_metric_t metric, int oversubscribed,
                      const uint64_t *thresholds, int nthresholds, cs_rule_t *out, int *nout) {
@@ -204,9 +205,9 @@ static int key_rules(const point_t *p, size_t n, const points_t *conf, int64_t m
          * scatterv of 4 B then took 64x as long in the loop (issue 15's validation): so one
          * interval, a candidate only where it beats native at every size, and all-native rules
          * cost nothing. */
-        CS_CHECK(cs_bench_rules_one(sizes, nsizes, out, (int)n, nout));
+        CS_CHECK(cs_bench_rules_one(sizes, nsizes, out, 2 * (int)n, nout));
     } else {
-        CS_CHECK(cs_bench_rules_at(sizes, nsizes, thresholds, nthresholds, out, (int)n, nout));
+        CS_CHECK(cs_bench_rules_at(sizes, nsizes, thresholds, nthresholds, out, 2 * (int)n, nout));
     }
     for (int i = 0; i < *nout; i++) {
         out[i].machine_id = machine_id;
@@ -263,7 +264,7 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
         while (last < ps.n && same_key(&ps.v[first], &ps.v[last])) {
             last++;
         }
-        rules = calloc(last - first, sizeof(*rules));
+        rules = calloc(2 * (last - first), sizeof(*rules));
         CS_REQUIRE(rules != NULL, CS_ERR_NOMEM);
         CS_CHECK(key_rules(&ps.v[first], last - first, &conf, machine_id, run_id, rm.metric,
                            rm.oversubscribed, thresholds, nthresholds, rules, &nout));

@@ -826,7 +826,7 @@ int cs_bench_overlap_derive(cs_db_t *db, int64_t machine_id, int64_t run_id,
         r->o.samples_us = r->samples;
     }
     key = malloc((size_t)(l.n > 0 ? l.n : 1) * sizeof(*key));
-    rules = malloc((size_t)(l.n > 0 ? l.n : 1) * sizeof(*rules));
+    rules = malloc(2 * (size_t)(l.n > 0 ? l.n : 1) * sizeof(*rules)); /* rules.h */
     CS_REQUIRE(key != NULL && rules != NULL, CS_ERR_NOMEM);
     CS_CHECK(cs_db_begin(db));
     open = 1;
@@ -841,7 +841,7 @@ int cs_bench_overlap_derive(cs_db_t *db, int64_t machine_id, int64_t run_id,
             key[nk++] = l.v[e++].o;
         }
         CS_CHECK(cs_coll_from_name(l.v[i].coll, &coll));
-        CS_CHECK(cs_bench_overlap_rules(key, nk, thresholds, nthresholds, rules, l.n, &nout));
+        CS_CHECK(cs_bench_overlap_rules(key, nk, thresholds, nthresholds, rules, 2 * l.n, &nout));
         for (int k = 0; k < nout; k++) {
             rules[k].machine_id = machine_id;
             rules[k].run_id = run_id;

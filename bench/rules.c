@@ -185,17 +185,53 @@ static uint64_t boundary_at(uint64_t a, uint64_t b, const uint64_t *thresholds, 
     return best != 0 ? best : boundary(a, b);
 }
 
-/* The boundary between the last measured size `a` of one group of equal rankings and the first,
- * `b`, of the next; n_lo and n_hi: how many the groups rank (1: native alone). Where native
- * alone wins on one side and the gap was not refined (b more than twice a: the ranking changed
- * there only in the confirmation pass, or the budget ran out), the unmeasured sizes between go
- * to native: the candidate's interval ends at its own measured size. Otherwise boundary_at(). */
-static uint64_t group_boundary(uint64_t a, uint64_t b, int n_lo, int n_hi,
-                               const uint64_t *thresholds, int nthresholds) {
-    if (b / 2 > a && (n_lo == 1) != (n_hi == 1)) {
-        return n_lo == 1 ? b : a + 1;
+/* Whether the sizes strictly between the last measured size `a` of one group of equal rankings
+ * and the first, `b`, of the next form an unmeasured gap that goes to native: b is more than
+ * twice a (refinement bisects every change it sees down to adjacent powers of two, so this one
+ * was not refined: the confirmation pass changed the ranking afterwards, or the budget ran out)
+ * and the groups' first choices differ (lo and hi: the groups' rank-1 entries). Neither first
+ * choice was seen to win there; the sizes between were never measured. */
+static int native_gap(uint64_t a, uint64_t b, const cs_bench_entry_t *lo,
+                      const cs_bench_entry_t *hi) {
+    return b / 2 > a &&
+           (strcmp(lo->algorithm, hi->algorithm) != 0 || strcmp(lo->params, hi->params) != 0);
+}
+
+/* The boundary between the last measured size `a` of one group and the first, `b`, of the
+ * next (lo, hi: their rank-1 entries). Across a native gap (above) each candidate's interval
+ * ends at its own measured size: native alone on one side takes the gap, otherwise it is a
+ * native interval of its own (cs_bench_rules_at); `upper` says which end of the gap is asked
+ * for, the lower group's hi (0) or the upper group's lo (1). Otherwise boundary_at(). */
+static uint64_t group_boundary(uint64_t a, uint64_t b, const cs_bench_entry_t *lo,
+                               const cs_bench_entry_t *hi, int upper, const uint64_t *thresholds,
+                               int nthresholds) {
+    if (native_gap(a, b, lo, hi)) {
+        if (lo->native) {
+            return b;
+        }
+        return hi->native || !upper ? a + 1 : b;
     }
     return boundary_at(a, b, thresholds, nthresholds);
+}
+
+/* Writes rule row `row` for entry `e` of a size whose native entry is `native`, under policy
+ * m, with the interval [lo, hi) and rank `rank`. A winner's values are those of the metric it
+ * won under, native's the policy's primary metric's (rules.h). */
+static int rule_row(cs_rule_t *row, const cs_bench_entry_t *e, const cs_bench_entry_t *native,
+                    cs_db_metric_t m, uint64_t lo, uint64_t hi, int rank) {
+    int w = e->native ? (m == CS_DB_METRIC_LOOP ? CS_DB_METRIC_LOOP : CS_DB_METRIC_SYNC)
+                      : won_under(e, native, m);
+    memset(row, 0, sizeof(*row));
+    if (cs_rule_set_variant(row, e->algorithm, e->params) != CS_OK) {
+        return CS_ERR_ARG;
+    }
+    row->lo_bytes = lo;
+    row->hi_bytes = hi;
+    row->rank = rank;
+    row->median_us = primary_median(e, (cs_db_metric_t)w);
+    row->native_us = primary_median(native, (cs_db_metric_t)w);
+    row->p_value = e->native ? NAN : w == CS_DB_METRIC_LOOP ? e->loop_p_value : e->p_value;
+    return CS_OK;
 }
 
 int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_rule_t *out, int cap, int *nout) {
@@ -206,14 +242,16 @@ int cs_bench_rules_at(const cs_bench_size_t *sizes, int nsizes, const uint64_t *
                       int nthresholds, cs_rule_t *out, int cap, int *nout) {
     int rc = CS_OK;
     int order[CS_BENCH_MAX_RANKED], next[CS_BENCH_MAX_RANKED];
-    int n = 0, nnext = 0, rows = 0, nprev = 0;
+    int n = 0, nnext = 0, rows = 0;
+    const cs_bench_entry_t *prev_top = NULL; /* the previous group's rank-1 entry */
     *nout = 0;
     for (int i = 1; i < nsizes; i++) {
         CS_REQUIRE(sizes[i - 1].bytes < sizes[i].bytes, CS_ERR_ARG);
     }
     for (int start = 0; start < nsizes;) {
         int end = start + 1;
-        const cs_bench_entry_t *native;
+        const cs_bench_entry_t *native, *top;
+        uint64_t lo, hi;
         CS_CHECK(cs_bench_rank(&sizes[start], order, &n));
         while (end < nsizes) {
             CS_CHECK(cs_bench_rank(&sizes[end], next, &nnext));
@@ -223,35 +261,31 @@ int cs_bench_rules_at(const cs_bench_size_t *sizes, int nsizes, const uint64_t *
             end++;
         }
         native = native_of(&sizes[start]);
+        top = &sizes[start].entries[order[0]];
+        lo = start == 0 ? 0
+                        : group_boundary(sizes[start - 1].bytes, sizes[start].bytes, prev_top, top,
+                                         1, thresholds, nthresholds);
+        hi = end == nsizes
+                 ? CS_RULE_UNBOUNDED
+                 : group_boundary(sizes[end - 1].bytes, sizes[end].bytes, top,
+                                  &sizes[end].entries[next[0]], 0, thresholds, nthresholds);
         for (int r = 0; r < n; r++) {
-            const cs_bench_entry_t *e = &sizes[start].entries[order[r]];
             CS_REQUIRE(rows < cap, CS_ERR_NOMEM);
-            memset(&out[rows], 0, sizeof(out[rows]));
-            CS_CHECK(cs_rule_set_variant(&out[rows], e->algorithm, e->params));
-            out[rows].lo_bytes = start == 0
-                                     ? 0
-                                     : group_boundary(sizes[start - 1].bytes, sizes[start].bytes,
-                                                      nprev, n, thresholds, nthresholds);
-            out[rows].hi_bytes = end == nsizes
-                                     ? CS_RULE_UNBOUNDED
-                                     : group_boundary(sizes[end - 1].bytes, sizes[end].bytes, n,
-                                                      nnext, thresholds, nthresholds);
-            out[rows].rank = r + 1;
-            {
-                /* A winner's values are those of the metric it won under, native's the
-                 * policy's primary metric's (rules.h). */
-                int w = e->native ? (sizes[start].metric == CS_DB_METRIC_LOOP ? CS_DB_METRIC_LOOP
-                                                                              : CS_DB_METRIC_SYNC)
-                                  : won_under(e, native, sizes[start].metric);
-                out[rows].median_us = primary_median(e, (cs_db_metric_t)w);
-                out[rows].native_us = primary_median(native, (cs_db_metric_t)w);
-                out[rows].p_value = e->native                ? NAN
-                                    : w == CS_DB_METRIC_LOOP ? e->loop_p_value
-                                                             : e->p_value;
-            }
+            CS_CHECK(rule_row(&out[rows], &sizes[start].entries[order[r]], native,
+                              sizes[start].metric, lo, hi, r + 1));
             rows++;
         }
-        nprev = n;
+        /* Between two candidates' intervals across a native gap: native alone, with its values
+         * at the last measured size below the gap. */
+        if (end < nsizes && !top->native && !sizes[end].entries[next[0]].native &&
+            native_gap(sizes[end - 1].bytes, sizes[end].bytes, top, &sizes[end].entries[next[0]])) {
+            const cs_bench_size_t *below = &sizes[end - 1];
+            CS_REQUIRE(rows < cap, CS_ERR_NOMEM);
+            CS_CHECK(rule_row(&out[rows], native_of(below), native_of(below), below->metric, hi,
+                              sizes[end].bytes, 1));
+            rows++;
+        }
+        prev_top = top;
         start = end;
     }
     *nout = rows;

@@ -93,9 +93,13 @@ int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) CS_MUST_CHECK;
  * each), native's (p-value NaN) of the policy's primary metric (loop under 'loop', else sync);
  * the key
  * (machine_id, run_id, coll, comm_size, ppn) is left 0 for the caller to set. Medians and
- * p-values of a merged interval are those of its first size. CS_ERR_ARG on unsorted sizes, a
- * size without native, or an algorithm or params text longer than a cs_rule_t holds (never
- * truncated); CS_ERR_NOMEM when cap is too small. */
+ * p-values of a merged interval are those of its first size. Where the first choice changes
+ * between measured sizes a and b more than x2 apart (a gap refinement did not bisect), the
+ * sizes between go native: a candidate's interval ends at its own measured size, and between
+ * two candidates' intervals a native-only row is added for (a, b) with native's values at a
+ * (docs/tuning.md, step 5). At most (entries of all sizes) + nsizes rows. CS_ERR_ARG on
+ * unsorted sizes, a size without native, or an algorithm or params text longer than a
+ * cs_rule_t holds (never truncated); CS_ERR_NOMEM when cap is too small. */
 int cs_bench_rules(const cs_bench_size_t *sizes, int nsizes, cs_rule_t *out, int cap,
                    int *nout) CS_MUST_CHECK;
 

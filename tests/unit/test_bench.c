@@ -1120,20 +1120,22 @@ START_TEST(rules_winner_in_the_middle) {
 END_TEST
 
 START_TEST(rules_ranking_change_splits) {
-    /* Same winners in another order is another ranking: a new interval. Boundary between 1024
-     * and 4096: sqrt(4194304) = 2048; between 8 and 1000: sqrt(8000) = 89.44 -> 89. */
-    const cs_bench_entry_t e8[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001),
-                                   CAND("allreduce/b", 6.0, 0.001)};
+    /* Same winners in another order is another ranking: a new interval. Sizes less than x2
+     * apart (refined; rules_unrefined_gap_goes_native has the others): boundary between 1024
+     * and 2000: sqrt(2048000) = 1431.08 -> 1431; between 600 and 1000: sqrt(600000) = 774.6 ->
+     * 775. */
+    const cs_bench_entry_t e600[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001),
+                                     CAND("allreduce/b", 6.0, 0.001)};
     const cs_bench_entry_t e1000[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001),
                                       CAND("allreduce/b", 4.0, 0.001)};
     const cs_bench_entry_t e1024[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001),
                                       CAND("allreduce/b", 4.5, 0.001)};
-    const cs_bench_entry_t e4096[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001),
+    const cs_bench_entry_t e2000[] = {NATIVE(10.0), CAND("allreduce/a", 5.0, 0.001),
                                       CAND("allreduce/b", 9.9, 0.001)};
-    const cs_bench_size_t sizes[] = {{.bytes = 8, .entries = e8, .n = 3},
+    const cs_bench_size_t sizes[] = {{.bytes = 600, .entries = e600, .n = 3},
                                      {.bytes = 1000, .entries = e1000, .n = 3},
                                      {.bytes = 1024, .entries = e1024, .n = 3},
-                                     {.bytes = 4096, .entries = e4096, .n = 3}};
+                                     {.bytes = 2000, .entries = e2000, .n = 3}};
     cs_rule_t rows[16];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules(sizes, NELEMS(sizes), rows, NELEMS(rows), &n), CS_OK);
@@ -1141,13 +1143,13 @@ START_TEST(rules_ranking_change_splits) {
     ck_assert_int_eq(check_cover(rows, n), 3);
     ck_assert_str_eq(rows[0].algorithm, "allreduce/a");
     ck_assert_str_eq(rows[1].algorithm, "allreduce/b");
-    ck_assert_uint_eq(rows[0].hi_bytes, 89);
-    ck_assert_uint_eq(rows[3].lo_bytes, 89);
+    ck_assert_uint_eq(rows[0].hi_bytes, 775);
+    ck_assert_uint_eq(rows[3].lo_bytes, 775);
     ck_assert_str_eq(rows[3].algorithm, "allreduce/b");
     ck_assert_str_eq(rows[4].algorithm, "allreduce/a");
     ck_assert_double_eq(rows[3].median_us, 4.0); /* of 1000, the interval's first size */
-    ck_assert_uint_eq(rows[3].hi_bytes, 2048);
-    ck_assert_uint_eq(rows[6].lo_bytes, 2048);
+    ck_assert_uint_eq(rows[3].hi_bytes, 1431);
+    ck_assert_uint_eq(rows[6].lo_bytes, 1431);
     ck_assert_str_eq(rows[6].algorithm, "allreduce/a");
     ck_assert_str_eq(rows[7].algorithm, "allreduce/native");
 }
@@ -1634,8 +1636,11 @@ START_TEST(rules_unrefined_gap_goes_native) {
      * in the confirmation and won at 1 MiB; 512 KiB, never measured, inherited it from the
      * geometric-mean boundary and was 1.50x native in the validation loop. Between a size where
      * native alone wins and one where a candidate wins, more than x2 apart, the unmeasured sizes
-     * go native, even across a protocol threshold; between two candidates the boundary stays at
-     * the geometric mean. */
+     * go native, even across a protocol threshold. Between two different candidates' sizes they
+     * go native too, as an interval of their own (allgather at np 4, t21: orth first at 1 MiB,
+     * linear at 4 MiB after the confirmation, 2 MiB never measured; linear, which it inherited,
+     * was 1.09-1.11x native there in four validations). Between two rankings with the same
+     * first choice the boundary stays at the geometric mean. */
     static const uint64_t thr[] = {600000};
     const cs_bench_entry_t nat[] = {NATIVE(9.0), CAND("allreduce/a", 10.0, 0.9)};
     const cs_bench_entry_t a_wins[] = {NATIVE(30.0), CAND("allreduce/a", 10.0, 0.0001),
@@ -1646,8 +1651,16 @@ START_TEST(rules_unrefined_gap_goes_native) {
                                   {.bytes = 1048576, .entries = a_wins, .n = 3}};
     const cs_bench_size_t down[] = {{.bytes = 262144, .entries = a_wins, .n = 3},
                                     {.bytes = 1048576, .entries = nat, .n = 2}};
+    const cs_bench_entry_t a_only[] = {NATIVE(30.0), CAND("allreduce/a", 10.0, 0.0001),
+                                       CAND("allreduce/b", 30.5, 0.4)};
+    const cs_bench_entry_t a_then_b[] = {NATIVE(30.0), CAND("allreduce/a", 10.0, 0.0001),
+                                         CAND("allreduce/b", 20.0, 0.0001)};
     const cs_bench_size_t two[] = {{.bytes = 262144, .entries = a_wins, .n = 3},
                                    {.bytes = 1048576, .entries = b_wins, .n = 3}};
+    const cs_bench_size_t same_top[] = {{.bytes = 262144, .entries = a_then_b, .n = 3},
+                                        {.bytes = 1048576, .entries = a_only, .n = 3}};
+    const cs_bench_size_t refined[] = {{.bytes = 524288, .entries = a_wins, .n = 3},
+                                       {.bytes = 1048576, .entries = b_wins, .n = 3}};
     cs_rule_t rows[8];
     int n = -1;
     ck_assert_int_eq(cs_bench_rules_at(up, 2, thr, 1, rows, NELEMS(rows), &n), CS_OK);
@@ -1660,8 +1673,22 @@ START_TEST(rules_unrefined_gap_goes_native) {
     ck_assert_str_eq(rows[0].algorithm, "allreduce/a");
     ck_assert_uint_eq(rows[0].hi_bytes, 262145); /* the candidate's measured size, no further */
     ck_assert_int_eq(cs_bench_rules_at(two, 2, NULL, 0, rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(check_cover(rows, n), 3); /* a, native, b */
+    ck_assert_int_eq(n, 5);
+    ck_assert_str_eq(rows[0].algorithm, "allreduce/a");
+    ck_assert_uint_eq(rows[0].hi_bytes, 262145);
+    ck_assert_str_eq(rows[2].algorithm, "allreduce/native");
+    ck_assert_uint_eq(rows[2].lo_bytes, 262145);
+    ck_assert_uint_eq(rows[2].hi_bytes, 1048576);
+    ck_assert(rows[2].median_us == 30.0 && rows[2].native_us == 30.0);
+    ck_assert_str_eq(rows[3].algorithm, "allreduce/b");
+    ck_assert_uint_eq(rows[3].lo_bytes, 1048576);
+    ck_assert_int_eq(cs_bench_rules_at(same_top, 2, NULL, 0, rows, NELEMS(rows), &n), CS_OK);
     ck_assert_int_eq(check_cover(rows, n), 2);
-    ck_assert_uint_eq(rows[0].hi_bytes, 524288); /* a to b: the geometric mean */
+    ck_assert_uint_eq(rows[0].hi_bytes, 524288); /* a first on both sides: the geometric mean */
+    ck_assert_int_eq(cs_bench_rules_at(refined, 2, NULL, 0, rows, NELEMS(rows), &n), CS_OK);
+    ck_assert_int_eq(check_cover(rows, n), 2);
+    ck_assert_uint_eq(rows[0].hi_bytes, 741455); /* adjacent powers of two: no gap */
 }
 END_TEST
 
