@@ -383,6 +383,26 @@ static int between_sizes(uint64_t b, const uint64_t *bytes) {
     return 0;
 }
 
+/* Is `b` one of the measured sizes? */
+static int measured_size(uint64_t b, const uint64_t *bytes) {
+    for (int si = 0; si < NSIZES; si++) {
+        if (bytes[si] == b) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Is the interval starting at rs->v[i] (of a key ending at `last`) a native gap (rules.h): native
+ * alone, from just above one measured size to the next measured size, more than x2 above it? */
+static int native_gap(const rows_t *rs, int i, int last, const char *native,
+                      const uint64_t *bytes) {
+    const row_t *w = &rs->v[i];
+    return strcmp(w->algorithm, native) == 0 && (i + 1 == last || rs->v[i + 1].lo != w->lo) &&
+           w->lo > 0 && measured_size(w->lo - 1, bytes) && w->hi != CS_RULE_UNBOUNDED &&
+           measured_size(w->hi, bytes) && w->hi / 2 > w->lo - 1;
+}
+
 /* Rules of one key: rs[first..last). */
 static void check_rule_group(const rows_t *rs, int first, int last, const rows_t *ms,
                              int64_t run_id, const uint64_t *bytes) {
@@ -420,6 +440,9 @@ static void check_rule_group(const rows_t *rs, int first, int last, const rows_t
                   g->coll);
             check(a != NULL && strcmp(cs_coll_name(a->coll), g->coll) == 0, "rule of %s names %s",
                   g->coll, r->algorithm);
+            if (first_size == 0 && native_gap(rs, i, last, native, bytes)) {
+                first_size = w->lo - 1; /* a native gap carries native's values at the size below */
+            }
             if (first_size == 0) {
                 check(0, "%s np=%d: interval [%llu, %llu) holds no measured size", g->coll,
                       g->comm_size, (unsigned long long)w->lo, (unsigned long long)w->hi);
