@@ -26,6 +26,7 @@ typedef struct point {
     double *loop_samples; /* NULL: no loop metric (a run made before it existed) */
     size_t nloop;
     double median_us, loop_median_us; /* as stored (after outlier removal); loop NaN: none */
+    int round;                        /* a confirmation's round (1..); 0 for a measurement */
 } point_t;
 
 /* A run's measurements in the order of cs_db_foreach_measurement: by coll, comm_size, ppn,
@@ -59,6 +60,7 @@ static int collect(const cs_db_measurement_t *m, void *ctx) {
         return CS_ERR_ARG; /* not something this collsel measured */
     }
     p->median_us = m->median_us;
+    p->round = m->round;
     p->loop_median_us = m->loop_reps > 0 ? m->loop_median_us : NAN;
     p->comm_size = m->point.comm_size;
     p->ppn = m->point.ppn;
@@ -144,24 +146,27 @@ out:
     return rc;
 }
 
-/* The confirmation pass's measurements at the size of entries[0..k-1] (points p[0..k-1] of one
- * key and size, entries in the order size_entries made them) from conf[0..nconf-1]: each entry
- * measured there gets its confirmation medians. Returns 1 when the pass measured this size. */
-static int attach_confirmations(const point_t *p, cs_bench_entry_t *entries, int k,
-                                const point_t *conf, size_t nconf) {
-    int measured = 0;
+/* The confirmation rounds' measurements at the size of entries[0..k-1] (points p[0..k-1] of one
+ * key and size, entries in the order size_entries made them) from conf[0..nconf-1], of rounds
+ * 1..last only: each entry measured there gets its medians of each round. Returns the rounds
+ * that measured this size, bit r for round r + 1 (cs_bench_size_t.confirmed). */
+static unsigned attach_confirmations(const point_t *p, cs_bench_entry_t *entries, int k,
+                                     const point_t *conf, size_t nconf, int last) {
+    unsigned measured = 0;
     for (size_t j = 0; j < nconf; j++) {
         const point_t *c = &conf[j];
-        if (!same_key(c, &p[0]) || c->bytes != p[0].bytes) {
+        int r = c->round - 1;
+        if (!same_key(c, &p[0]) || c->bytes != p[0].bytes || r < 0 || r >= last ||
+            r >= CS_BENCH_MAX_ROUNDS) {
             continue;
         }
-        measured = 1;
+        measured |= 1u << r;
         for (int i = 0; i < k; i++) {
             if (strcmp(entries[i].algorithm, c->algorithm) == 0 &&
                 strcmp(entries[i].params, c->params) == 0) {
-                entries[i].has_confirm = 1;
-                entries[i].confirm_median_us = c->median_us;
-                entries[i].confirm_loop_median_us = c->loop_median_us;
+                entries[i].has_confirm |= 1u << r;
+                entries[i].confirm_median_us[r] = c->median_us;
+                entries[i].confirm_loop_median_us[r] = c->loop_median_us;
             }
         }
     }
@@ -192,7 +197,8 @@ static int key_rules(const point_t *p, size_t n, const points_t *conf, int64_t m
             sizes[nsizes].entries = &entries[s];
             sizes[nsizes].n = k;
             sizes[nsizes].metric = cs_bench_policy(metric, oversubscribed);
-            sizes[nsizes].confirmed = attach_confirmations(&p[s], &entries[s], k, conf->v, conf->n);
+            sizes[nsizes].confirmed =
+                attach_confirmations(&p[s], &entries[s], k, conf->v, conf->n, CS_BENCH_MAX_ROUNDS);
             nsizes++;
         }
         s = e;
@@ -295,22 +301,26 @@ out:
 
 /* Calls fn for every size run `run_id` measured for key (coll, comm_size, ppn) (comm_size 0:
  * of every key), ascending, with that size's entries ranked by cs_bench_rank under `metric`
- * (order[0..nrank-1], native last; the confirmation pass not counted) and the neighbourhood
+ * (order[0..nrank-1], native last; of the confirmation rounds only 1..rounds counted, none when
+ * 0) and the neighbourhood
  * pattern measured on ("" for the other collectives; pattern keys only when `patterns`, else
  * skipped). A non-zero return of fn other than CS_OK stops and is returned. */
 typedef int (*ranked_fn)(void *ctx, const char *pattern, uint64_t bytes,
                          const cs_bench_entry_t *entries, const int *order, int nrank);
 
 static int each_ranked_size(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, int oversubscribed,
-                            cs_coll_t coll, int comm_size, int ppn, int patterns, ranked_fn fn,
-                            void *ctx) {
+                            cs_coll_t coll, int comm_size, int ppn, int patterns, int rounds,
+                            ranked_fn fn, void *ctx) {
     int rc = CS_OK;
-    points_t ps = {NULL, 0, 0};
+    points_t ps = {NULL, 0, 0}, conf = {NULL, 0, 0};
     cs_bench_entry_t *entries = NULL;
     cs_bench_cand_t *cands = calloc(CS_BENCH_MAX_CANDS, sizeof(*cands));
     int order[CS_BENCH_MAX_RANKED], nrank = 0;
     CS_REQUIRE(cands != NULL, CS_ERR_NOMEM);
     CS_CHECK(cs_db_foreach_measurement(db, run_id, collect, &ps));
+    if (rounds > 0) {
+        CS_CHECK(cs_db_foreach_confirmation(db, run_id, collect, &conf));
+    }
     entries = calloc(ps.n + 1, sizeof(*entries));
     CS_REQUIRE(entries != NULL, CS_ERR_NOMEM);
     for (size_t s = 0; s < ps.n;) {
@@ -330,7 +340,9 @@ static int each_ranked_size(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, 
             const cs_bench_size_t size = {.bytes = ps.v[s].bytes,
                                           .entries = &entries[s],
                                           .n = k,
-                                          .metric = cs_bench_policy(metric, oversubscribed)};
+                                          .metric = cs_bench_policy(metric, oversubscribed),
+                                          .confirmed = attach_confirmations(
+                                              &ps.v[s], &entries[s], k, conf.v, conf.n, rounds)};
             CS_CHECK(cs_bench_rank(&size, order, &nrank));
             CS_CHECK(fn(ctx, ps.v[s].pattern, ps.v[s].bytes, &entries[s], order, nrank));
         }
@@ -340,6 +352,7 @@ out:
     free(entries);
     free(cands);
     points_free(&ps);
+    points_free(&conf);
     return rc;
 }
 
@@ -391,8 +404,8 @@ int cs_bench_derive_winners(cs_db_t *db, int64_t run_id, cs_db_metric_t metric, 
     w->cap = cap;
     w->n = n;
     /* refinement is planned for the keys without a pattern only (docs/neighbor.md) */
-    rc = each_ranked_size(db, run_id, metric, oversubscribed, coll, comm_size, ppn, 0, add_winner,
-                          w);
+    rc = each_ranked_size(db, run_id, metric, oversubscribed, coll, comm_size, ppn, 0, 0,
+                          add_winner, w);
     free(w);
     return rc;
 }
@@ -428,10 +441,13 @@ static int add_contenders(void *ctx, const char *pattern, uint64_t bytes,
 }
 
 int cs_bench_derive_contenders(cs_db_t *db, int64_t run_id, cs_db_metric_t metric,
-                               int oversubscribed, cs_coll_t coll, int comm_size, int ppn,
-                               cs_bench_contender_t *out, int cap, int *n) {
+                               int oversubscribed, int round, cs_coll_t coll, int comm_size,
+                               int ppn, cs_bench_contender_t *out, int cap, int *n) {
     contenders_t c = {out, cap, n};
     *n = 0;
-    return each_ranked_size(db, run_id, metric, oversubscribed, coll, comm_size, ppn, 1,
+    if (round < 1 || round > CS_BENCH_MAX_ROUNDS) {
+        return CS_ERR_ARG;
+    }
+    return each_ranked_size(db, run_id, metric, oversubscribed, coll, comm_size, ppn, 1, round - 1,
                             add_contenders, &c);
 }

@@ -53,14 +53,16 @@ typedef struct cs_bench_contender {
     char params[CS_BENCH_CONFIRM_CANDS][CS_RULE_PARAMS];
 } cs_bench_contender_t;
 
-/* Rank 0, for the confirmation pass: every size of key (coll, comm_size, ppn) of run `run_id`
- * at which some candidate beats native under `metric` (as cs_bench_derive_winners ranks them,
- * from the stored measurements), with its best CS_BENCH_CONFIRM_CANDS candidates; for a
- * neighbourhood collective every size of each of its patterns, with the pattern's name.
- * out[0..*n-1] by pattern (as the database orders them), then ascending size; at most `cap`.
- * out NULL: *n is only counted; comm_size 0: over every key of the run, patterns included. */
+/* Rank 0, for confirmation round `round` (1..CS_BENCH_MAX_ROUNDS, else CS_ERR_ARG): every size
+ * of key (coll, comm_size, ppn) of run `run_id` at which some candidate beats native under
+ * `metric` (as cs_bench_derive_winners ranks them, from the stored measurements) and, at a size
+ * the rounds before measured, beat it again in each of them (as rules decide: rules.h), with its
+ * best CS_BENCH_CONFIRM_CANDS candidates; for a neighbourhood collective every size of each of
+ * its patterns, with the pattern's name. out[0..*n-1] by pattern (as the database orders them),
+ * then ascending size; at most `cap`. out NULL: *n is only counted; comm_size 0: over every key
+ * of the run, patterns included. */
 int cs_bench_derive_contenders(cs_db_t *db, int64_t run_id, cs_db_metric_t metric,
-                               int oversubscribed, cs_coll_t coll, int comm_size, int ppn,
-                               cs_bench_contender_t *out, int cap, int *n) CS_MUST_CHECK;
+                               int oversubscribed, int round, cs_coll_t coll, int comm_size,
+                               int ppn, cs_bench_contender_t *out, int cap, int *n) CS_MUST_CHECK;
 
 #endif

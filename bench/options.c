@@ -3,6 +3,7 @@
 
 #include "patterns.h"
 #include "registry.h"
+#include "rules.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -51,11 +52,16 @@ const char cs_bench_usage[] =
     "                        choice (collsel_* API) vs the best tuned candidate at every point\n"
     "  --no-refine           measure the --sizes grid only: no points at the MPI library's\n"
     "                        protocol thresholds, no refinement where the winner changes\n"
-    "  --no-confirm          no confirmation pass: a candidate that beats native once replaces\n"
+    "  --no-confirm          no confirmation rounds: a candidate that beats native once replaces\n"
     "                        it (by default the points it won are measured again at the end)\n"
-    "  --measure-only        stop before the confirmation pass, the run left unfinished: the\n"
+    "  --confirm-rounds N    confirmation rounds, 1 to 4 (default 2): each measures again the\n"
+    "                        points a candidate won in the measurement pass and in every round\n"
+    "                        before; a candidate replaces native only if it wins in all\n"
+    "  --measure-only        stop before the confirmation rounds, the run left unfinished: the\n"
     "                        same command with --resume instead then confirms the wins in a\n"
     "                        fresh process launch and derives the rules (scripts/tune does)\n"
+    "  --one-round           stop after the next confirmation round, the run left unfinished:\n"
+    "                        with --resume, one round per process launch (scripts/tune does)\n"
     "  --overlap on|off|only the nonblocking forms of the collectives whose nonblocking calls\n"
     "                        collsel serves (all but gatherv, scatterv and alltoallv; the\n"
     "                        neighbourhood ones on their --patterns at --block-sizes), measured\n"
@@ -413,6 +419,7 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
     o->patterns = (1u << cs_bench_npatterns) - 1u;
     o->reps_max = 1000;
     o->metric = CS_DB_METRIC_BOTH;
+    o->confirm_rounds = CS_BENCH_CONFIRM_ROUNDS;
     err[0] = '\0';
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -442,12 +449,16 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
         } else if (strcmp(a, "--measure-only") == 0) {
             o->measure_only = 1;
             takes_value = 0;
-        } else if (v == NULL && (strcmp(a, "--db") == 0 || strcmp(a, "--colls") == 0 ||
-                                 strcmp(a, "--algorithms") == 0 || strcmp(a, "--sizes") == 0 ||
-                                 strcmp(a, "--block-sizes") == 0 || strcmp(a, "--patterns") == 0 ||
-                                 strcmp(a, "--comm-sizes") == 0 || strcmp(a, "--budget") == 0 ||
-                                 strcmp(a, "--reps-max") == 0 || strcmp(a, "--metric") == 0 ||
-                                 strcmp(a, "--overlap") == 0)) {
+        } else if (strcmp(a, "--one-round") == 0) {
+            o->one_round = 1;
+            takes_value = 0;
+        } else if (v == NULL &&
+                   (strcmp(a, "--db") == 0 || strcmp(a, "--colls") == 0 ||
+                    strcmp(a, "--algorithms") == 0 || strcmp(a, "--sizes") == 0 ||
+                    strcmp(a, "--block-sizes") == 0 || strcmp(a, "--patterns") == 0 ||
+                    strcmp(a, "--comm-sizes") == 0 || strcmp(a, "--budget") == 0 ||
+                    strcmp(a, "--reps-max") == 0 || strcmp(a, "--metric") == 0 ||
+                    strcmp(a, "--overlap") == 0 || strcmp(a, "--confirm-rounds") == 0)) {
             return fail(err, errlen, "%s needs a value (see --help)", a);
         } else if (strcmp(a, "--db") == 0) {
             if (v[0] == '\0') {
@@ -485,6 +496,14 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
                 return fail(err, errlen, "--reps-max: '%s' is not a count >= 1", v);
             }
             o->reps_max = (int)n;
+        } else if (strcmp(a, "--confirm-rounds") == 0) {
+            char *end = NULL;
+            long n = strtol(v, &end, 10);
+            if (*end != '\0' || n < 1 || n > CS_BENCH_MAX_ROUNDS) {
+                return fail(err, errlen, "--confirm-rounds: '%s' is not a count from 1 to %d", v,
+                            CS_BENCH_MAX_ROUNDS);
+            }
+            o->confirm_rounds = (int)n;
         } else {
             return fail(err, errlen, "unknown option '%s' (see --help)", a);
         }
@@ -498,13 +517,18 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
     if (o->validate && o->resume) {
         return fail(err, errlen, "--validate cannot be resumed: run it again without --resume");
     }
-    if (o->measure_only && (o->validate || o->no_confirm || o->overlap == CS_BENCH_OVERLAP_ONLY)) {
+    if ((o->measure_only || o->one_round) &&
+        (o->validate || o->no_confirm || o->overlap == CS_BENCH_OVERLAP_ONLY ||
+         (o->measure_only && o->one_round))) {
+        const char *other = o->validate                           ? "--validate"
+                            : o->no_confirm                       ? "--no-confirm"
+                            : o->overlap == CS_BENCH_OVERLAP_ONLY ? "--overlap only"
+                                                                  : "--one-round";
         return fail(err, errlen,
-                    "--measure-only leaves the confirmation pass to a second launch, which %s has "
-                    "none of: drop one of the two",
-                    o->validate     ? "--validate"
-                    : o->no_confirm ? "--no-confirm"
-                                    : "--overlap only");
+                    "%s leaves confirmation rounds to later launches, which %s %s: drop one of "
+                    "the two",
+                    o->measure_only ? "--measure-only" : "--one-round", other,
+                    o->measure_only && o->one_round ? "would not reach" : "has none of");
     }
     /* The plan-defining options, in a fixed order: a resumed run must match them. */
     {
@@ -546,6 +570,12 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
         }
         if (used < sizeof(o->args) && o->no_confirm) {
             used += (size_t)snprintf(o->args + used, sizeof(o->args) - used, " no_confirm");
+        }
+        /* only where it differs from the default: earlier runs' args stay resumable */
+        if (used < sizeof(o->args) && !o->no_confirm &&
+            o->confirm_rounds != CS_BENCH_CONFIRM_ROUNDS) {
+            used += (size_t)snprintf(o->args + used, sizeof(o->args) - used, " confirm_rounds=%d",
+                                     o->confirm_rounds);
         }
         /* only where it differs from the default: earlier runs' args stay resumable */
         if (used < sizeof(o->args) && o->overlap != CS_BENCH_OVERLAP_ON) {

@@ -14,6 +14,9 @@
 
 #define CS_BENCH_MAX_LIST 64
 
+/* --confirm-rounds by default (docs/tuning.md "Confirmation"; at most CS_BENCH_MAX_ROUNDS). */
+#define CS_BENCH_CONFIRM_ROUNDS 2
+
 /* --overlap (bench/overlap.h): on (the default: the overlap pass after the measurement pass,
  * within CS_BENCH_OVERLAP_SHARE of --budget), off, or only (the overlap pass alone, every
  * --sizes size, a table per point on stdout; the blocking rules stay as they are). */
@@ -39,10 +42,13 @@ typedef struct cs_bench_opts {
     int resume, list, quiet, help, validate;
     cs_db_metric_t metric; /* --metric: the policy rules are decided under (default both) */
     int no_refine;         /* --no-refine: the grid only (no threshold or refinement points) */
-    int no_confirm;        /* --no-confirm: no confirmation pass (docs/tuning.md) */
-    int measure_only;      /* --measure-only: stop before the confirmation pass, the run left
+    int no_confirm;        /* --no-confirm: no confirmation rounds (docs/tuning.md) */
+    int measure_only;      /* --measure-only: stop before the confirmation rounds, the run left
                             * for --resume in a fresh launch (not in args: the resumed launch
                             * goes without it) */
+    int confirm_rounds;    /* --confirm-rounds: 1..CS_BENCH_MAX_ROUNDS (default 2) */
+    int one_round;         /* --one-round: stop after the first confirmation round this launch
+                            * measured something in, the run left for --resume (not in args) */
     int overlap;           /* --overlap: CS_BENCH_OVERLAP_ON (default), _OFF or _ONLY */
     char args[1024];       /* canonical form of the plan-defining options (for --resume) */
 } cs_bench_opts_t;

@@ -473,15 +473,18 @@ int cs_bench_plan_list(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int rank
                nrefine, plan->refine_max);
     }
     if (o->no_confirm) {
-        printf("confirmation pass: off (--no-confirm)\n");
+        printf("confirmation: off (--no-confirm)\n");
     } else if (o->budget_s > 0) {
-        printf("confirmation pass: the sizes where a candidate beats native measured again at the "
-               "end with native and the best %d, in %.0f %% of the budget\n",
-               CS_BENCH_CONFIRM_CANDS, 100.0 * CS_BENCH_CONFIRM_SHARE);
+        printf("confirmation: %d round(s); the sizes where a candidate beats native (and in every "
+               "round before) measured again at the end with native and the best %d, in %.0f %% "
+               "of the budget at least\n",
+               o->confirm_rounds, CS_BENCH_CONFIRM_CANDS, 100.0 * CS_BENCH_CONFIRM_SHARE);
     } else {
-        printf("confirmation pass: the sizes where a candidate beats native measured again at the "
-               "end with native and the best %d, %.1f s each (at most %d points)\n",
-               CS_BENCH_CONFIRM_CANDS, CS_BENCH_CONFIRM_POINT_BUDGET_S, plan->npoints + nrefine);
+        printf("confirmation: %d round(s); the sizes where a candidate beats native (and in every "
+               "round before) measured again at the end with native and the best %d, %.1f s "
+               "each (at most %d points a round)\n",
+               o->confirm_rounds, CS_BENCH_CONFIRM_CANDS, CS_BENCH_CONFIRM_POINT_BUDGET_S,
+               plan->npoints + nrefine);
     }
     list_comm_sizes(o, plan);
     printf("estimated duration: at most %s (%.2f s timing per point, plus verification%s)\n", dur,

@@ -46,8 +46,9 @@
 /* Seconds of timing per point when the run has no --budget, and the least a budget leaves. */
 #define CS_BENCH_POINT_BUDGET_S     2.0
 #define CS_BENCH_MIN_POINT_BUDGET_S 0.05
-/* The confirmation pass (docs/tuning.md "Confirmation"): the share of --budget kept for it, and
- * its time per point without --budget (it measures 2 or 3 candidates, not all). */
+/* The confirmation rounds (docs/tuning.md "Confirmation"): the share of --budget kept for them
+ * (at least), and their time per point without --budget (they measure 2 or 3 candidates, not
+ * all). */
 #define CS_BENCH_CONFIRM_SHARE          0.2
 #define CS_BENCH_CONFIRM_POINT_BUDGET_S 1.0
 

@@ -32,24 +32,32 @@ double cs_bench_score(double median_us, double loop_median_us, int has_loop, cs_
     }
 }
 
-/* What ranks `e` under policy `m`: at a size the confirmation pass measured it, the geometric
- * mean of both passes' scores, else the first pass's. The passes ran in different process
- * launches and malloc states (docs/tuning.md, step 6), and the winners at a confirmed size
- * have both: one that was ahead in the first pass only by a launch's mode no longer outranks
- * one ahead over both (allreduce at 256 KiB, t20: linear 244.5 and 231.9 us in the loop,
- * dpml 257.6 and 204.7; linear, chosen, lost to native in two later launches). Native's
- * score is the same in every candidate's comparison, so a product of medians ranks as the
- * product of ratios to native would. */
+/* What ranks `e` under policy `m`: the geometric mean of its scores in the first pass and in
+ * every confirmation round that measured it, else the first pass's. The passes ran in
+ * different process launches and malloc states (docs/tuning.md, step 6), and the winners at a
+ * confirmed size have them all: one that was ahead in the first pass only by a launch's mode no
+ * longer outranks one ahead over all (allreduce at 256 KiB, t20: linear 244.5 and 231.9 us in
+ * the loop, dpml 257.6 and 204.7; linear, chosen, lost to native in two later launches).
+ * Native's score is the same in every candidate's comparison, so a product of medians ranks as
+ * the product of ratios to native would. */
 static double score(const cs_bench_entry_t *e, cs_db_metric_t m) {
     double first = cs_bench_score(e->median_us, e->loop_median_us, e->has_loop, m);
-    if (e->has_confirm) {
-        double again = cs_bench_score(e->confirm_median_us, e->confirm_loop_median_us,
-                                      !isnan(e->confirm_loop_median_us), m);
-        if (isfinite(first) && first > 0 && isfinite(again) && again > 0) {
-            return sqrt(first * again);
+    double log_sum = 0;
+    int n = 0;
+    if (!(isfinite(first) && first > 0)) {
+        return first;
+    }
+    for (int r = 0; r < CS_BENCH_MAX_ROUNDS; r++) {
+        if (e->has_confirm & (1u << r)) {
+            double again = cs_bench_score(e->confirm_median_us[r], e->confirm_loop_median_us[r],
+                                          !isnan(e->confirm_loop_median_us[r]), m);
+            if (isfinite(again) && again > 0) {
+                log_sum += log(again);
+                n++;
+            }
         }
     }
-    return first;
+    return n > 0 ? exp((log(first) + log_sum) / (n + 1)) : first;
 }
 
 /* The metric under which `e` replaces `native` under policy `m` (see rules.h): CS_DB_METRIC_SYNC
@@ -96,13 +104,16 @@ static int won_under(const cs_bench_entry_t *e, const cs_bench_entry_t *native, 
 }
 
 /* Whether `e`, which won under `metric` (CS_DB_METRIC_SYNC or _LOOP) with policy `m`, beat
- * `native` again in the confirmation pass (rules.h, cs_bench_size_t.confirmed). */
-static int confirmed(const cs_bench_entry_t *e, const cs_bench_entry_t *native, int metric,
-                     cs_db_metric_t m) {
-    int loop = !isnan(e->confirm_loop_median_us) && !isnan(native->confirm_loop_median_us);
+ * `native` again in confirmation round r + 1 (rules.h, cs_bench_size_t.confirmed). */
+static int confirmed_in(const cs_bench_entry_t *e, const cs_bench_entry_t *native, int metric,
+                        cs_db_metric_t m, int r) {
+    const unsigned bit = 1u << r;
+    double e_us = e->confirm_median_us[r], n_us = native->confirm_median_us[r];
+    double e_loop = e->confirm_loop_median_us[r], n_loop = native->confirm_loop_median_us[r];
+    int loop = !isnan(e_loop) && !isnan(n_loop);
     const double gain = 1.0 - CS_STATS_MIN_GAIN; /* the win's margin, again */
-    int loop_again = loop && e->confirm_loop_median_us <= gain * native->confirm_loop_median_us;
-    if (!e->has_confirm || !native->has_confirm) {
+    int loop_again = loop && e_loop <= gain * n_loop;
+    if (!(e->has_confirm & bit) || !(native->has_confirm & bit)) {
         return 0;
     }
     /* A loop win that repeats stands under 'loop' and 'both' (under 'both' whatever metric the
@@ -110,16 +121,22 @@ static int confirmed(const cs_bench_entry_t *e, const cs_bench_entry_t *native, 
     if (metric == CS_DB_METRIC_LOOP || (m == CS_DB_METRIC_BOTH && loop_again)) {
         return loop_again;
     }
-    return e->confirm_median_us <= gain * native->confirm_median_us &&
-           (m != CS_DB_METRIC_BOTH || !loop ||
-            e->confirm_loop_median_us <=
-                (1.0 + CS_STATS_MIN_GAIN) * native->confirm_loop_median_us);
+    return e_us <= gain * n_us &&
+           (m != CS_DB_METRIC_BOTH || !loop || e_loop <= (1.0 + CS_STATS_MIN_GAIN) * n_loop);
 }
 
 static int wins(const cs_bench_size_t *s, const cs_bench_entry_t *e,
                 const cs_bench_entry_t *native) {
     int metric = won_under(e, native, s->metric);
-    return metric >= 0 && (!s->confirmed || confirmed(e, native, metric, s->metric));
+    if (metric < 0) {
+        return 0;
+    }
+    for (int r = 0; r < CS_BENCH_MAX_ROUNDS; r++) { /* every round that measured this size */
+        if ((s->confirmed & (1u << r)) && !confirmed_in(e, native, metric, s->metric, r)) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) {

@@ -40,6 +40,9 @@
 
 #define CS_BENCH_MAX_RANKED 64
 
+/* Confirmation rounds a run can have (collsel-bench --confirm-rounds; docs/tuning.md). */
+#define CS_BENCH_MAX_ROUNDS 4
+
 /* One measured, verified candidate at one size. */
 typedef struct cs_bench_entry {
     const char *algorithm; /* key, "<coll>/<alg>" */
@@ -51,10 +54,11 @@ typedef struct cs_bench_entry {
     double loop_median_us; /* the loop metric's median and rank-sum p-value against native */
     double loop_p_value;
     double loop_q3_us; /* the loop metric's upper quartile; 0 or NaN: unknown */
-    /* The confirmation pass (docs/tuning.md "Confirmation"): 1 when this entry was measured
-     * again there, with its medians of that pass (loop NaN: not measured). */
-    int has_confirm;
-    double confirm_median_us, confirm_loop_median_us;
+    /* The confirmation rounds (docs/tuning.md "Confirmation"): bit r set when this entry was
+     * measured again in round r + 1, with its medians of that round in confirm_*[r] (loop NaN:
+     * not measured). */
+    unsigned has_confirm;
+    double confirm_median_us[CS_BENCH_MAX_ROUNDS], confirm_loop_median_us[CS_BENCH_MAX_ROUNDS];
 } cs_bench_entry_t;
 
 /* Everything measured at one size; exactly one entry must be native. */
@@ -63,13 +67,14 @@ typedef struct cs_bench_size {
     const cs_bench_entry_t *entries;
     int n;
     cs_db_metric_t metric; /* the policy (0: sync) */
-    /* 1: the confirmation pass measured this size; then a candidate replaces native only if it
-     * was measured there too and beat native again under the metric it won under (its median
-     * at least CS_STATS_MIN_GAIN below native's) or, under 'both', in the loop; under 'both', a
-     * synchronised win that did not repeat in the loop must also be at most CS_STATS_MIN_GAIN
-     * slower in the loop again (a loop win's synchronised "not slower" is the first pass's:
-     * synchronised medians of short confirmations are too noisy, docs/tuning.md). */
-    int confirmed;
+    /* Bit r set: confirmation round r + 1 measured this size; then a candidate replaces native
+     * only if, in every such round, it was measured there too and beat native again under the
+     * metric it won under (its median at least CS_STATS_MIN_GAIN below native's) or, under
+     * 'both', in the loop; under 'both', a synchronised win that did not repeat in the loop
+     * must also be at most CS_STATS_MIN_GAIN slower in the loop again (a loop win's
+     * synchronised "not slower" is the first pass's: synchronised medians of short
+     * confirmations are too noisy, docs/tuning.md). 0: no round measured it. */
+    unsigned confirmed;
 } cs_bench_size_t;
 
 /* The policy a run decides under: its --metric, except 'both' on a run with more processes per

@@ -86,16 +86,16 @@ out:
 }
 
 int cs_bench_run_has_point(cs_bench_run_t *r, cs_coll_t coll, const char *pattern, int comm_size,
-                           int ppn, uint64_t bytes, int confirm, bool *exists) {
+                           int ppn, uint64_t bytes, int round, bool *exists) {
     cs_db_point_t pt = {
         cs_coll_name(coll), cs_registry_native(coll)->name, "", comm_size, ppn, bytes, pattern};
-    return confirm ? cs_db_confirmation_exists(r->db, r->run_id, &pt, exists)
-                   : cs_db_measurement_exists(r->db, r->run_id, &pt, exists);
+    return round > 0 ? cs_db_confirmation_exists(r->db, r->run_id, &pt, round, exists)
+                     : cs_db_measurement_exists(r->db, r->run_id, &pt, exists);
 }
 
 int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, int ncand,
                              cs_coll_t coll, const char *pattern, int comm_size, int ppn,
-                             uint64_t bytes, int confirm) {
+                             uint64_t bytes, int round) {
     int rc = CS_OK;
     int open = 0;
     CS_CHECK(cs_db_begin(r->db));
@@ -125,6 +125,7 @@ int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, in
             .verified = c->v.algo->run == NULL, /* native is the reference */
             .samples_us = c->raw,
             .nsamples = c->nraw,
+            .round = round,
         };
         if (c->nloop_raw > 0 && c->nloop_samples > 0) {
             m.loop_reps = (int)c->nloop_raw;
@@ -138,8 +139,8 @@ int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, in
             m.loop_samples_us = c->loop_raw;
             m.loop_nsamples = c->nloop_raw;
         }
-        CS_CHECK(confirm ? cs_db_insert_confirmation(r->db, &m)
-                         : cs_db_insert_measurement(r->db, &m));
+        CS_CHECK(round > 0 ? cs_db_insert_confirmation(r->db, &m)
+                           : cs_db_insert_measurement(r->db, &m));
     }
     CS_CHECK(cs_db_commit(r->db));
     open = 0;

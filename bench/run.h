@@ -24,6 +24,8 @@ typedef struct cs_bench_run {
     int oversubscribed; /* more processes per node than cores (rules.h: the metric policy) */
     double before_s;    /* a resumed run: seconds since it was first started (its earlier
                          * launches, and the time between them); 0 for a new run */
+    int measured;       /* points this launch measured (not found stored), on every rank of
+                         * the communicator that measured them */
     char path[4096];    /* the database file */
 } cs_bench_run_t;
 
@@ -34,18 +36,18 @@ int cs_bench_run_open(const cs_bench_opts_t *o, const cs_machine_t *m, cs_bench_
                       int *resumed) CS_MUST_CHECK;
 
 /* Sets *exists to whether the run already stored point (coll, pattern, comm_size, ppn, bytes):
- * its native candidate, which every measured point has, is there; in the confirmation pass's
- * table when `confirm` (docs/tuning.md "Confirmation"), else among the measurements. `pattern`
- * is the neighbourhood pattern's name, "" for the other collectives. */
+ * its native candidate, which every measured point has, is there; with `round` > 0 among the
+ * confirmations of that round (docs/tuning.md "Confirmation"), else among the measurements.
+ * `pattern` is the neighbourhood pattern's name, "" for the other collectives. */
 int cs_bench_run_has_point(cs_bench_run_t *r, cs_coll_t coll, const char *pattern, int comm_size,
-                           int ppn, uint64_t bytes, int confirm, bool *exists) CS_MUST_CHECK;
+                           int ppn, uint64_t bytes, int round, bool *exists) CS_MUST_CHECK;
 
 /* Stores a measured point (a measurement for each applicable candidate, a failure for each one
  * that failed verification) in one transaction; on failure nothing of it is stored. With
- * `confirm` the measurements go to the confirmation pass's table. */
+ * `round` > 0 the measurements go to the confirmations, of that round. */
 int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, int ncand,
                              cs_coll_t coll, const char *pattern, int comm_size, int ppn,
-                             uint64_t bytes, int confirm) CS_MUST_CHECK;
+                             uint64_t bytes, int round) CS_MUST_CHECK;
 
 /* Stores neighbourhood pattern `pat` on n processes, whose graph has signature *sig, for the
  * run's machine (table pattern: the signature the selector matches communicators against, and

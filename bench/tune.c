@@ -89,9 +89,9 @@ static int print_rule(const cs_rule_t *rule, void *ctx) {
  * the heap. Measured here (np 4 on 2 cores, oversubscribed, reduce of 1 MiB, loop metric):
  * native 258 us and reduce/ompi(alg=binary) 164 us in the raised state, 271 us and 569 us in
  * the fresh one (binary's 1 MiB temporary buffer is a new mmap every call). So each pass fixes
- * the state: the measurement pass and --validate run in the raised one, the confirmation pass
- * in the fresh one, and a candidate replaces native only if it wins in both (docs/tuning.md
- * "Confirmation"). */
+ * the state: the measurement pass and --validate run in the raised one, confirmation round 1
+ * in the fresh one and the rounds after it alternating, and a candidate replaces native only if
+ * it wins in both (docs/tuning.md "Confirmation"). */
 #define CS_BENCH_MMAP_RAISED (32 << 20)  /* glibc's largest dynamic threshold on 64-bit */
 #define CS_BENCH_MMAP_FRESH  (128 << 10) /* glibc's initial threshold */
 
@@ -145,19 +145,19 @@ static void pace_size(pace_t *pace, const cs_bench_plan_t *plan, int ci, int val
 
 /* One point (collective over `sub`; the call runs on `call_comm`, `sub` or for a
  * neighbourhood collective its pattern's communicator of the same ranks): measured and stored
- * (in the confirmation pass's table when `confirm`), or validated, or skipped when a resumed
+ * (with `round` > 0 as a confirmation of that round), or validated, or skipped when a resumed
  * run already has it. `pattern`: the neighbourhood pattern's name, else "". */
 static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand, cs_coll_t c,
                      const char *pattern, uint64_t bytes, cs_bench_run_t *r,
                      cs_bench_validation_t *val, int rank, int n, int ppn, MPI_Comm sub,
                      MPI_Comm call_comm, cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, pace_t *pace,
-                     cs_bench_progress_t *progress, int confirm) {
+                     cs_bench_progress_t *progress, int round) {
     int rc = CS_OK, skip = 0, nbr = cs_coll_is_neighbor(c);
     cs_call_t call;
     uint64_t key;
-    double budget = confirm ? CS_BENCH_CONFIRM_POINT_BUDGET_S : CS_BENCH_POINT_BUDGET_S;
+    double budget = round > 0 ? CS_BENCH_CONFIRM_POINT_BUDGET_S : CS_BENCH_POINT_BUDGET_S;
     unsigned seed = (unsigned)((unsigned)c * 1000003u + (unsigned)(bytes / 4) * 7919u +
-                               (unsigned)n + (confirm ? 0x9e3779b9u : 0u));
+                               (unsigned)n + (unsigned)round * 0x9e3779b9u);
     for (const char *s = pattern; *s != '\0'; s++) {
         seed = seed * 31u + (unsigned char)*s;
     }
@@ -176,7 +176,7 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
         int shared[2] = {CS_OK, 0}; /* rank 0's status, skip */
         if (rank == 0) {
             bool exists = false;
-            shared[0] = cs_bench_run_has_point(r, c, pattern, n, ppn, key, confirm, &exists);
+            shared[0] = cs_bench_run_has_point(r, c, pattern, n, ppn, key, round, &exists);
             shared[1] = exists;
             if (o->budget_s > 0) {
                 budget = pace_point_budget(pace);
@@ -187,18 +187,18 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
         skip = shared[1];
         if (!skip) {
             int stored = CS_OK;
-            /* under the policy the run decides by (rules.h); the confirmation pass measures
+            /* under the policy the run decides by (rules.h); a confirmation round measures
              * its few candidates to the end */
-            int race = confirm ? -1 : (int)cs_bench_policy(o->metric, r->oversubscribed);
+            int race = round > 0 ? -1 : (int)cs_bench_policy(o->metric, r->oversubscribed);
             CS_CHECK(cs_bench_measure(cands, ncand, &call, bufs, budget, o->reps_max, race, seed,
                                       sync, sub, rank == 0 ? progress : NULL));
             if (rank == 0) {
-                stored =
-                    cs_bench_run_store_point(r, cands, ncand, c, pattern, n, ppn, key, confirm);
+                stored = cs_bench_run_store_point(r, cands, ncand, c, pattern, n, ppn, key, round);
             }
             cs_bench_cands_free(cands, ncand);
             CS_MPI_CHECK(PMPI_Bcast(&stored, 1, MPI_INT, 0, sub));
             CS_CHECK(stored);
+            r->measured++;
         }
     }
     pace->done++;
@@ -559,12 +559,12 @@ static int confirm_cands(const cs_bench_plan_t *plan, int c, const cs_bench_cont
     return k;
 }
 
-/* The confirmation pass's points todo[0..ntodo-1] of neighbourhood collective c on one pattern
- * (all of the same pattern, collective over `sub`): its communicator made over `sub` as
+/* Confirmation round `round`'s points todo[0..ntodo-1] of neighbourhood collective c on one
+ * pattern (all of the same pattern, collective over `sub`): its communicator made over `sub` as
  * run_neighbor makes it, each point measured again on it. A pattern that is unknown or not
  * valid at this size (cs_bench_pattern_valid; every rank decides alike) is skipped, its points
  * taken off the count. */
-static int confirm_pattern(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, int c,
+static int confirm_pattern(const cs_bench_opts_t *o, const cs_bench_plan_t *plan, int c, int round,
                            const cs_bench_contender_t *todo, int ntodo, cs_bench_cand_t *sel,
                            cs_bench_run_t *r, int rank, int n, int ppn, MPI_Comm sub,
                            cs_bench_sync_t *sync, pace_t *pace, cs_bench_progress_t *progress) {
@@ -586,20 +586,20 @@ static int confirm_pattern(const cs_bench_opts_t *o, const cs_bench_plan_t *plan
     for (int t = 0; t < ntodo; t++) {
         int m = confirm_cands(plan, c, &todo[t], sel);
         CS_CHECK(run_point(o, sel, m, (cs_coll_t)c, todo[t].pattern, todo[t].bytes, r, NULL, rank,
-                           n, ppn, sub, topo, &nb, sync, pace, progress, 1));
+                           n, ppn, sub, topo, &nb, sync, pace, progress, round));
     }
 out:
     (void)cs_bench_pattern_close(&topo, &nb);
     return rc;
 }
 
-/* The confirmation pass at communicator size index ci (n processes, collective over `sub`):
- * the setups measured again, then every point rank 0 picks for each collective measured again.
- * Rank 0's failures are shared (the broadcasts here, run_point, measure_setups), so every rank
- * of sub returns the same status. */
-static int confirm_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ci, cs_bench_run_t *r,
-                        int rank, int n, MPI_Comm sub, uint64_t max_bytes, int count,
-                        cs_bench_contender_t *todo, cs_bench_cand_t *sel, pace_t *pace,
+/* Confirmation round `round` at communicator size index ci (n processes, collective over
+ * `sub`): the setups measured again, then every point rank 0 picks for each collective measured
+ * again. Rank 0's failures are shared (the broadcasts here, run_point, measure_setups), so every
+ * rank of sub returns the same status. */
+static int confirm_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int round, int ci,
+                        cs_bench_run_t *r, int rank, int n, MPI_Comm sub, uint64_t max_bytes,
+                        int count, cs_bench_contender_t *todo, cs_bench_cand_t *sel, pace_t *pace,
                         cs_bench_progress_t *progress) {
     int rc = CS_OK, ppn = 0;
     cs_bench_bufs_t bufs = {0};
@@ -611,7 +611,7 @@ static int confirm_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ci,
             continue;
         }
         if (rank == 0) {
-            rc = cs_bench_derive_contenders(r->db, r->run_id, o->metric, r->oversubscribed,
+            rc = cs_bench_derive_contenders(r->db, r->run_id, o->metric, r->oversubscribed, round,
                                             (cs_coll_t)c, n, ppn, todo, count, &ntodo);
         }
         CS_MPI_CHECK(PMPI_Bcast(&rc, 1, MPI_INT, 0, sub));
@@ -625,8 +625,8 @@ static int confirm_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ci,
                 while (e < ntodo && strcmp(todo[e].pattern, todo[t].pattern) == 0) {
                     e++;
                 }
-                CS_CHECK(confirm_pattern(o, plan, c, &todo[t], e - t, sel, r, rank, n, ppn, sub,
-                                         &sync, pace, progress));
+                CS_CHECK(confirm_pattern(o, plan, c, round, &todo[t], e - t, sel, r, rank, n, ppn,
+                                         sub, &sync, pace, progress));
                 t = e;
             }
             continue;
@@ -634,7 +634,7 @@ static int confirm_size(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int ci,
         for (int t = 0; t < ntodo; t++) {
             int k = confirm_cands(plan, c, &todo[t], sel);
             CS_CHECK(run_point(o, sel, k, (cs_coll_t)c, "", todo[t].bytes, r, NULL, rank, n, ppn,
-                               sub, sub, &bufs, &sync, pace, progress, 1));
+                               sub, sub, &bufs, &sync, pace, progress, round));
         }
     }
 out:
@@ -642,22 +642,27 @@ out:
     return rc;
 }
 
-/* The confirmation pass (docs/tuning.md "Confirmation", collective over `world`): after every
- * key was measured, each size at which candidates beat native is measured again, with native
- * and the best CS_BENCH_CONFIRM_CANDS of them only, minutes after its first measurement; rule
- * derivation lets a candidate replace native only if it wins both times. The neighbourhood
- * collectives' points are confirmed per pattern, on the pattern's communicator. Rank 0 picks
- * the sizes and candidates from the stored measurements (so a resumed run picks the same) and
- * broadcasts them; the pass spends what the measurement pass left of --budget. */
-static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_bench_run_t *r,
-                          int rank, MPI_Comm world, pace_t *pace, cs_bench_progress_t *progress) {
-    int rc = CS_OK, ok = 1, count = 0;
+/* Confirmation round `round` of o->confirm_rounds (docs/tuning.md "Confirmation", collective
+ * over `world`): after every key was measured, each size at which candidates beat native, in
+ * the measurement pass and in every round before, is measured again, with native and the best
+ * CS_BENCH_CONFIRM_CANDS of them only, minutes after its first measurement; rule derivation
+ * lets a candidate replace native only if it wins every time. The neighbourhood collectives'
+ * points are confirmed per pattern, on the pattern's communicator. Rank 0 picks the sizes and
+ * candidates from the stored measurements (so a resumed run picks the same) and broadcasts
+ * them; the round spends its part of what the passes before left of --budget. *measured: the
+ * points this launch measured in the round (not found stored), on every rank. */
+static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, int round,
+                          cs_bench_run_t *r, int rank, MPI_Comm world, pace_t *pace,
+                          cs_bench_progress_t *progress, int *measured) {
+    int rc = CS_OK, ok = 1, count = 0, before = r->measured;
     MPI_Comm sub = MPI_COMM_NULL;
     uint64_t max_bytes = plan->sizes[plan->nsizes - 1];
     cs_bench_contender_t *todo = NULL;
     cs_bench_cand_t *sel = calloc(CS_BENCH_CONFIRM_CANDS + 1, sizeof(*sel));
+    double now = PMPI_Wtime() - pace->start, left;
+    *measured = 0;
     if (rank == 0) { /* shared, so that every rank fails alike */
-        rc = cs_bench_derive_contenders(r->db, r->run_id, o->metric, r->oversubscribed,
+        rc = cs_bench_derive_contenders(r->db, r->run_id, o->metric, r->oversubscribed, round,
                                         (cs_coll_t)0, 0, 0, NULL, INT32_MAX, &count);
     }
     CS_MPI_CHECK(PMPI_Bcast(&rc, 1, MPI_INT, 0, world));
@@ -668,15 +673,18 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
     ok = sel != NULL && todo != NULL;
     CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world));
     CS_REQUIRE(ok, CS_ERR_NOMEM);
-    /* What is left of the whole budget is this pass's, counted from the run's first start:
-     * when the pass runs in a launch of its own (--measure-only, then --resume), the earlier
-     * launch's time counts too. It keeps at least its share, so that a run resumed long after
-     * it stopped still confirms. Only rank 0 paces (pace_point_budget). */
-    malloc_state(0);
-    pace->budget_s = o->budget_s - (rank == 0 ? r->before_s : 0);
-    if (pace->budget_s < o->budget_s * CS_BENCH_CONFIRM_SHARE) {
-        pace->budget_s = o->budget_s * CS_BENCH_CONFIRM_SHARE;
+    /* What is left of the whole budget, counted from the run's first start (when a round runs
+     * in a launch of its own, --measure-only or --one-round then --resume, the earlier
+     * launches' time counts too), is shared equally by this round and those after. It keeps
+     * at least its part of the confirmation share, so that a run resumed long after it stopped
+     * still confirms. Only rank 0 paces (pace_point_budget), from this launch's start. The
+     * rounds alternate the malloc states, the first in the fresh one (malloc_state). */
+    malloc_state(round % 2 == 0);
+    left = (o->budget_s - (rank == 0 ? r->before_s : 0) - now) / (o->confirm_rounds - round + 1);
+    if (left < o->budget_s * CS_BENCH_CONFIRM_SHARE / o->confirm_rounds) {
+        left = o->budget_s * CS_BENCH_CONFIRM_SHARE / o->confirm_rounds;
     }
+    pace->budget_s = now + left;
     pace->total = pace->done + count;
     pace->w_here = 1; /* shared equally over the points to confirm */
     pace->w_later = 0;
@@ -685,16 +693,18 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
     if (rank == 0 && !o->quiet && count > 0) {
         cs_bench_progress_end(progress);
         cs_bench_say(rank,
-                     "confirmation pass: %d point(s) where a candidate beat native, measured "
-                     "again with native",
-                     count);
+                     "confirmation round %d of %d: %d point(s) where a candidate beat native%s, "
+                     "measured again with native%s",
+                     round, o->confirm_rounds, count,
+                     round > 1 ? " in the measurement pass and every round before" : "",
+                     r->before_s > 0 ? " (those not stored before)" : "");
     }
     for (int ci = 0; ci < plan->ncomm_sizes && count > 0; ci++) {
         int n = plan->comm_sizes[ci], verdict;
         CS_MPI_CHECK(PMPI_Comm_split(world, rank < n ? 0 : MPI_UNDEFINED, rank, &sub));
         if (sub != MPI_COMM_NULL) {
-            rc = confirm_size(o, plan, ci, r, rank, n, sub, max_bytes, count, todo, sel, pace,
-                              progress);
+            rc = confirm_size(o, plan, round, ci, r, rank, n, sub, max_bytes, count, todo, sel,
+                              pace, progress);
             CS_MPI_CHECK(PMPI_Comm_free(&sub));
         }
         /* Every rank learns the size's verdict, the ranks outside sub too: otherwise, when the
@@ -704,6 +714,8 @@ static int confirm_points(const cs_bench_opts_t *o, cs_bench_plan_t *plan, cs_be
         rc = verdict;
         CS_CHECK(rc);
     }
+    *measured = r->measured - before;
+    CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, measured, 1, MPI_INT, MPI_MAX, world));
 out:
     if (sub != MPI_COMM_NULL) {
         PMPI_Comm_free(&sub);
@@ -751,6 +763,7 @@ out:
 int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int nextra,
                   MPI_Comm world) {
     int rank, nprocs, rc = CS_OK, status = 0, resumed = 0, nrules = 0, job_ppn = 1;
+    int stopped_after = 0; /* --one-round: the confirmation round this launch stopped after */
     char err[512];
     cs_bench_opts_t opts;
     cs_machine_t machine;
@@ -904,8 +917,20 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     }
     if (rc == CS_OK && !opts.validate && !opts.no_confirm && !opts.measure_only &&
         opts.overlap != CS_BENCH_OVERLAP_ONLY) {
-        rc = confirm_points(&opts, plan, &r, rank, world, &pace, &progress);
-        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
+        /* The rounds in order; a resumed run finds those it finished stored, and with
+         * --one-round stops after the first in which this launch measured something. */
+        for (int round = 1; round <= opts.confirm_rounds && rc == CS_OK; round++) {
+            int measured = 0;
+            rc = confirm_points(&opts, plan, round, &r, rank, world, &pace, &progress, &measured);
+            CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
+            if (opts.one_round && measured > 0) {
+                stopped_after = round;
+                break;
+            }
+        }
+        if (opts.one_round && stopped_after == 0) {
+            stopped_after = opts.confirm_rounds;
+        }
     }
     cs_bench_progress_close(&progress);
     CS_CHECK(rc);
@@ -921,8 +946,8 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         fprintf(stderr, "collsel-bench: validation run %lld done in %s -> %s\n",
                 (long long)r.run_id, dur, r.path);
     } else if (rank == 0 && opts.measure_only) {
-        /* left 'running', so that --resume continues it: the confirmation pass and the rules
-         * in a fresh launch (docs/tuning.md "Confirmation") */
+        /* left 'running', so that --resume continues it: the confirmation rounds and the
+         * rules in a fresh launch (docs/tuning.md "Confirmation") */
         char dur[32];
         cs_bench_format_duration(PMPI_Wtime() - t0, dur, sizeof(dur));
         fprintf(stderr,
@@ -930,6 +955,18 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
                 "the same command with --resume instead of --measure-only confirms its wins in "
                 "a fresh launch and derives them\n",
                 (long long)r.run_id, dur, progress.done, r.path);
+    } else if (rank == 0 && stopped_after > 0) {
+        /* --one-round: left 'running' too, for the next round or the rules */
+        char dur[32];
+        cs_bench_format_duration(PMPI_Wtime() - t0, dur, sizeof(dur));
+        fprintf(stderr,
+                "collsel-bench: run %lld: confirmation round %d of %d done in %s -> %s; it has "
+                "no rules yet: the same command with --resume %s\n",
+                (long long)r.run_id, stopped_after, opts.confirm_rounds, dur, r.path,
+                stopped_after < opts.confirm_rounds
+                    ? "runs the next round in a fresh launch (and without --one-round the rounds "
+                      "after it and the rules)"
+                    : "and without --one-round derives them");
     } else if (rank == 0) {
         int64_t nmeas = 0, nfail = 0;
         char dur[32];

@@ -162,9 +162,15 @@ static const char *const sql[NSTMTS] = {
     [ST_MEASUREMENT_INSERT] = MEASUREMENT_INSERT("measurement"),
     [ST_MEASUREMENT_EXISTS] = MEASUREMENT_EXISTS("measurement"),
     [ST_MEASUREMENT_BY_RUN] = MEASUREMENT_BY_RUN("measurement"),
-    [ST_CONFIRMATION_INSERT] = MEASUREMENT_INSERT("confirmation"),
-    [ST_CONFIRMATION_EXISTS] = MEASUREMENT_EXISTS("confirmation"),
-    [ST_CONFIRMATION_BY_RUN] = MEASUREMENT_BY_RUN("confirmation"),
+    /* confirmation: the same, and the round (?27 in the insert, ?9 in the test, the last
+     * column read) */
+    [ST_CONFIRMATION_INSERT] = "INSERT INTO confirmation (run_id, " MEASUREMENT_COLS ", round) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                               "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, "
+                               "?27) ON CONFLICT DO NOTHING",
+    [ST_CONFIRMATION_EXISTS] = MEASUREMENT_EXISTS("confirmation") " AND round = ?9",
+    [ST_CONFIRMATION_BY_RUN] = "SELECT " MEASUREMENT_COLS ", round FROM confirmation WHERE "
+                               "run_id = ?1 ORDER BY round, " POINT_ORDER,
     [ST_FAILURE_INSERT] = "INSERT INTO failure (run_id, " POINT_COLS ", message) "
                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT DO NOTHING",
     [ST_FAILURE_BY_RUN] = "SELECT " POINT_COLS ", message FROM failure WHERE run_id = ?1 "
@@ -1232,6 +1238,9 @@ static int insert_measurement(cs_db_t *db, enum stmt st, const cs_db_measurement
                                             (sqlite3_uint64)m->loop_nsamples * 8, SQLITE_STATIC));
         }
     }
+    if (st == ST_CONFIRMATION_INSERT) {
+        CS_DB_CHECK(db, sqlite3_bind_int(s, 27, m->round > 1 ? m->round : 1));
+    }
     CS_DB_CHECK(db, sqlite3_step(s));
     if (sqlite3_changes(db->conn) == 0) {
         const char *params = m->point.params != NULL ? m->point.params : "";
@@ -1253,7 +1262,7 @@ int cs_db_insert_confirmation(cs_db_t *db, const cs_db_measurement_t *m) {
 }
 
 static int measurement_exists(cs_db_t *db, enum stmt st, int64_t run_id, const cs_db_point_t *p,
-                              bool *exists) {
+                              int round, bool *exists) {
     int rc = CS_OK;
     int step = SQLITE_DONE;
     sqlite3_stmt *s = NULL;
@@ -1261,6 +1270,9 @@ static int measurement_exists(cs_db_t *db, enum stmt st, int64_t run_id, const c
     CS_CHECK(stmt(db, st, &s));
     CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, run_id));
     CS_DB_CHECK(db, bind_point(s, 2, p));
+    if (st == ST_CONFIRMATION_EXISTS) {
+        CS_DB_CHECK(db, sqlite3_bind_int(s, 9, round));
+    }
     CS_DB_CHECK(db, step = sqlite3_step(s));
     *exists = step == SQLITE_ROW;
 out:
@@ -1269,11 +1281,15 @@ out:
 }
 
 int cs_db_measurement_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p, bool *exists) {
-    return measurement_exists(db, ST_MEASUREMENT_EXISTS, run_id, p, exists);
+    return measurement_exists(db, ST_MEASUREMENT_EXISTS, run_id, p, 0, exists);
 }
 
-int cs_db_confirmation_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p, bool *exists) {
-    return measurement_exists(db, ST_CONFIRMATION_EXISTS, run_id, p, exists);
+int cs_db_confirmation_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p, int round,
+                              bool *exists) {
+    if (round < 1) {
+        return CS_ERR_ARG;
+    }
+    return measurement_exists(db, ST_CONFIRMATION_EXISTS, run_id, p, round, exists);
 }
 
 static int foreach_measurement(cs_db_t *db, enum stmt st, int64_t run_id, cs_db_measurement_fn fn,
@@ -1326,6 +1342,9 @@ static int foreach_measurement(cs_db_t *db, enum stmt st, int64_t run_id, cs_db_
         } else {
             m.loop_min_us = m.loop_q1_us = m.loop_median_us = NAN;
             m.loop_q3_us = m.loop_max_us = m.loop_rankmax_median_us = NAN;
+        }
+        if (st == ST_CONFIRMATION_BY_RUN) {
+            m.round = sqlite3_column_int(s, 25);
         }
         CS_CHECK(call_back(fn(&m, ctx), &stop));
     }
@@ -1593,7 +1612,7 @@ out:
 }
 
 int cs_db_overlap_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p, bool *exists) {
-    return measurement_exists(db, ST_OVERLAP_EXISTS, run_id, p, exists);
+    return measurement_exists(db, ST_OVERLAP_EXISTS, run_id, p, 0, exists);
 }
 
 int cs_db_foreach_overlap(cs_db_t *db, int64_t run_id, cs_db_overlap_fn fn, void *ctx) {

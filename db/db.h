@@ -138,6 +138,8 @@ typedef struct cs_db_measurement {
     double loop_rankmax_median_us; /* median of the slowest rank's mean; NaN when unknown */
     const double *loop_samples_us; /* optional: NULL, 0 */
     size_t loop_nsamples;
+    int round; /* table confirmation: the confirmation round, >= 1 (0 is stored as 1);
+                * ignored for table measurement, and read back 0 from it */
 } cs_db_measurement_t;
 
 /* A verification failure: the point's result differed from the native collective's. */
@@ -291,11 +293,13 @@ int cs_db_measurement_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p
 int cs_db_foreach_measurement(cs_db_t *db, int64_t run_id, cs_db_measurement_fn fn,
                               void *ctx) CS_MUST_CHECK;
 
-/* The confirmation pass (docs/tuning.md "Confirmation"): measurements of the same points again,
- * later in the run, with native and the best candidates only; table confirmation, with the same
- * columns and rules as measurement. */
+/* The confirmation rounds (docs/tuning.md "Confirmation"): measurements of the same points
+ * again, later in the run, with native and the best candidates only; table confirmation, with
+ * the same columns and rules as measurement and the round (cs_db_measurement_t.round), which
+ * is part of the key: cs_db_confirmation_exists asks for round `round` (>= 1, else CS_ERR_ARG),
+ * cs_db_foreach_confirmation lists every round's, by round and then as measurements. */
 int cs_db_insert_confirmation(cs_db_t *db, const cs_db_measurement_t *m) CS_MUST_CHECK;
-int cs_db_confirmation_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p,
+int cs_db_confirmation_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *p, int round,
                               bool *exists) CS_MUST_CHECK;
 int cs_db_foreach_confirmation(cs_db_t *db, int64_t run_id, cs_db_measurement_fn fn,
                                void *ctx) CS_MUST_CHECK;

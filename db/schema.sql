@@ -1,4 +1,4 @@
--- collsel database schema. schema version: 11
+-- collsel database schema. schema version: 12
 --
 -- This file is the truth: a new database is created from it, and docs/database.md describes it.
 -- Databases made by an older collsel are brought here by db/migrations/NNNN_*.sql, applied in
@@ -91,12 +91,15 @@ CREATE TABLE measurement (
 );
 
 
--- The confirmation pass (docs/tuning.md "Confirmation"): after every point of a run is measured,
--- the points where a candidate beat native are measured again, minutes later, with only native
--- and the best candidates (at most CS_BENCH_CONFIRM_CANDS of them). A candidate replaces native
--- only if it also beats native here. Same columns and meaning as measurement.
+-- The confirmation rounds (docs/tuning.md "Confirmation"): after every point of a run is
+-- measured, the points where a candidate beat native are measured again, minutes later, with
+-- only native and the best candidates (at most CS_BENCH_CONFIRM_CANDS of them), in rounds: a
+-- round measures again the candidates that won in the measurement pass and in every round
+-- before. A candidate replaces native only if it also beats native in every round that measured
+-- the point. Same columns and meaning as measurement, and the round.
 CREATE TABLE confirmation (
     run_id     INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+    round      INTEGER NOT NULL DEFAULT 1 CHECK (round >= 1),   -- the confirmation round, 1..
     coll       TEXT NOT NULL,                  -- 'allreduce'
     pattern    TEXT NOT NULL DEFAULT '',     -- neighbourhood pattern tuned on (table pattern);
                                                -- '' for the other collectives
@@ -131,7 +134,7 @@ CREATE TABLE confirmation (
     loop_rankmax_median_us REAL,               -- median over repetitions of the slowest rank's
                                                -- mean (no outlier removal)
     loop_samples_us BLOB,                      -- every repetition's sample, as samples_us
-    UNIQUE (run_id, coll, pattern, algorithm, params, comm_size, ppn, bytes)
+    UNIQUE (run_id, round, coll, pattern, algorithm, params, comm_size, ppn, bytes)
 );
 
 -- A variant whose result differed from the native collective: excluded from the winners.

@@ -31,6 +31,7 @@
 #include "core/algo.h"
 #include "db.h"
 #include "derive.h"
+#include "options.h"
 #include "registry.h"
 #include "stats.h"
 #include "tune.h"
@@ -134,7 +135,7 @@ static void check(int ok, const char *fmt, ...) {
 /* What the database holds, copied out of the callbacks. */
 typedef struct row {
     char coll[32], algorithm[128], params[CS_RULE_PARAMS], message[256];
-    int comm_size, ppn, reps, outliers, verified, rank;
+    int comm_size, ppn, reps, outliers, verified, rank, round;
     uint64_t bytes, lo, hi;
     double min, q1, median, q3, max, native_us, p_value;
     size_t nsamples;
@@ -181,6 +182,7 @@ static int on_measurement(const cs_db_measurement_t *m, void *ctx) {
         r->verified = m->verified;
         r->nsamples = m->nsamples;
         r->run_id = m->run_id;
+        r->round = m->round;
         r->loop_reps = m->loop_reps;
         r->loop_outliers = m->loop_outliers;
         r->loop_min = m->loop_min_us;
@@ -528,13 +530,15 @@ static void check_rules(const rows_t *rs, const rows_t *ms, int64_t run_id, int 
 }
 
 /* Rank 0: everything the database should hold after the run. */
-/* The confirmation pass (docs/tuning.md "Confirmation"): every row re-measures a point of the
- * first pass; each size it measured has native and at most CS_BENCH_CONFIRM_CANDS candidates;
- * and a non-native rule that starts at a size the pass measured was measured there again. */
+/* The confirmation rounds (docs/tuning.md "Confirmation"): every row re-measures a point of the
+ * first pass, and one of round r > 1 a candidate that round r - 1 measured at that size; each
+ * size a round measured has native and at most CS_BENCH_CONFIRM_CANDS candidates there; and a
+ * non-native rule that starts at a size a round measured was measured there again, in that
+ * round. */
 static void check_confirmations(const rows_t *cs, const rows_t *ms, const rows_t *rules) {
     for (int i = 0; i < cs->n; i++) {
         const row_t *c = &cs->v[i];
-        int first = 0, natives = 0, here = 0;
+        int first = 0, natives = 0, here = 0, before = c->round == 1;
         for (int j = 0; j < ms->n; j++) {
             first += strcmp(ms->v[j].coll, c->coll) == 0 &&
                      strcmp(ms->v[j].algorithm, c->algorithm) == 0 &&
@@ -543,17 +547,24 @@ static void check_confirmations(const rows_t *cs, const rows_t *ms, const rows_t
         check(first == 1, "confirmation of %s(%s) at %llu bytes: %d first-pass measurements",
               c->algorithm, c->params, (unsigned long long)c->bytes, first);
         check(!is_wrong(c->algorithm), "wrong algorithm %s confirmed", c->algorithm);
+        check(c->round >= 1 && c->round <= CS_BENCH_CONFIRM_ROUNDS, "%s at %llu bytes: round %d",
+              c->algorithm, (unsigned long long)c->bytes, c->round);
         for (int j = 0; j < cs->n; j++) {
             const row_t *d = &cs->v[j];
-            if (strcmp(d->coll, c->coll) == 0 && d->bytes == c->bytes) {
+            if (strcmp(d->coll, c->coll) == 0 && d->bytes == c->bytes && d->round == c->round) {
                 const cs_algo_t *a = cs_registry_find(d->algorithm);
                 here++;
                 natives += a != NULL && cs_algo_is_native(a);
             }
+            before |= strcmp(d->coll, c->coll) == 0 && d->bytes == c->bytes &&
+                      d->round == c->round - 1 && strcmp(d->algorithm, c->algorithm) == 0 &&
+                      strcmp(d->params, c->params) == 0;
         }
         check(natives == 1 && here >= 2 && here <= 1 + CS_BENCH_CONFIRM_CANDS,
-              "%s at %llu bytes: the confirmation pass measured %d candidates, %d native", c->coll,
-              (unsigned long long)c->bytes, here, natives);
+              "%s at %llu bytes: confirmation round %d measured %d candidates, %d native", c->coll,
+              (unsigned long long)c->bytes, c->round, here, natives);
+        check(before, "%s(%s) at %llu bytes: in round %d, not in the round before", c->algorithm,
+              c->params, (unsigned long long)c->bytes, c->round);
     }
     for (int i = 0; i < rules->n; i++) {
         const row_t *r = &rules->v[i];
@@ -569,6 +580,21 @@ static void check_confirmations(const rows_t *cs, const rows_t *ms, const rows_t
                 confirmed |= strcmp(cs->v[j].algorithm, r->algorithm) == 0 &&
                              strcmp(cs->v[j].params, r->params) == 0;
             }
+        }
+        /* and in every round that measured a size of the interval */
+        for (int j = 0; j < cs->n && measured && confirmed; j++) {
+            const row_t *d = &cs->v[j];
+            int again = 0;
+            if (strcmp(d->coll, r->coll) != 0 || d->bytes < r->lo || d->bytes >= r->hi) {
+                continue;
+            }
+            for (int k = 0; k < cs->n; k++) {
+                again |= strcmp(cs->v[k].coll, d->coll) == 0 && cs->v[k].bytes == d->bytes &&
+                         cs->v[k].round == d->round &&
+                         strcmp(cs->v[k].algorithm, r->algorithm) == 0 &&
+                         strcmp(cs->v[k].params, r->params) == 0;
+            }
+            confirmed = again;
         }
         check(!measured || confirmed,
               "rule %s(%s) for [%llu, %llu) was not measured again where the confirmation pass "

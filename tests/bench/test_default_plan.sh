@@ -70,8 +70,8 @@ check_run() {
         ppn=${pair#*:}
         points=$(sql "$db" "select (select count(distinct coll || ':' || bytes) from measurement
                                     where comm_size = $n) +
-                                   (select count(distinct coll || ':' || bytes) from confirmation
-                                    where comm_size = $n)")
+                                   (select count(distinct coll || ':' || bytes || ':' || round)
+                                    from confirmation where comm_size = $n)")
         grep -Eq "[ ,]np=$n ppn=$ppn [0-9hms]+ \($points points\)" <<<"$line" ||
             fail "summary '$line' lacks 'np=$n ppn=$ppn ... ($points points)'"
     done

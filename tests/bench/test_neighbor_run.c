@@ -32,6 +32,7 @@
 #include "core/loggp.h"
 #include "db.h"
 #include "derive.h"
+#include "options.h"
 #include "patterns.h"
 #include "tune.h"
 
@@ -97,8 +98,8 @@ typedef struct seen {
         uint64_t lo, hi;
     } rule[64];
     int nrule;
-    struct { /* the confirmation pass's rows of the planned collectives */
-        int c, k;
+    struct { /* the confirmation rounds' rows of the planned collectives */
+        int c, k, round;
         char algorithm[64], params[128];
         uint64_t bytes;
     } conf[256];
@@ -198,6 +199,7 @@ static int on_confirmation(const cs_db_measurement_t *m, void *ctx) {
     snprintf(s->conf[s->nconf].params, sizeof(s->conf[0].params), "%s",
              m->point.params != NULL ? m->point.params : "");
     s->conf[s->nconf].bytes = m->point.bytes;
+    s->conf[s->nconf].round = m->round;
     s->nconf++;
     return CS_OK;
 }
@@ -217,41 +219,47 @@ static void check_confirmations(cs_db_t *db, int64_t machine_id, seen_t *s) {
     int matched = 0, oversubscribed = 0;
     check(cs_db_foreach_run(db, machine_id, run1_oversubscribed, &oversubscribed) == CS_OK,
           "read run 1");
-    for (int c = 0; c < 2; c++) {
-        cs_coll_t coll;
-        int n = 0;
-        if (cs_coll_from_name(colls[c], &coll) != CS_OK) {
-            check(0, "unknown collective %s", colls[c]);
-            continue;
-        }
-        /* the run's metric policy: the default, 'both' */
-        check(cs_bench_derive_contenders(db, 1, CS_DB_METRIC_BOTH, oversubscribed, coll, s->nprocs,
-                                         s->ppn, todo, (int)(sizeof(todo) / sizeof(todo[0])),
-                                         &n) == CS_OK,
-              "contenders of %s", colls[c]);
-        for (int t = 0; t < n; t++) {
-            int k = pattern_index(todo[t].pattern), native = 0, cands = 0;
-            check(k >= 0, "a contender of %s on pattern '%s'", colls[c], todo[t].pattern);
-            for (int i = 0; i < s->nconf; i++) {
-                if (s->conf[i].c != c || s->conf[i].k != k || s->conf[i].bytes != todo[t].bytes) {
-                    continue;
-                }
-                matched++;
-                if (strstr(s->conf[i].algorithm, "/native") != NULL) {
-                    native++;
-                    continue;
-                }
-                /* a candidate is a variant: two of one algorithm (balanced t=0 and t=4) are two */
-                for (int j = 0; j < todo[t].k; j++) {
-                    cands += strcmp(s->conf[i].algorithm, todo[t].algorithm[j]) == 0 &&
-                             strcmp(s->conf[i].params, todo[t].params[j]) == 0;
-                }
+    /* every round of the run (the default count) against that round's contenders */
+    for (int round = 1; round <= CS_BENCH_CONFIRM_ROUNDS; round++) {
+        for (int c = 0; c < 2; c++) {
+            cs_coll_t coll;
+            int n = 0;
+            if (cs_coll_from_name(colls[c], &coll) != CS_OK) {
+                check(0, "unknown collective %s", colls[c]);
+                continue;
             }
-            check(native == 1 && cands == todo[t].k,
-                  "%s on %s at %llu B: a candidate beat native; confirmed with native %d and %d "
-                  "of its %d candidates",
-                  colls[c], todo[t].pattern, (unsigned long long)todo[t].bytes, native, cands,
-                  todo[t].k);
+            /* the run's metric policy: the default, 'both' */
+            check(cs_bench_derive_contenders(db, 1, CS_DB_METRIC_BOTH, oversubscribed, round, coll,
+                                             s->nprocs, s->ppn, todo,
+                                             (int)(sizeof(todo) / sizeof(todo[0])), &n) == CS_OK,
+                  "contenders of %s in round %d", colls[c], round);
+            for (int t = 0; t < n; t++) {
+                int k = pattern_index(todo[t].pattern), native = 0, cands = 0;
+                check(k >= 0, "a contender of %s on pattern '%s'", colls[c], todo[t].pattern);
+                for (int i = 0; i < s->nconf; i++) {
+                    if (s->conf[i].c != c || s->conf[i].k != k ||
+                        s->conf[i].bytes != todo[t].bytes || s->conf[i].round != round) {
+                        continue;
+                    }
+                    matched++;
+                    if (strstr(s->conf[i].algorithm, "/native") != NULL) {
+                        native++;
+                        continue;
+                    }
+                    /* a candidate is a variant: two of one algorithm (balanced t=0 and t=4) are two
+                     */
+                    for (int j = 0; j < todo[t].k; j++) {
+                        cands += strcmp(s->conf[i].algorithm, todo[t].algorithm[j]) == 0 &&
+                                 strcmp(s->conf[i].params, todo[t].params[j]) == 0;
+                    }
+                }
+                check(native == 1 && cands == todo[t].k,
+                      "%s on %s at %llu B: a candidate beat native; confirmed in round %d with "
+                      "native "
+                      "%d and %d of its %d candidates",
+                      colls[c], todo[t].pattern, (unsigned long long)todo[t].bytes, round, native,
+                      cands, todo[t].k);
+            }
         }
     }
     check(matched == s->nconf && s->conf_other == 0,
@@ -270,6 +278,7 @@ static void check_confirmations(cs_db_t *db, int64_t machine_id, seen_t *s) {
             for (int m = 0; m < s->nconf; m++) {
                 again |= s->conf[m].c == s->conf[j].c && s->conf[m].k == s->conf[j].k &&
                          s->conf[m].bytes == s->conf[j].bytes &&
+                         s->conf[m].round == s->conf[j].round &&
                          strcmp(s->conf[m].algorithm, s->rule[i].algorithm) == 0;
             }
             check(again,

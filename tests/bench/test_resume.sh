@@ -11,8 +11,10 @@
 #      'aborted' (finished_at NULL, its measurements kept), a new run is 'done' with N;
 #   e. bad options: exit status 2, one message naming the value, no database file;
 #   f. the plan into D with --measure-only: the run stays 'running' with the measurements of A's
-#      first pass and no confirmation and no rules; then --resume confirms in that fresh launch
-#      (the sizes it names, nothing measured twice) and derives the rules: 'done', resumes = 1.
+#      first pass and no confirmation and no rules; then --resume --one-round runs confirmation
+#      round 1 in that fresh launch (the sizes it names, nothing measured twice) and stops, still
+#      'running' without rules; then --resume runs round 2 (only sizes round 1 measured) and
+#      derives the rules: 'done', resumes = 2.
 #
 # Usage: test_resume.sh COLLSEL_BENCH [MPIEXEC] [SQLITE3]   (ctest passes all three)
 # Needs 2 processes; the work directory is removed on success and kept (and named) on failure.
@@ -224,33 +226,52 @@ bad_option singleton "'0'" --reps-max 0
 bad_option singleton "--colls needs a value" --colls
 bad_option singleton "--no-confirm" --measure-only --no-confirm
 bad_option singleton "--validate" --measure-only --validate
+bad_option singleton "--one-round" --measure-only --one-round
+bad_option singleton "'5'" --confirm-rounds 5
 bench --db "$WORK/list.db" "${PLAN[@]}" --list >"$WORK/list.out" 2>&1 ||
     fail "--list failed: $(cat "$WORK/list.out")"
 [ ! -e "$WORK/list.db" ] || fail "--list created the database"
 grep -q "= 30 points" "$WORK/list.out" || fail "--list: unexpected plan: $(cat "$WORK/list.out")"
 
-# --- f. the confirmation pass in a launch of its own -------------------------------------------
+# --- f. the confirmation rounds in launches of their own ---------------------------------------
 D=$WORK/d.db
-step "f: the plan into D with --measure-only, then --resume"
+step "f: the plan into D with --measure-only, then --resume --one-round, then --resume"
 bench --db "$D" "${PLAN[@]}" --measure-only >"$WORK/f1.log" 2>&1 ||
     fail "--measure-only run failed: $(cat "$WORK/f1.log")"
 grep -q "it has no rules yet" "$WORK/f1.log" ||
     fail "--measure-only did not say the run waits for --resume: $(cat "$WORK/f1.log")"
-! grep -q "confirmation pass" "$WORK/f1.log" ||
-    fail "--measure-only ran the confirmation pass: $(cat "$WORK/f1.log")"
+! grep -q "confirmation round" "$WORK/f1.log" ||
+    fail "--measure-only ran a confirmation round: $(cat "$WORK/f1.log")"
 FIRST=$(sql "$D" "select status, (select count(*) from measurement),
     (select count(*) from confirmation), (select count(*) from rule) from run")
 [ "$FIRST" = "running|$N|0|0" ] ||
     fail "after --measure-only: '$FIRST', want 'running|$N|0|0' (status|measurements|confirmations|rules)"
-bench --db "$D" "${PLAN[@]}" --resume >"$WORK/f2.log" 2>&1 ||
-    fail "the resumed confirmation launch failed: $(cat "$WORK/f2.log")"
+bench --db "$D" "${PLAN[@]}" --resume --one-round >"$WORK/f2.log" 2>&1 ||
+    fail "the resumed round-1 launch failed: $(cat "$WORK/f2.log")"
 grep -q "resuming run 1" "$WORK/f2.log" || fail "the second launch did not resume: $(cat "$WORK/f2.log")"
-SECOND=$(sql "$D" "select status, resumes, (select count(*) from measurement),
-    (select count(distinct coll || ' ' || bytes) from confirmation) from run")
 # the sizes the launch said it confirms (none is as good: then it says nothing)
-SAID=$(sed -n 's/.*confirmation pass: \([0-9]*\) point(s).*/\1/p' "$WORK/f2.log")
-[ "$SECOND" = "done|1|$N|${SAID:-0}" ] ||
-    fail "after --resume: '$SECOND', want 'done|1|$N|${SAID:-0}' (status|resumes|measurements|sizes confirmed)"
+SAID=$(sed -n 's/.*confirmation round 1 of 2: \([0-9]*\) point(s).*/\1/p' "$WORK/f2.log")
+! grep -q "confirmation round 2" "$WORK/f2.log" ||
+    fail "--one-round went on to round 2: $(cat "$WORK/f2.log")"
+SECOND=$(sql "$D" "select status, resumes, (select count(*) from measurement),
+    (select count(distinct coll || ' ' || bytes) from confirmation where round = 1),
+    (select count(*) from confirmation where round <> 1), (select count(*) from rule) from run")
+[ "$SECOND" = "running|1|$N|${SAID:-0}|0|0" ] ||
+    fail "after --resume --one-round: '$SECOND', want 'running|1|$N|${SAID:-0}|0|0' (status|resumes|measurements|sizes in round 1|other rounds' rows|rules)"
+ROUND1_BEFORE=$(sql "$D" "select count(*) || ' ' || max(rowid) from confirmation where round = 1")
+bench --db "$D" "${PLAN[@]}" --resume >"$WORK/f3.log" 2>&1 ||
+    fail "the resumed round-2 launch failed: $(cat "$WORK/f3.log")"
+SAID2=$(sed -n 's/.*confirmation round 2 of 2: \([0-9]*\) point(s).*/\1/p' "$WORK/f3.log")
+ROUND1=$(sql "$D" "select count(*) || ' ' || max(rowid) from confirmation where round = 1")
+[ "$ROUND1" = "$ROUND1_BEFORE" ] ||
+    fail "the third launch changed round 1's rows: '$ROUND1', before '$ROUND1_BEFORE' (count, last rowid)"
+THIRD=$(sql "$D" "select status, resumes, (select count(*) from measurement),
+    (select count(distinct coll || ' ' || bytes) from confirmation where round = 1),
+    (select count(distinct coll || ' ' || bytes) from confirmation where round = 2),
+    (select count(*) from confirmation c where round = 2 and not exists (select 1 from
+     confirmation o where o.round = 1 and o.coll = c.coll and o.bytes = c.bytes)) from run")
+[ "$THIRD" = "done|2|$N|${SAID:-0}|${SAID2:-0}|0" ] ||
+    fail "after --resume: '$THIRD', want 'done|2|$N|${SAID:-0}|${SAID2:-0}|0' (status|resumes|measurements|sizes in round 1|in round 2|round-2 rows at a size round 1 did not measure)"
 RULES=$(sql "$D" 'select count(distinct coll) from rule where rank = 1 and lo_bytes = 0')
 [ "$RULES" = 2 ] || fail "the confirmed run has rules for $RULES collectives, want 2"
 

@@ -617,11 +617,16 @@ START_TEST(rank_metric_both_orders_and_stores_primary) {
 }
 END_TEST
 
-/* Sets the confirmation pass's medians of entry `e`. */
+/* Sets the medians of entry `e` in confirmation round `round` (1..). */
+static void confirm_round(cs_bench_entry_t *e, int round, double us, double loop_us) {
+    e->has_confirm |= 1u << (round - 1);
+    e->confirm_median_us[round - 1] = us;
+    e->confirm_loop_median_us[round - 1] = loop_us;
+}
+
+/* The same in round 1. */
 static void confirm_entry(cs_bench_entry_t *e, double us, double loop_us) {
-    e->has_confirm = 1;
-    e->confirm_median_us = us;
-    e->confirm_loop_median_us = loop_us;
+    confirm_round(e, 1, us, loop_us);
 }
 
 START_TEST(rank_confirmation) {
@@ -714,13 +719,61 @@ START_TEST(rank_confirmation_both_passes) {
 }
 END_TEST
 
+START_TEST(rank_confirmation_rounds) {
+    /* reduce at 1 MiB, np 4 (t23 and its re-validations, loop metric): Open MPI's binary tree
+     * at 158 us against native's 255 in the measurement pass and in the first confirmation
+     * round, at 2 x native in the validations minutes later. With a second round, a candidate
+     * replaces native only if it wins in every round that measured the size, and the ranking
+     * takes every round (geometric mean of the passes' scores). */
+    cs_bench_entry_t e[] = {NATIVE2(340.0, 255.0), /* NATIVE2 names it allreduce/native */
+                            CAND2("reduce/binary", 245.0, 0.001, 158.0, 0.001),
+                            CAND2("reduce/chain", 249.0, 0.001, 162.0, 0.001)};
+    cs_bench_size_t s = {.bytes = 1 << 20, .entries = e, .n = 3, .confirmed = 1};
+    int n = -1;
+    confirm_round(&e[0], 1, 337.0, 254.6);
+    confirm_round(&e[1], 1, 245.1, 157.8);
+    confirm_round(&e[2], 1, 248.9, 158.9);
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "reduce/binary");
+    ck_assert_int_eq(n, 3);
+    /* Round 2 measured the size: binary in its slow level lost there, chain won again. */
+    s.confirmed |= 2;
+    confirm_round(&e[0], 2, 335.0, 260.0);
+    confirm_round(&e[1], 2, 600.0, 520.0);
+    confirm_round(&e[2], 2, 250.0, 170.0);
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "reduce/chain");
+    ck_assert_int_eq(n, 2);
+    /* A candidate round 2 did not measure cannot win where it measured the size. */
+    e[2].has_confirm &= ~2u;
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allreduce/native");
+    ck_assert_int_eq(n, 1);
+    /* A round that did not measure the size (the budget ran out first) asks nothing. */
+    s.confirmed = 1;
+    for (int i = 0; i < 3; i++) {
+        e[i].has_confirm = 1;
+    }
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "reduce/binary");
+    /* Both win in both rounds: every round ranks. Binary ahead in the first pass and round 1,
+     * chain ahead by more in round 2 (geometric means 176.3 and 163.6): chain. */
+    s.confirmed = 3;
+    confirm_round(&e[0], 2, 335.0, 260.0);
+    confirm_round(&e[1], 2, 250.0, 220.0);
+    confirm_round(&e[2], 2, 250.0, 170.0);
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "reduce/chain");
+    ck_assert_int_eq(n, 3);
+    /* Native not measured in round 2 (cut short) though the round measured the size: nobody
+     * is confirmed there. */
+    e[0].has_confirm = 1;
+    ck_assert_str_eq(winner_under(s, CS_DB_METRIC_LOOP, &n), "allreduce/native");
+}
+END_TEST
+
 /* --- the confirmation pass of the neighbourhood collectives' pattern keys (derive.c) ------- */
 
-/* Stores, in table measurement (confirm 0) or confirmation (confirm 1) of run `run_id`, a
+/* Stores, in table measurement (round 0) or as a confirmation of round `round` of run `run_id`, a
  * measurement of `algorithm` on pattern `pattern` (np 4) at `size_bytes`: 20 repetitions spread
  * evenly over [us, us + 0.19]. Synthetic numbers: nothing is timed. */
 static void put_pattern_point(cs_db_t *db, int64_t run_id, const char *coll, const char *pattern,
-                              const char *algorithm, uint64_t size_bytes, double us, int confirm) {
+                              const char *algorithm, uint64_t size_bytes, double us, int round) {
     double samples[20];
     for (int i = 0; i < NELEMS(samples); i++) {
         samples[i] = us + 0.01 * i;
@@ -737,8 +790,9 @@ static void put_pattern_point(cs_db_t *db, int64_t run_id, const char *coll, con
         .verified = 1,
         .samples_us = samples,
         .nsamples = NELEMS(samples),
+        .round = round,
     };
-    ck_assert_int_eq(confirm ? cs_db_insert_confirmation(db, &m) : cs_db_insert_measurement(db, &m),
+    ck_assert_int_eq(round ? cs_db_insert_confirmation(db, &m) : cs_db_insert_measurement(db, &m),
                      CS_OK);
 }
 
@@ -804,11 +858,14 @@ START_TEST(confirm_pattern_keys) {
     }
 
     /* Every pattern point is a contender, with its pattern's name, by pattern then size. */
-    ck_assert_int_eq(cs_bench_derive_contenders(db, run_id, CS_DB_METRIC_SYNC, 0, (cs_coll_t)0, 0,
-                                                0, NULL, INT32_MAX, &n),
+    ck_assert_int_eq(cs_bench_derive_contenders(db, run_id, CS_DB_METRIC_SYNC, 0, 1, (cs_coll_t)0,
+                                                0, 0, NULL, INT32_MAX, &n),
                      CS_OK);
     ck_assert_int_eq(n, 8);
-    ck_assert_int_eq(cs_bench_derive_contenders(db, run_id, CS_DB_METRIC_SYNC, 0,
+    ck_assert_int_eq(cs_bench_derive_contenders(db, run_id, CS_DB_METRIC_SYNC, 0, 0, (cs_coll_t)0,
+                                                0, 0, NULL, INT32_MAX, &n),
+                     CS_ERR_ARG); /* rounds count from 1 */
+    ck_assert_int_eq(cs_bench_derive_contenders(db, run_id, CS_DB_METRIC_SYNC, 0, 1,
                                                 CS_COLL_NEIGHBOR_ALLTOALL, 4, 4, todo, NELEMS(todo),
                                                 &n),
                      CS_OK);
@@ -864,22 +921,38 @@ START_TEST(confirm_pattern_keys) {
         cs_db_confirmation_exists(db, run_id,
                                   &(cs_db_point_t){"neighbor_alltoall", "neighbor_alltoall/native",
                                                    "", 4, 4, 4096, "hotspot"},
-                                  &exists),
+                                  1, &exists),
         CS_OK);
     ck_assert(exists);
     ck_assert_int_eq(
         cs_db_confirmation_exists(db, run_id,
                                   &(cs_db_point_t){"neighbor_alltoall", "neighbor_alltoall/native",
                                                    "", 4, 4, 4096, "random30"},
-                                  &exists),
+                                  1, &exists),
         CS_OK);
     ck_assert(!exists);
-    ck_assert_int_eq(cs_bench_derive_contenders(db, run_id, CS_DB_METRIC_SYNC, 0,
+    ck_assert_int_eq(
+        cs_db_confirmation_exists(db, run_id,
+                                  &(cs_db_point_t){"neighbor_alltoall", "neighbor_alltoall/native",
+                                                   "", 4, 4, 4096, "hotspot"},
+                                  2, &exists),
+        CS_OK);
+    ck_assert(!exists); /* round 1's row is not round 2's */
+    ck_assert_int_eq(cs_bench_derive_contenders(db, run_id, CS_DB_METRIC_SYNC, 0, 1,
                                                 CS_COLL_NEIGHBOR_ALLTOALL, 4, 4, todo, NELEMS(todo),
                                                 &n),
                      CS_OK);
     ck_assert_int_eq(n, 4);
     ck_assert_str_eq(todo[3].pattern, "hotspot");
+    /* Round 2 confirms what won in the first pass and in round 1: not cart2d at 4 KiB. */
+    ck_assert_int_eq(cs_bench_derive_contenders(db, run_id, CS_DB_METRIC_SYNC, 0, 2,
+                                                CS_COLL_NEIGHBOR_ALLTOALL, 4, 4, todo, NELEMS(todo),
+                                                &n),
+                     CS_OK);
+    ck_assert_int_eq(n, 3);
+    ck_assert_str_eq(todo[0].pattern, pats[0]);
+    ck_assert_uint_eq(todo[0].bytes, sizes[0]);
+    ck_assert_str_eq(todo[1].pattern, pats[1]);
 
     ck_assert_int_eq(cs_bench_derive_rules(db, machine_id, run_id, NULL, 0, &nrules), CS_OK);
     {
@@ -1268,6 +1341,7 @@ static Suite *bench_suite(void) {
     tcase_add_test(tc, rank_loop_tail);
     tcase_add_test(tc, rank_confirmation);
     tcase_add_test(tc, rank_confirmation_both_passes);
+    tcase_add_test(tc, rank_confirmation_rounds);
     tcase_add_test(tc, confirm_pattern_keys);
     tcase_add_test(tc, order_is_a_fresh_permutation);
     tcase_add_test(tc, parse_errors);

@@ -1532,6 +1532,60 @@ START_TEST(migration_6_keeps_version_5_rows) {
 }
 END_TEST
 
+/* cs_db_foreach_confirmation's rounds, in the order listed. */
+typedef struct round_list {
+    int *rounds, *n;
+} round_list_t;
+
+static int collect_rounds(const cs_db_measurement_t *m, void *ctx) {
+    round_list_t *l = ctx;
+    if (*l->n < 4) {
+        l->rounds[(*l->n)++] = m->round;
+    }
+    return CS_OK;
+}
+
+START_TEST(migration_12_makes_confirmations_round_1) {
+    /* A version-11 database keeps its confirmations, as round 1 (the one round runs had); the
+     * round is part of the key from then on: the same point in round 2 is a row of its own,
+     * and read back with its round. */
+    const char *path = file("v11_rows.db");
+    raw_db_at(path, 11,
+              "INSERT INTO machine (id, host, topology, mpi_library) VALUES (1, 'h', 't', 'm');"
+              "INSERT INTO run (id, machine_id, started_at, nprocs, nnodes, ppn, args, status) "
+              "VALUES (1, 1, '2026-01-01T00:00:00Z', 4, 1, 4, 'colls=0x1 sizes=4', 'done');"
+              "INSERT INTO confirmation (run_id, coll, algorithm, params, comm_size, ppn, bytes, "
+              "reps, min_us, q1_us, median_us, q3_us, max_us, outliers, verified, loop_reps, "
+              "loop_median_us) VALUES (1, 'allreduce', 'allreduce/native', '', 4, 4, 64, 2, 1, "
+              "1.25, 1.5, 1.75, 2, 0, 1, 2, 0.5);");
+    upgrade(path);
+    ck_assert_int_eq(raw_int(path, "SELECT count(*) FROM confirmation WHERE round = 1 AND "
+                                   "loop_median_us = 0.5 AND median_us = 1.5 AND verified = 1"),
+                     1);
+    cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
+    cs_db_measurement_t m = measurement(1, "allreduce/native", 64, 3.0);
+    bool found = false;
+    for (int round = 1; round <= 2; round++) {
+        ck_assert_int_eq(cs_db_confirmation_exists(db, 1, &m.point, round, &found), CS_OK);
+        ck_assert(found == (round == 1));
+    }
+    ck_assert_int_eq(cs_db_confirmation_exists(db, 1, &m.point, 0, &found), CS_ERR_ARG);
+    m.round = 2;
+    ck_assert_int_eq(cs_db_insert_confirmation(db, &m), CS_OK);
+    ck_assert_int_eq(cs_db_confirmation_exists(db, 1, &m.point, 2, &found), CS_OK);
+    ck_assert(found);
+    {
+        int rounds[4] = {0}, n = 0;
+        ck_assert_int_eq(
+            cs_db_foreach_confirmation(db, 1, collect_rounds, &(round_list_t){rounds, &n}), CS_OK);
+        ck_assert_int_eq(n, 2);
+        ck_assert_int_eq(rounds[0], 1);
+        ck_assert_int_eq(rounds[1], 2);
+    }
+    cs_db_close(db);
+}
+END_TEST
+
 START_TEST(reopen_keeps_rows) {
     const char *path = file("keep.db");
     cs_db_t *db = open_db(path, CS_DB_READ_WRITE);
@@ -1813,6 +1867,7 @@ static Suite *db_suite(void) {
     tcase_add_test(files, migration_5_adds_loggp);
     tcase_add_test(files, loggp_round_trip);
     tcase_add_test(files, migration_6_keeps_version_5_rows);
+    tcase_add_test(files, migration_12_makes_confirmations_round_1);
     tcase_add_test(files, pattern_round_trip);
     tcase_add_test(files, pattern_offsets_round_trip);
     tcase_add_test(files, pattern_rules_and_points);
