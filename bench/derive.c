@@ -302,9 +302,9 @@ out:
 /* Calls fn for every size run `run_id` measured for key (coll, comm_size, ppn) (comm_size 0:
  * of every key), ascending, with that size's entries ranked by cs_bench_rank under `metric`
  * (order[0..nrank-1], native last; of the confirmation rounds only 1..rounds counted, none when
- * 0) and the neighbourhood
- * pattern measured on ("" for the other collectives; pattern keys only when `patterns`, else
- * skipped). A non-zero return of fn other than CS_OK stops and is returned. */
+ * 0) and the neighbourhood pattern measured on ("" for the other collectives; pattern keys only
+ * when `patterns`, else skipped). A non-zero return of fn other than CS_OK stops and is
+ * returned. */
 typedef int (*ranked_fn)(void *ctx, const char *pattern, uint64_t bytes,
                          const cs_bench_entry_t *entries, const int *order, int nrank);
 
