@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <hwloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +23,40 @@ static int covering(hwloc_topology_t topo, hwloc_obj_type_t type, hwloc_const_bi
     return -1;
 }
 
-int cs_machine_domain(void) {
+/* The machine's topology, loaded once per process: a load takes 3-9 ms here, and every new
+ * communicator's node layout (cs_comm_node) asks for its binding's domain; the selector loads it
+ * for the fingerprint anyway. NULL when hwloc cannot load it. Never destroyed: it describes the
+ * machine, which outlives every caller, and only read after the load (hwloc's read-only calls
+ * are thread-safe). The bindings are asked for at each call, as a process may be rebound. */
+static hwloc_topology_t machine_topo;
+static pthread_once_t machine_topo_once = PTHREAD_ONCE_INIT;
+
+static void machine_topo_load(void) {
     hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0) {
+        return;
+    }
+    if (hwloc_topology_load(topo) != 0) {
+        hwloc_topology_destroy(topo);
+        return;
+    }
+    machine_topo = topo;
+}
+
+static hwloc_topology_t machine_topology(void) {
+    pthread_once(&machine_topo_once, machine_topo_load);
+    return machine_topo;
+}
+
+int cs_machine_domain(void) {
+    hwloc_topology_t topo = machine_topology();
     hwloc_bitmap_t set = NULL;
     int domain = -1;
-    if (hwloc_topology_init(&topo) != 0) {
+    if (topo == NULL) {
         return -1;
     }
     set = hwloc_bitmap_alloc();
-    if (set != NULL && hwloc_topology_load(topo) == 0) {
+    if (set != NULL) {
         int packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
         int numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
         if (packages <= 1 && numa <= 1) {
@@ -40,34 +66,28 @@ int cs_machine_domain(void) {
         }
     }
     hwloc_bitmap_free(set);
-    hwloc_topology_destroy(topo);
     return domain;
 }
 
 int cs_machine_core_bound(void) {
-    hwloc_topology_t topo;
+    hwloc_topology_t topo = machine_topology();
     hwloc_bitmap_t set = NULL;
     int bound = -1;
-    if (hwloc_topology_init(&topo) != 0) {
+    if (topo == NULL) {
         return -1;
     }
     set = hwloc_bitmap_alloc();
-    if (set != NULL && hwloc_topology_load(topo) == 0 &&
-        hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
+    if (set != NULL && hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
         bound = covering(topo, HWLOC_OBJ_CORE, set) >= 0;
     }
     hwloc_bitmap_free(set);
-    hwloc_topology_destroy(topo);
     return bound;
 }
 
 static void topology(cs_machine_t *m) {
-    hwloc_topology_t topo;
+    hwloc_topology_t topo = machine_topology();
     snprintf(m->topology, sizeof(m->topology), "unknown");
-    if (hwloc_topology_init(&topo) != 0) {
-        return;
-    }
-    if (hwloc_topology_load(topo) == 0) {
+    if (topo != NULL) {
         int packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
         int numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
         m->cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
@@ -75,7 +95,6 @@ static void topology(cs_machine_t *m) {
         snprintf(m->topology, sizeof(m->topology), "packages=%d numa=%d cores=%d pus=%d", packages,
                  numa, m->cores, m->pus);
     }
-    hwloc_topology_destroy(topo);
 }
 
 void cs_machine_fingerprint(cs_machine_t *m) {
