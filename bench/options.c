@@ -50,6 +50,8 @@ const char cs_bench_usage[] =
     "  --list                print the plan (every algorithm variant, size, estimate) and exit\n"
     "  --validate            after a tuning run: measure, interleaved, native vs the selector's\n"
     "                        choice (collsel_* API) vs the best tuned candidate at every point\n"
+    "  --validate-passes N   with --validate: sweep every point N times, 1 to 9 (default 3),\n"
+    "                        and judge the median per size\n"
     "  --no-refine           measure the --sizes grid only: no points at the MPI library's\n"
     "                        protocol thresholds, no refinement where the winner changes\n"
     "  --no-confirm          no confirmation rounds: a candidate that beats native once replaces\n"
@@ -82,6 +84,18 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
     return CS_ERR_ARG;
+}
+
+/* Option `opt`'s value `v` as a count from 1 to max into *out; else CS_ERR_ARG and why. */
+static int parse_count(const char *opt, const char *v, int max, int *out, char *err,
+                       size_t errlen) {
+    char *end = NULL;
+    long n = strtol(v, &end, 10);
+    if (v[0] == '\0' || *end != '\0' || n < 1 || n > max) {
+        return fail(err, errlen, "%s: '%s' is not a count from 1 to %d", opt, v, max);
+    }
+    *out = (int)n;
+    return CS_OK;
 }
 
 int cs_bench_parse_bytes(const char *text, size_t *out) {
@@ -458,7 +472,8 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
                     strcmp(a, "--block-sizes") == 0 || strcmp(a, "--patterns") == 0 ||
                     strcmp(a, "--comm-sizes") == 0 || strcmp(a, "--budget") == 0 ||
                     strcmp(a, "--reps-max") == 0 || strcmp(a, "--metric") == 0 ||
-                    strcmp(a, "--overlap") == 0 || strcmp(a, "--confirm-rounds") == 0)) {
+                    strcmp(a, "--overlap") == 0 || strcmp(a, "--confirm-rounds") == 0 ||
+                    strcmp(a, "--validate-passes") == 0)) {
             return fail(err, errlen, "%s needs a value (see --help)", a);
         } else if (strcmp(a, "--db") == 0) {
             if (v[0] == '\0') {
@@ -497,13 +512,9 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
             }
             o->reps_max = (int)n;
         } else if (strcmp(a, "--confirm-rounds") == 0) {
-            char *end = NULL;
-            long n = strtol(v, &end, 10);
-            if (*end != '\0' || n < 1 || n > CS_BENCH_MAX_ROUNDS) {
-                return fail(err, errlen, "--confirm-rounds: '%s' is not a count from 1 to %d", v,
-                            CS_BENCH_MAX_ROUNDS);
-            }
-            o->confirm_rounds = (int)n;
+            CS_CHECK(parse_count(a, v, CS_BENCH_MAX_ROUNDS, &o->confirm_rounds, err, errlen));
+        } else if (strcmp(a, "--validate-passes") == 0) {
+            CS_CHECK(parse_count(a, v, CS_BENCH_MAX_PASSES, &o->validate_passes, err, errlen));
         } else {
             return fail(err, errlen, "unknown option '%s' (see --help)", a);
         }
@@ -514,6 +525,11 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
     CS_CHECK(parse_size_list("--sizes", sizes, 4, o->sizes, &o->nsizes, err, errlen));
     CS_CHECK(parse_size_list("--block-sizes", block_sizes, 1, o->block_sizes, &o->nblock_sizes, err,
                              errlen));
+    if (o->validate_passes > 0 && !o->validate) {
+        return fail(err, errlen, "--validate-passes applies to --validate only: add --validate or "
+                                 "drop it");
+    }
+    o->validate_passes = o->validate_passes > 0 ? o->validate_passes : CS_BENCH_VALIDATE_PASSES;
     if (o->validate && o->resume) {
         return fail(err, errlen, "--validate cannot be resumed: run it again without --resume");
     }
@@ -576,6 +592,11 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
             o->confirm_rounds != CS_BENCH_CONFIRM_ROUNDS) {
             used += (size_t)snprintf(o->args + used, sizeof(o->args) - used, " confirm_rounds=%d",
                                      o->confirm_rounds);
+        }
+        if (used < sizeof(o->args) && o->validate &&
+            o->validate_passes != CS_BENCH_VALIDATE_PASSES) {
+            used += (size_t)snprintf(o->args + used, sizeof(o->args) - used, " passes=%d",
+                                     o->validate_passes);
         }
         /* only where it differs from the default: earlier runs' args stay resumable */
         if (used < sizeof(o->args) && o->overlap != CS_BENCH_OVERLAP_ON) {

@@ -14,6 +14,10 @@
 
 #define CS_BENCH_MAX_LIST 64
 
+/* --validate-passes by default, and at most (docs/tuning.md "Validation"). */
+#define CS_BENCH_VALIDATE_PASSES 3
+#define CS_BENCH_MAX_PASSES 9
+
 /* --confirm-rounds by default (docs/tuning.md "Confirmation"; at most CS_BENCH_MAX_ROUNDS). */
 #define CS_BENCH_CONFIRM_ROUNDS 2
 
@@ -47,6 +51,7 @@ typedef struct cs_bench_opts {
                             * for --resume in a fresh launch (not in args: the resumed launch
                             * goes without it) */
     int confirm_rounds;    /* --confirm-rounds: 1..CS_BENCH_MAX_ROUNDS (default 2) */
+    int validate_passes;   /* --validate-passes: 1..CS_BENCH_MAX_PASSES (default 3) */
     int one_round;         /* --one-round: stop after the first confirmation round this launch
                             * measured something in, the run left for --resume (not in args) */
     int overlap;           /* --overlap: CS_BENCH_OVERLAP_ON (default), _OFF or _ONLY */

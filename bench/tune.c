@@ -894,6 +894,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     if (opts.validate) {
         /* Room for the powers of two of every key: tuned points are counted by validate_start. */
         val.metric = cs_bench_policy(opts.metric, cs_machine_oversubscribed(&machine));
+        val.passes = opts.validate_passes;
         CS_CHECK(cs_bench_validate_start(&val, &r, plan->nkeys * 64, rank, world));
     }
     cs_bench_progress_start(&progress, plan->npoints, rank == 0 && !opts.quiet);
@@ -905,8 +906,16 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     pace.budget_s -= overlap_on ? opts.budget_s * CS_BENCH_OVERLAP_SHARE : 0;
     malloc_state(1);
     if (opts.overlap != CS_BENCH_OVERLAP_ONLY || opts.validate) {
-        rc = run_points(&opts, plan, &r, &val, rank, world, &pace, &progress);
-        CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
+        /* --validate sweeps its points once per pass (validate.h); tuning once */
+        for (int pass = 1; pass <= (opts.validate ? val.passes : 1) && rc == CS_OK; pass++) {
+            val.pass = pass;
+            if (pass > 1) {
+                pace.total += plan->npoints;
+                progress.total = pace.total;
+            }
+            rc = run_points(&opts, plan, &r, &val, rank, world, &pace, &progress);
+            CS_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world));
+        }
     }
     if (rc == CS_OK && !opts.validate && opts.overlap != CS_BENCH_OVERLAP_OFF) {
         cs_bench_progress_end(&progress);
@@ -941,8 +950,11 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     if (rank == 0 && opts.validate) {
         char dur[32];
         CS_CHECK(cs_db_finish_run(r.db, r.run_id, CS_DB_RUN_DONE));
+        cs_bench_progress_end(&progress);
+        CS_CHECK(cs_bench_validate_finish(&val, &r, opts.quiet));
         cs_bench_format_duration(PMPI_Wtime() - t0, dur, sizeof(dur));
         cs_bench_validate_summary(&val, cs_machine_oversubscribed(&machine));
+        fflush(stdout); /* the summary before the last line, when both go to one file */
         fprintf(stderr, "collsel-bench: validation run %lld done in %s -> %s\n",
                 (long long)r.run_id, dur, r.path);
     } else if (rank == 0 && opts.measure_only) {
@@ -984,6 +996,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
             printf("winners (rank 1 of each size interval):\n");
             CS_CHECK(cs_db_foreach_rule(r.db, r.machine_id, print_rule, NULL));
         }
+        fflush(stdout); /* the winners before the last line, when both go to one file */
         cs_bench_format_duration(PMPI_Wtime() - t0, dur, sizeof(dur));
         fprintf(stderr,
                 "collsel-bench: run %lld done in %s: %d points, %lld measurements, %lld "

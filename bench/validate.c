@@ -172,6 +172,40 @@ static double spread_of(double a, double b) {
     return a > 0 && b > 0 ? fmax(a / b, b / a) : NAN;
 }
 
+/* Rank 0: the point (coll, pattern, comm_size, key) among v->acc, added when new; NULL when
+ * out of memory. A later pass measures the points in the first pass's order, so the one after
+ * the last found is tried first. */
+static cs_bench_valid_acc_t *acc_of(cs_bench_validation_t *v, cs_coll_t coll, const char *pattern,
+                                    int comm_size, uint64_t key) {
+    cs_bench_valid_acc_t *a;
+    for (int k = 0; k < v->nacc; k++) {
+        int i = (v->cursor + k) % v->nacc;
+        a = &v->acc[i];
+        if (a->coll == coll && a->comm_size == comm_size && a->bytes == key &&
+            strcmp(a->pattern, pattern) == 0) {
+            v->cursor = i + 1;
+            return a;
+        }
+    }
+    if (v->nacc == v->acc_cap) {
+        int cap = v->acc_cap ? 2 * v->acc_cap : 256;
+        cs_bench_valid_acc_t *na = realloc(v->acc, (size_t)cap * sizeof(*na));
+        if (na == NULL) {
+            return NULL;
+        }
+        v->acc = na;
+        v->acc_cap = cap;
+    }
+    a = &v->acc[v->nacc++];
+    memset(a, 0, sizeof(*a));
+    a->coll = coll;
+    snprintf(a->pattern, sizeof(a->pattern), "%s", pattern);
+    a->comm_size = comm_size;
+    a->bytes = key;
+    v->cursor = v->nacc;
+    return a;
+}
+
 int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, cs_bench_run_t *r,
                             const cs_call_t *call, const char *pattern, uint64_t key,
                             cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, unsigned seed, int ppn,
@@ -180,10 +214,10 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
     enum { NATIVE_A, SELECTED, NATIVE_B, ORACLE };
     int rc = CS_OK;
     cs_bench_cand_t cands[4];
-    char choice[256], sel_params[CS_RULE_PARAMS];
     cs_sel_choice_t ch;
     oracle_t best = {-1, {0}};
     int ncand = 3;
+    (void)r;
     memset(cands, 0, sizeof(cands));
     if (call->rank == 0) {
         best = oracle_for(v, call, pattern, key);
@@ -191,93 +225,142 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
     CS_MPI_CHECK(PMPI_Bcast(&best, (int)sizeof(best), MPI_BYTE, 0, sub));
     /* the call's own communicator: a neighbourhood collective's rules follow its topology */
     CS_CHECK(cs_sel_choose(call->coll, key, call->comm, &ch));
-    cs_variant_name(&ch.variant, choice, sizeof(choice));
-    cs_params_format(&ch.variant.params, sel_params, sizeof(sel_params));
     cs_bench_cand_set(&cands[NATIVE_A], cs_registry_native(call->coll), NULL);
     cs_bench_cand_set(&cands[SELECTED], selected_of(call->coll), NULL);
     cs_bench_cand_set(&cands[NATIVE_B], cs_registry_native(call->coll), NULL);
     if (best.index >= 0 && best.index < cs_registry_count) {
         cs_bench_cand_set(&cands[ncand++], cs_registry[best.index], &best.params);
     }
+    /* each pass its own interleaving order */
+    seed += (unsigned)(v->pass > 1 ? v->pass - 1 : 0) * 0x85ebca6bu;
     CS_CHECK(cs_bench_measure(cands, ncand, call, bufs, CS_BENCH_POINT_BUDGET_S, o->reps_max, -1,
                               seed, sync, sub, call->rank == 0 ? progress : NULL));
     if (call->rank == 0) {
-        cs_db_validation_t row;
-        const cs_bench_cand_t *nb = &cands[NATIVE_B];
+        const cs_bench_cand_t *nb = &cands[NATIVE_B], *orc = &cands[ncand - 1]; /* or B */
         int has_oracle = ncand > ORACLE;
-        double native = cands[NATIVE_A].summary.median, sel = cands[SELECTED].summary.median;
-        double oracle = has_oracle ? cands[ORACLE].summary.median : native;
-        double native2 = nb->failed ? NAN : nb->summary.median;
-        double lnative = cands[NATIVE_A].loop_summary.median;
-        double lsel = cands[SELECTED].loop_summary.median;
-        double loracle = has_oracle ? cands[ORACLE].loop_summary.median : lnative;
         int has_loop = cands[NATIVE_A].nloop_samples > 0 && cands[SELECTED].nloop_samples > 0 &&
-                       cands[ncand - 1].nloop_samples > 0;
-        double lnative2 =
-            has_loop && !nb->failed && nb->nloop_samples > 0 ? nb->loop_summary.median : NAN;
-        double spread = spread_of(native, native2), lspread = spread_of(lnative, lnative2);
-        memset(&row, 0, sizeof(row));
-        row.run_id = r->run_id;
-        row.coll = cs_coll_name(call->coll);
-        row.comm_size = call->nprocs;
-        row.ppn = ppn;
-        row.bytes = key;
-        row.pattern = pattern;
-        row.native_us = native;
-        row.selected_us = sel;
-        row.oracle_us = oracle;
-        row.native_loop_us = has_loop ? lnative : NAN;
-        row.selected_loop_us = has_loop ? lsel : NAN;
-        row.oracle_loop_us = has_loop ? loracle : NAN;
-        row.native2_us = native2 > 0 ? native2 : NAN;
-        row.native2_loop_us = lnative2 > 0 ? lnative2 : NAN;
-        row.selected_algorithm = ch.variant.algo->name;
-        row.selected_params = sel_params;
-        row.oracle_algorithm = cands[NATIVE_A].v.algo->name;
-        row.oracle_params = "";
-        if (has_oracle) {
-            row.oracle_algorithm = cands[ORACLE].v.algo->name;
-            row.oracle_params = cands[ORACLE].params;
+                       orc->nloop_samples > 0;
+        cs_bench_valid_acc_t *a = acc_of(v, call->coll, pattern, call->nprocs, key);
+        CS_REQUIRE(a != NULL, CS_ERR_NOMEM);
+        if (a->n == 0) {
+            a->ppn = ppn;
+            cs_variant_name(&ch.variant, a->choice, sizeof(a->choice));
+            snprintf(a->sel_algo, sizeof(a->sel_algo), "%s", ch.variant.algo->name);
+            cs_params_format(&ch.variant.params, a->sel_params, sizeof(a->sel_params));
+            snprintf(a->oracle_algo, sizeof(a->oracle_algo), "%s", orc->v.algo->name);
+            snprintf(a->oracle_params, sizeof(a->oracle_params), "%s",
+                     has_oracle ? cands[ORACLE].params : "");
         }
         if (cands[SELECTED].failed) {
             fprintf(stderr, "collsel-bench: FAILED: the selector's %s%s%s of %llu bytes: %s\n",
                     cs_coll_name(call->coll), pattern[0] ? " on pattern " : "", pattern,
                     (unsigned long long)key, cands[SELECTED].failure);
+            a->failed = 1;
+        } else if (a->n < CS_BENCH_MAX_PASSES) {
+            double *t = a->t[a->n++];
+            t[CS_VALID_NATIVE] = cands[NATIVE_A].summary.median;
+            t[CS_VALID_SELECTED] = cands[SELECTED].summary.median;
+            t[CS_VALID_ORACLE] = has_oracle ? orc->summary.median : t[CS_VALID_NATIVE];
+            t[CS_VALID_NATIVE_B] = nb->failed ? NAN : nb->summary.median;
+            t[4 + CS_VALID_NATIVE] = has_loop ? cands[NATIVE_A].loop_summary.median : NAN;
+            t[4 + CS_VALID_SELECTED] = has_loop ? cands[SELECTED].loop_summary.median : NAN;
+            t[4 + CS_VALID_ORACLE] = !has_loop    ? NAN
+                                     : has_oracle ? orc->loop_summary.median
+                                                  : t[4 + CS_VALID_NATIVE];
+            t[4 + CS_VALID_NATIVE_B] =
+                has_loop && !nb->failed && nb->nloop_samples > 0 ? nb->loop_summary.median : NAN;
         }
-        if (!cands[SELECTED].failed) { /* a wrong dispatch has no time to store; it is reported */
-            CS_CHECK(cs_db_insert_validation(r->db, &row));
-            v->points[v->npoints++] = (cs_bench_valid_point_t){
-                .coll = call->coll,
-                .comm_size = call->nprocs,
-                .bytes = key,
-                .ratio_native = {native > 0 ? sel / native : NAN,
-                                 has_loop && lnative > 0 ? lsel / lnative : NAN},
-                .spread = {spread, has_loop ? lspread : NAN},
-            };
+    }
+out:
+    cs_bench_cands_free(cands, ncand);
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of column k of a's passes that have a positive time there; NaN when none. */
+static double pass_median(const cs_bench_valid_acc_t *a, int k) {
+    double x[CS_BENCH_MAX_PASSES];
+    int n = 0;
+    for (int p = 0; p < a->n; p++) {
+        if (a->t[p][k] > 0) {
+            x[n++] = a->t[p][k];
         }
-        if (!cands[SELECTED].failed && native > 0 && oracle > 0) {
+    }
+    qsort(x, (size_t)n, sizeof(double), cmp_double);
+    return n == 0 ? NAN : n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+int cs_bench_validate_finish(cs_bench_validation_t *v, cs_bench_run_t *r, int quiet) {
+    int rc = CS_OK;
+    for (int i = 0; i < v->nacc; i++) {
+        const cs_bench_valid_acc_t *a = &v->acc[i];
+        cs_db_validation_t row;
+        double m[CS_VALID_TIMES];
+        if (a->failed || a->n == 0) { /* a wrong dispatch has no time to store; it is reported */
+            continue;
+        }
+        for (int k = 0; k < CS_VALID_TIMES; k++) {
+            m[k] = pass_median(a, k);
+        }
+        double native = m[CS_VALID_NATIVE], sel = m[CS_VALID_SELECTED];
+        double oracle = m[CS_VALID_ORACLE], native2 = m[CS_VALID_NATIVE_B];
+        double lnative = m[4 + CS_VALID_NATIVE], lsel = m[4 + CS_VALID_SELECTED];
+        double loracle = m[4 + CS_VALID_ORACLE], lnative2 = m[4 + CS_VALID_NATIVE_B];
+        int has_loop = !isnan(lnative) && !isnan(lsel) && !isnan(loracle);
+        double spread = spread_of(native, native2), lspread = spread_of(lnative, lnative2);
+        memset(&row, 0, sizeof(row));
+        row.run_id = r->run_id;
+        row.coll = cs_coll_name(a->coll);
+        row.comm_size = a->comm_size;
+        row.ppn = a->ppn;
+        row.bytes = a->bytes;
+        row.pattern = a->pattern;
+        row.native_us = native;
+        row.selected_us = sel;
+        row.oracle_us = oracle;
+        row.native_loop_us = lnative;
+        row.selected_loop_us = lsel;
+        row.oracle_loop_us = loracle;
+        row.native2_us = native2;
+        row.native2_loop_us = lnative2;
+        row.selected_algorithm = a->sel_algo;
+        row.selected_params = a->sel_params;
+        row.oracle_algorithm = a->oracle_algo;
+        row.oracle_params = a->oracle_params;
+        CS_CHECK(cs_db_insert_validation(r->db, &row));
+        v->points[v->npoints++] = (cs_bench_valid_point_t){
+            .coll = a->coll,
+            .comm_size = a->comm_size,
+            .bytes = a->bytes,
+            .ratio_native = {native > 0 ? sel / native : NAN,
+                             has_loop && lnative > 0 ? lsel / lnative : NAN},
+            .spread = {spread, has_loop ? lspread : NAN},
+        };
+        if (native > 0 && oracle > 0) {
             v->ratio_native[v->nratios] = sel / native;
             v->ratio_best[v->nratios] = sel / oracle;
             v->nratios++;
         }
-        if (!cands[SELECTED].failed && has_loop && lnative > 0 && loracle > 0) {
+        if (has_loop && lnative > 0 && loracle > 0) {
             v->loop_ratio_native[v->nloop_ratios] = lsel / lnative;
             v->loop_ratio_best[v->nloop_ratios] = lsel / loracle;
             v->nloop_ratios++;
         }
-        if (!o->quiet) {
-            cs_bench_progress_end(progress);
+        if (!quiet) {
             printf("  %-10s%s%s np=%-3d %8llu B  sync: native %9.2f us  selected %9.2f us (%s)  "
                    "best %9.2f us (%s)  sel/native %.2f  sel/best %.2f  native A/B %.2f\n",
-                   cs_coll_name(call->coll), pattern[0] ? " " : "", pattern, call->nprocs,
-                   (unsigned long long)key, native, sel, choice, oracle, row.oracle_algorithm,
+                   cs_coll_name(a->coll), a->pattern[0] ? " " : "", a->pattern, a->comm_size,
+                   (unsigned long long)a->bytes, native, sel, a->choice, oracle, a->oracle_algo,
                    sel / native, sel / oracle, spread);
             printf("  %-10s %-6s %8s    loop: native %9.2f us  selected %9.2f us  best %9.2f us  "
                    "sel/native %.2f  sel/best %.2f  native A/B %.2f\n",
                    "", "", "", lnative, lsel, loracle, lsel / lnative, lsel / loracle, lspread);
         }
     }
-    cs_bench_cands_free(cands, ncand);
 out:
     return rc;
 }
@@ -323,11 +406,6 @@ int cs_bench_validate_tuned(const cs_bench_validation_t *v, cs_coll_t coll, int 
         }
     }
     return n;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Median and worst of v[0..n-1] (sorts v). */
@@ -389,15 +467,17 @@ void cs_bench_validate_summary(cs_bench_validation_t *v, int oversubscribed) {
     double mn, wn, mb, wb;
     median_worst(v->ratio_native, v->nratios, &mn, &wn);
     median_worst(v->ratio_best, v->nratios, &mb, &wb);
-    printf("validation over %d points%s, sync metric: selected/native median %.3f worst %.3f; "
-           "selected/best median %.3f worst %.3f\n",
-           v->nratios, oversubscribed ? " (oversubscribed)" : "", mn, wn, mb, wb);
+    printf("validation over %d points%s, each the median of %d pass%s, sync metric: "
+           "selected/native median %.3f worst %.3f; selected/best median %.3f worst %.3f\n",
+           v->nratios, oversubscribed ? " (oversubscribed)" : "", v->passes,
+           v->passes == 1 ? "" : "es", mn, wn, mb, wb);
     summarise_spread(v, 0, "sync");
     median_worst(v->loop_ratio_native, v->nloop_ratios, &mn, &wn);
     median_worst(v->loop_ratio_best, v->nloop_ratios, &mb, &wb);
-    printf("validation over %d points%s, loop metric: selected/native median %.3f worst %.3f; "
-           "selected/best median %.3f worst %.3f\n",
-           v->nloop_ratios, oversubscribed ? " (oversubscribed)" : "", mn, wn, mb, wb);
+    printf("validation over %d points%s, each the median of %d pass%s, loop metric: "
+           "selected/native median %.3f worst %.3f; selected/best median %.3f worst %.3f\n",
+           v->nloop_ratios, oversubscribed ? " (oversubscribed)" : "", v->passes,
+           v->passes == 1 ? "" : "es", mn, wn, mb, wb);
     summarise_spread(v, 1, "loop");
 }
 
@@ -408,5 +488,6 @@ void cs_bench_validate_free(cs_bench_validation_t *v) {
     free(v->loop_ratio_native);
     free(v->loop_ratio_best);
     free(v->points);
+    free(v->acc);
     memset(v, 0, sizeof(*v));
 }

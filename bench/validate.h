@@ -10,9 +10,13 @@
  * that made the machine's rules measured there, by the lowest cs_bench_score (rules.h) under
  * the validation's --metric policy (the oracle; skipped when it is native or no longer
  * registered). Native A and B differ only by noise: max(B/A, A/B) is native's
- * run-to-run spread at that point, measured in the same run as the ratios it judges. Rank 0
- * stores a validation row per point (db.h) with what the selector chose (cs_sel_choose,
- * select.h), the oracle and native B, prints a line per point unless --quiet, and at the end,
+ * run-to-run spread at that point, measured in the same run as the ratios it judges. The whole
+ * sweep runs --validate-passes times (default CS_BENCH_VALIDATE_PASSES), each pass with its own
+ * interleaving order, and every time is the median of its passes (issue 19's suite: three
+ * interleaved pairs, median per size), so that a mode of the machine that lasts seconds
+ * decides no point alone. Rank 0 then stores a validation row per point (db.h) with what the
+ * selector chose (cs_sel_choose, select.h), the oracle and native B, prints a line per point
+ * unless --quiet, and at the end,
  * under each of the two metrics (measure.h: sync and loop; a row has both), the median and
  * worst ratios selected/native and selected/best, the median spread, and the points where
  * selected/native exceeds CS_BENCH_VALIDATE_MARGIN times that point's spread. The ratios are
@@ -54,8 +58,30 @@ typedef struct cs_bench_valid_point {
     double spread[2];       /* max(B/A, A/B) of native A and native B */
 } cs_bench_valid_point_t;
 
+/* The times of one point in one pass, as cs_bench_validate_point measured them: native A, the
+ * selector's dispatch, the oracle (native A's when there is none), native B, under the sync
+ * metric (0-3) and the loop metric (4-7); NaN where there is no time. */
+enum { CS_VALID_NATIVE, CS_VALID_SELECTED, CS_VALID_ORACLE, CS_VALID_NATIVE_B, CS_VALID_TIMES = 8 };
+
+/* One point over the passes (rank 0): kept until cs_bench_validate_finish stores it. */
+typedef struct cs_bench_valid_acc {
+    cs_coll_t coll;
+    char pattern[CS_RULE_PATTERN];
+    int comm_size, ppn;
+    uint64_t bytes;
+    char choice[256];                           /* the selector's choice, for the point's line */
+    char sel_algo[128], sel_params[CS_RULE_PARAMS]; /* the same, for the row */
+    char oracle_algo[128], oracle_params[sizeof(((cs_bench_cand_t *)0)->params)];
+    int failed;                                 /* a pass's dispatch gave a wrong result */
+    int n;                                      /* passes measured */
+    double t[CS_BENCH_MAX_PASSES][CS_VALID_TIMES];
+} cs_bench_valid_acc_t;
+
 /* The state of a validation run; zero it before cs_bench_validate_start. */
 typedef struct cs_bench_validation {
+    int pass, passes;         /* the pass being measured (1..), of how many (set before start) */
+    cs_bench_valid_acc_t *acc; /* rank 0: every point measured, in the order first measured */
+    int nacc, acc_cap, cursor; /* cursor: where the next point is expected in a later pass */
     cs_db_metric_t metric; /* the policy that picks the best candidate (set before start) */
     cs_bench_best_t *best; /* rank 0: the tuned runs' best candidates */
     size_t nbest, best_cap;
@@ -76,16 +102,23 @@ typedef struct cs_bench_validation {
 int cs_bench_validate_start(cs_bench_validation_t *v, const cs_bench_run_t *r, int npoints,
                             int rank, MPI_Comm world) CS_MUST_CHECK;
 
-/* One validation point (collective over `sub`, whose ranks call->comm has in the same order):
- * native A, the selector's choice for call->comm, native B and the tuned best for `call`,
- * measured interleaved; rank 0 stores and prints the result. `pattern` ("" for none) and `key`
- * (the point's size: call->bytes, or a neighbourhood collective's block size) name the point,
- * as the tuning run stored it. A wrong result of the selector's dispatch is reported on stderr
- * and not stored. */
+/* One validation point in pass v->pass (collective over `sub`, whose ranks call->comm has in
+ * the same order): native A, the selector's choice for call->comm, native B and the tuned best
+ * for `call`, measured interleaved; rank 0 keeps the times for cs_bench_validate_finish.
+ * `pattern` ("" for none) and `key` (the point's size: call->bytes, or a neighbourhood
+ * collective's block size) name the point, as the tuning run stored it. A wrong result of the
+ * selector's dispatch is reported on stderr at once, and the point is not stored. */
 int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, cs_bench_run_t *r,
                             const cs_call_t *call, const char *pattern, uint64_t key,
                             cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, unsigned seed, int ppn,
                             MPI_Comm sub, cs_bench_progress_t *progress) CS_MUST_CHECK;
+
+/* Rank 0, after the last pass: stores a row per point, each time the median of its passes
+ * (db.h; a point whose dispatch failed in a pass is not stored), fills the ratios and points
+ * the summary judges, and prints a line per point unless `quiet`. The ratios are of these
+ * medians: the median per size over interleaved passes, as issue 19's standard suite takes
+ * them. CS_ERR_DB when a row cannot be stored. */
+int cs_bench_validate_finish(cs_bench_validation_t *v, cs_bench_run_t *r, int quiet) CS_MUST_CHECK;
 
 /* The sizes --validate runs for one key: tuned[0..ntuned-1] (any order) and every power of
  * two from 4 to the largest of them, ascending and unique, into out[0..cap-1] (*nout).

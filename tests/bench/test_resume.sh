@@ -228,6 +228,8 @@ bad_option singleton "--no-confirm" --measure-only --no-confirm
 bad_option singleton "--validate" --measure-only --validate
 bad_option singleton "--one-round" --measure-only --one-round
 bad_option singleton "'5'" --confirm-rounds 5
+bad_option singleton "applies to --validate only" --validate-passes 2
+bad_option singleton "'10'" --validate --validate-passes 10
 bench --db "$WORK/list.db" "${PLAN[@]}" --list >"$WORK/list.out" 2>&1 ||
     fail "--list failed: $(cat "$WORK/list.out")"
 [ ! -e "$WORK/list.db" ] || fail "--list created the database"

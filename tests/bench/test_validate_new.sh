@@ -6,8 +6,9 @@
 #   - the tuning run stored measurements and rules for each of the nine, and overlap rows
 #     (the MPI library's MPI_I<coll> and collsel's) and nonblocking rules for the six whose
 #     nonblocking calls collsel serves (none for gatherv, scatterv, alltoallv);
-#   - --validate stored a validation row for each of the nine (barrier: its one 0-byte point),
-#     every time positive;
+#   - --validate --validate-passes 2 stored a validation row for each of the nine (barrier: its
+#     one 0-byte point), every time positive, one row per point, the passes recorded in the
+#     run's options and said in the summary;
 #   - index.html has a section for each; each collective with data has its latency plot (both
 #     metrics), speedup plot, winner map and validation plot, barrier its winner map and the
 #     latency table of its variants (no data: nothing to plot against; docs/report.md); the
@@ -104,7 +105,16 @@ done
 [ "$(sql "select group_concat(distinct bytes) from overlap where coll = 'barrier'")" = 0 ] ||
     fail "barrier's overlap rows are not its one 0-byte point"
 
-bench validate "${PLAN[@]}" --validate
+bench validate "${PLAN[@]}" --validate --validate-passes 2
+# two passes: one row per point (each time the median of the two), the count recorded in the
+# run's options and said in the summary
+[ "$(sql "select count(*) from run where args like 'validate %passes=2%'")" = 1 ] ||
+    fail "the validation run's options do not record passes=2: $(sql "select args from run")"
+grep -q "each the median of 2 passes, loop metric" "$WORK/validate.log" ||
+    fail "the summary does not say it took the median of 2 passes: $(tail -n 5 "$WORK/validate.log")"
+[ "$(sql "select count(*) from validation") = $(sql "select count(*) from (select distinct
+    coll, pattern, comm_size, ppn, bytes from validation)")" ] ||
+    fail "a point has more than one validation row"
 for c in "${COLLS[@]}"; do
     n=$(sql "select count(*) from validation where coll = '$c' and comm_size = $NP and
         native_us > 0 and selected_us > 0 and oracle_us > 0")

@@ -1835,6 +1835,96 @@ START_TEST(validate_noise_counts_points_beyond_the_spread) {
 }
 END_TEST
 
+static int first_validation(const cs_db_validation_t *row, void *ctx) {
+    cs_db_validation_t *out = ctx;
+    *out = *row;
+    out->coll = out->pattern = out->selected_algorithm = out->selected_params = NULL;
+    out->oracle_algorithm = out->oracle_params = NULL; /* the strings die with the statement */
+    return CS_OK;
+}
+
+/* One pass's times of a point: native A, selected, oracle, native B under both metrics. */
+static void put_pass(cs_bench_valid_acc_t *a, double na, double sel, double nb, double lna,
+                     double lsel, double lnb) {
+    double *t = a->t[a->n++];
+    t[CS_VALID_NATIVE] = na;
+    t[CS_VALID_SELECTED] = sel;
+    t[CS_VALID_ORACLE] = na;
+    t[CS_VALID_NATIVE_B] = nb;
+    t[4 + CS_VALID_NATIVE] = lna;
+    t[4 + CS_VALID_SELECTED] = lsel;
+    t[4 + CS_VALID_ORACLE] = lna;
+    t[4 + CS_VALID_NATIVE_B] = lnb;
+}
+
+START_TEST(validate_finish_takes_the_median_of_the_passes) {
+    /* Issue 19's t27 re-validation: in one pass native's bcast of 8 B ran in its fast mode
+     * (0.24 us against 0.60), A and B alike, and the selected linear at 0.29 looked 1.2 x
+     * slower beyond the spread. The median of three passes keeps the two where it was not. */
+    char why[256];
+    int64_t machine_id = 0;
+    cs_db_machine_t machine = {"unit-host", "1 package", "Open MPI"};
+    cs_db_run_t run = {.nprocs = 4, .nnodes = 1, .ppn = 4, .metric = CS_DB_METRIC_BOTH};
+    cs_bench_run_t r = {0};
+    cs_bench_valid_point_t points[4];
+    double rn[4], rb[4], lrn[4], lrb[4];
+    cs_bench_valid_acc_t acc[2];
+    cs_bench_validation_t v = {.passes = 3, .acc = acc, .nacc = 2, .points = points,
+                               .ratio_native = rn, .ratio_best = rb, .loop_ratio_native = lrn,
+                               .loop_ratio_best = lrb};
+    cs_db_validation_t row;
+    double median, worst;
+    int n = 0;
+    memset(acc, 0, sizeof(acc));
+    for (int i = 0; i < 2; i++) {
+        acc[i].coll = CS_COLL_BCAST;
+        acc[i].comm_size = acc[i].ppn = 4;
+        snprintf(acc[i].sel_algo, sizeof(acc[i].sel_algo), "bcast/linear");
+        snprintf(acc[i].oracle_algo, sizeof(acc[i].oracle_algo), "bcast/native");
+    }
+    acc[0].bytes = 8;
+    put_pass(&acc[0], 6.0, 6.0, 6.1, 0.24, 0.29, 0.24); /* native's fast mode */
+    put_pass(&acc[0], 6.2, 6.1, 6.0, 0.60, 0.20, 0.62);
+    put_pass(&acc[0], 6.1, 6.2, 6.2, 0.58, 0.21, 0.60);
+    acc[1].bytes = 16;
+    put_pass(&acc[1], 6.0, 6.0, 6.0, 0.60, 0.20, 0.60);
+    acc[1].failed = 1; /* a wrong result in a later pass: never stored */
+    ck_assert_int_eq(cs_db_open(":memory:", CS_DB_READ_WRITE, &r.db, why, sizeof(why)), CS_OK);
+    ck_assert_int_eq(cs_db_find_or_insert_machine(r.db, &machine, &machine_id), CS_OK);
+    run.machine_id = machine_id;
+    ck_assert_int_eq(cs_db_start_run(r.db, &run, false, &r.run_id, NULL), CS_OK);
+    ck_assert_int_eq(cs_bench_validate_finish(&v, &r, 1), CS_OK);
+    ck_assert_int_eq(v.npoints, 1);
+    ck_assert_int_eq(v.nloop_ratios, 1);
+    ck_assert_double_eq_tol(lrn[0], 0.21 / 0.58, 1e-12); /* the medians' ratio */
+    ck_assert_double_eq_tol(points[0].spread[1], 0.60 / 0.58, 1e-12);
+    ck_assert_double_eq_tol(points[0].ratio_native[0], 6.1 / 6.1, 1e-12);
+    ck_assert_int_eq(cs_bench_validate_noise(&v, 1, &median, &worst, &n), 0);
+    memset(&row, 0, sizeof(row));
+    ck_assert_int_eq(cs_db_foreach_validation(r.db, r.run_id, first_validation, &row), CS_OK);
+    ck_assert_uint_eq(row.bytes, 8);
+    ck_assert_double_eq_tol(row.native_loop_us, 0.58, 1e-12);
+    ck_assert_double_eq_tol(row.selected_loop_us, 0.21, 1e-12);
+    ck_assert_double_eq_tol(row.native2_loop_us, 0.60, 1e-12);
+    ck_assert_double_eq_tol(row.native_us, 6.1, 1e-12);
+
+    /* One pass: the fast mode decides, and the point is beyond the spread. */
+    acc[0].n = 1;
+    v.npoints = v.nratios = v.nloop_ratios = 0;
+    v.passes = 1;
+    cs_db_close(r.db);
+    r.db = NULL;
+    ck_assert_int_eq(cs_db_open(":memory:", CS_DB_READ_WRITE, &r.db, why, sizeof(why)), CS_OK);
+    ck_assert_int_eq(cs_db_find_or_insert_machine(r.db, &machine, &machine_id), CS_OK);
+    run.machine_id = machine_id;
+    ck_assert_int_eq(cs_db_start_run(r.db, &run, false, &r.run_id, NULL), CS_OK);
+    ck_assert_int_eq(cs_bench_validate_finish(&v, &r, 1), CS_OK);
+    ck_assert_double_eq_tol(lrn[0], 0.29 / 0.24, 1e-12);
+    ck_assert_int_eq(cs_bench_validate_noise(&v, 1, &median, &worst, &n), 1);
+    cs_db_close(r.db);
+}
+END_TEST
+
 START_TEST(threshold_names) {
     ck_assert(cs_bench_threshold_name("btl_vader_eager_limit"));
     ck_assert(cs_bench_threshold_name("btl_self_rndv_eager_limit"));
@@ -1915,6 +2005,7 @@ static Suite *refine_suite(void) {
     tcase_add_test(tc, rules_threshold_inside_an_interval_adds_no_boundary);
     tcase_add_test(tc, validate_sizes_every_power_of_two);
     tcase_add_test(tc, validate_noise_counts_points_beyond_the_spread);
+    tcase_add_test(tc, validate_finish_takes_the_median_of_the_passes);
     tcase_add_test(tc, threshold_names);
     tcase_add_test(tc, thresholds_table);
     tcase_add_test(tc, parse_no_refine);
