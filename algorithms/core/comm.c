@@ -177,7 +177,7 @@ static void context_free(cs_comm_t *ctx) {
     while (ctx->states != NULL) {
         cs_comm_state_t *st = ctx->states;
         ctx->states = st->next;
-        if (st->algo->teardown != NULL) {
+        if (!st->refused && st->algo->teardown != NULL) {
             st->algo->teardown(&st->state);
         }
         free(st);
@@ -744,14 +744,21 @@ static int ops_apart(const cs_comm_t *ctx, const cs_algo_t *algo) {
 
 /* The state of (algo, params) kept for blocking calls (ops 0) or operations (ops 1, only when
  * ops_apart), or NULL. */
-static const cs_state_t *state_find(const cs_comm_t *ctx, const cs_algo_t *algo,
+/* The context's entry of (algo, params, ops), a refused one included; NULL when none. */
+static cs_comm_state_t *state_entry(const cs_comm_t *ctx, const cs_algo_t *algo,
                                     const cs_params_t *params, int ops) {
-    for (const cs_comm_state_t *st = ctx->states; st != NULL; st = st->next) {
+    for (cs_comm_state_t *st = ctx->states; st != NULL; st = st->next) {
         if (st->algo == algo && st->ops == ops && cs_params_equal(&st->params, params)) {
-            return &st->state;
+            return st;
         }
     }
     return NULL;
+}
+
+static const cs_state_t *state_find(const cs_comm_t *ctx, const cs_algo_t *algo,
+                                    const cs_params_t *params, int ops) {
+    const cs_comm_state_t *st = state_entry(ctx, algo, params, ops);
+    return st != NULL && !st->refused ? &st->state : NULL;
 }
 
 const cs_state_t *cs_comm_state_find(const cs_comm_t *ctx, const cs_algo_t *algo,
@@ -768,11 +775,12 @@ const cs_state_t *cs_comm_state_find_ops(const cs_comm_t *ctx, const cs_algo_t *
 static int state_get(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *params, int ops,
                      const cs_state_t **out) {
     int rc = CS_OK;
-    cs_comm_state_t *st = NULL;
+    cs_comm_state_t *st = state_entry(ctx, algo, params, ops);
     cs_comm_state_t **at = &ctx->states;
-    *out = state_find(ctx, algo, params, ops);
-    if (*out != NULL) {
-        return CS_OK;
+    *out = NULL;
+    if (st != NULL) { /* made before, or refused before: a refusal is not asked again */
+        *out = st->refused ? NULL : &st->state;
+        return st->refused ? CS_ERR_NOT_APPLICABLE : CS_OK;
     }
     while (*at != NULL) { /* a new state goes last: states stay in order of creation */
         at = &(*at)->next;
@@ -792,6 +800,18 @@ static int state_get(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *p
         if (algo->teardown != NULL) {
             algo->teardown(&st->state);
         }
+        if (rc != CS_ERR_NOT_APPLICABLE) {
+            goto out;
+        }
+        /* Kept as refused: Open MPI's variants without dynamic rules refused after MPI_T
+         * lookups, on every call of a rule that named one (issue 19) */
+        memset(&st->state, 0, sizeof(st->state));
+        for (int i = 0; i < CS_STATE_COMMS; i++) {
+            st->state.comms[i] = MPI_COMM_NULL;
+        }
+        st->refused = 1;
+        *at = st;
+        st = NULL;
         goto out;
     }
     *at = st;

@@ -41,8 +41,11 @@
 #include "core/comm.h"
 #include "core/mpit.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The variables of one collective; all but VAR_ALG may be absent (barrier has none, only
  * bcast has a knomial radix): their index is then -1 and they are left alone. */
@@ -118,19 +121,50 @@ static int available(char *why, size_t len) {
     return 1;
 }
 
+/* cs_ompi_available's answer once found (-1: not yet): it cannot change after MPI_Init. */
+static atomic_int available_once = -1;
+
+/* Whether the environment turns coll_tuned_use_dynamic_rules on (OMPI_MCA_..., which mpirun's
+ * --mca sets too), as Open MPI reads a boolean. Asked before MPI_T: starting MPI_T takes
+ * some 200 ms in a process that has not (Open MPI 4.1 registers every component's variables),
+ * which an application whose rules name a <coll>/ompi variant paid at its first eligible call
+ * only to learn that the variant cannot run (issue 19: a stall of about 0.9 s at np 4
+ * oversubscribed). Dynamic rules turned on only in an MCA parameter file are missed: the
+ * variants then yield to the next candidate, never to a wrong result. */
+static int env_dynamic_rules(void) {
+    static const char *const on[] = {"1", "true", "yes", "enabled", "t", "y", "on"};
+    const char *e = getenv("OMPI_MCA_coll_tuned_use_dynamic_rules");
+    for (size_t i = 0; e != NULL && i < sizeof(on) / sizeof(on[0]); i++) {
+        if (strcasecmp(e, on[i]) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cs_ompi_available(char *why, size_t len) {
     char buf[160];
-    int ok;
+    int ok = atomic_load(&available_once);
     if (why == NULL) {
+        if (ok >= 0) {
+            return ok;
+        }
         why = buf;
         len = sizeof(buf);
     }
-    if (cs_mpit_begin() != CS_OK) {
+    if (!env_dynamic_rules()) {
+        snprintf(why, len,
+                 "coll_tuned_use_dynamic_rules was off at MPI_Init (set "
+                 "OMPI_MCA_coll_tuned_use_dynamic_rules=1)");
+        ok = 0;
+    } else if (cs_mpit_begin() != CS_OK) {
         snprintf(why, len, "the MPI library has no MPI tool interface");
-        return 0;
+        ok = 0;
+    } else {
+        ok = available(why, len);
+        cs_mpit_end();
     }
-    ok = available(why, len);
-    cs_mpit_end();
+    atomic_store(&available_once, ok);
     return ok;
 }
 

@@ -1412,6 +1412,44 @@ static void run_pass(MPI_Comm c, const char *name, int quick, const char *only, 
     free(v);
 }
 
+/* A variant whose setup always refuses, counting how often it was asked. */
+static int refusals;
+static int refusing_setup(cs_comm_t *ctx, const cs_params_t *params, cs_state_t *state) {
+    (void)ctx;
+    (void)params;
+    (void)state;
+    refusals++;
+    return CS_ERR_NOT_APPLICABLE;
+}
+
+/* A context asks a refused setup once (core/comm.h, cs_comm_state_t.refused): Open MPI's
+ * variants without dynamic rules refused after costly MPI_T lookups on every call that named
+ * one (issue 19). Returns the number of failures. */
+static int check_refusal_kept(void) {
+    static const cs_algo_t refusing = {.name = "allreduce/refusing",
+                                       .coll = CS_COLL_ALLREDUCE,
+                                       .setup = refusing_setup};
+    cs_comm_t *ctx = NULL;
+    const cs_state_t *state = NULL;
+    cs_params_t params;
+    int failed = 0;
+    memset(&params, 0, sizeof(params));
+    if (cs_comm_get(MPI_COMM_WORLD, &ctx) != CS_OK) {
+        fprintf(stderr, "FAIL refusal kept: no context\n");
+        return 1;
+    }
+    for (int i = 0; i < 3; i++) {
+        failed += cs_comm_state(ctx, &refusing, &params, &state) != CS_ERR_NOT_APPLICABLE ||
+                  state != NULL;
+    }
+    failed += cs_comm_state_find(ctx, &refusing, &params) != NULL;
+    failed += refusals != 1;
+    if (failed) {
+        fprintf(stderr, "FAIL refusal kept: setup asked %d times for 3 calls\n", refusals);
+    }
+    return failed > 0;
+}
+
 int main(int argc, char **argv) {
     int quick = 0, world_size;
     const char *only = NULL;
@@ -1460,6 +1498,7 @@ int main(int argc, char **argv) {
         }
     }
     setup_types();
+    all.failed += check_refusal_kept();
     run_pass(MPI_COMM_WORLD, "world", quick, only, &all);
     if (form != FORM_BLOCKING) { /* the classic collectives only, on MPI_COMM_WORLD */
         free_types();
