@@ -526,8 +526,9 @@ int cs_bench_parse(int argc, char **argv, cs_bench_opts_t *o, char *err, size_t 
     CS_CHECK(parse_size_list("--block-sizes", block_sizes, 1, o->block_sizes, &o->nblock_sizes, err,
                              errlen));
     if (o->validate_passes > 0 && !o->validate) {
-        return fail(err, errlen, "--validate-passes applies to --validate only: add --validate or "
-                                 "drop it");
+        return fail(err, errlen,
+                    "--validate-passes applies to --validate only: add --validate or "
+                    "drop it");
     }
     o->validate_passes = o->validate_passes > 0 ? o->validate_passes : CS_BENCH_VALIDATE_PASSES;
     if (o->validate && o->resume) {

@@ -16,7 +16,7 @@
 
 /* --validate-passes by default, and at most (docs/tuning.md "Validation"). */
 #define CS_BENCH_VALIDATE_PASSES 3
-#define CS_BENCH_MAX_PASSES 9
+#define CS_BENCH_MAX_PASSES      9
 
 /* --confirm-rounds by default (docs/tuning.md "Confirmation"; at most CS_BENCH_MAX_ROUNDS). */
 #define CS_BENCH_CONFIRM_ROUNDS 2

@@ -69,21 +69,21 @@ typedef struct cs_bench_valid_acc {
     char pattern[CS_RULE_PATTERN];
     int comm_size, ppn;
     uint64_t bytes;
-    char choice[256];                           /* the selector's choice, for the point's line */
+    char choice[256]; /* the selector's choice, for the point's line */
     char sel_algo[128], sel_params[CS_RULE_PARAMS]; /* the same, for the row */
     char oracle_algo[128], oracle_params[sizeof(((cs_bench_cand_t *)0)->params)];
-    int failed;                                 /* a pass's dispatch gave a wrong result */
-    int n;                                      /* passes measured */
+    int failed; /* a pass's dispatch gave a wrong result */
+    int n;      /* passes measured */
     double t[CS_BENCH_MAX_PASSES][CS_VALID_TIMES];
 } cs_bench_valid_acc_t;
 
 /* The state of a validation run; zero it before cs_bench_validate_start. */
 typedef struct cs_bench_validation {
-    int pass, passes;         /* the pass being measured (1..), of how many (set before start) */
+    int pass, passes;          /* the pass being measured (1..), of how many (set before start) */
     cs_bench_valid_acc_t *acc; /* rank 0: every point measured, in the order first measured */
     int nacc, acc_cap, cursor; /* cursor: where the next point is expected in a later pass */
-    cs_db_metric_t metric; /* the policy that picks the best candidate (set before start) */
-    cs_bench_best_t *best; /* rank 0: the tuned runs' best candidates */
+    cs_db_metric_t metric;     /* the policy that picks the best candidate (set before start) */
+    cs_bench_best_t *best;     /* rank 0: the tuned runs' best candidates */
     size_t nbest, best_cap;
     double *ratio_native, *ratio_best; /* rank 0: selected/native, selected/best per point */
     int nratios;

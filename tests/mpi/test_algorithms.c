@@ -1426,9 +1426,8 @@ static int refusing_setup(cs_comm_t *ctx, const cs_params_t *params, cs_state_t 
  * variants without dynamic rules refused after costly MPI_T lookups on every call that named
  * one (issue 19). Returns the number of failures. */
 static int check_refusal_kept(void) {
-    static const cs_algo_t refusing = {.name = "allreduce/refusing",
-                                       .coll = CS_COLL_ALLREDUCE,
-                                       .setup = refusing_setup};
+    static const cs_algo_t refusing = {
+        .name = "allreduce/refusing", .coll = CS_COLL_ALLREDUCE, .setup = refusing_setup};
     cs_comm_t *ctx = NULL;
     const cs_state_t *state = NULL;
     cs_params_t params;

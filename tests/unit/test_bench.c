@@ -1869,8 +1869,13 @@ START_TEST(validate_finish_takes_the_median_of_the_passes) {
     cs_bench_valid_point_t points[4];
     double rn[4], rb[4], lrn[4], lrb[4];
     cs_bench_valid_acc_t acc[2];
-    cs_bench_validation_t v = {.passes = 3, .acc = acc, .nacc = 2, .points = points,
-                               .ratio_native = rn, .ratio_best = rb, .loop_ratio_native = lrn,
+    cs_bench_validation_t v = {.passes = 3,
+                               .acc = acc,
+                               .nacc = 2,
+                               .points = points,
+                               .ratio_native = rn,
+                               .ratio_best = rb,
+                               .loop_ratio_native = lrn,
                                .loop_ratio_best = lrb};
     cs_db_validation_t row;
     double median, worst;
