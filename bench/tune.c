@@ -168,7 +168,7 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
     key = nbr ? bytes : call.bytes;
     cs_bench_progress_point(progress, c, n, key);
     if (o->validate) {
-        CS_CHECK(cs_bench_validate_point(val, o, r, &call, pattern, key, bufs, sync, seed, ppn, sub,
+        CS_CHECK(cs_bench_validate_point(val, o, &call, pattern, key, bufs, sync, seed, ppn, sub,
                                          progress));
     } else {
         /* rank 0's database work fails on rank 0 only: its status travels with what it
@@ -949,9 +949,9 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
     }
     if (rank == 0 && opts.validate) {
         char dur[32];
-        CS_CHECK(cs_db_finish_run(r.db, r.run_id, CS_DB_RUN_DONE));
         cs_bench_progress_end(&progress);
-        CS_CHECK(cs_bench_validate_finish(&val, &r, opts.quiet));
+        CS_CHECK(cs_bench_validate_finish(&val, &r, opts.quiet)); /* its rows, then 'done' */
+        CS_CHECK(cs_db_finish_run(r.db, r.run_id, CS_DB_RUN_DONE));
         cs_bench_format_duration(PMPI_Wtime() - t0, dur, sizeof(dur));
         cs_bench_validate_summary(&val, cs_machine_oversubscribed(&machine));
         fflush(stdout); /* the summary before the last line, when both go to one file */

@@ -206,7 +206,7 @@ static cs_bench_valid_acc_t *acc_of(cs_bench_validation_t *v, cs_coll_t coll, co
     return a;
 }
 
-int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, cs_bench_run_t *r,
+int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o,
                             const cs_call_t *call, const char *pattern, uint64_t key,
                             cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, unsigned seed, int ppn,
                             MPI_Comm sub, cs_bench_progress_t *progress) {
@@ -217,7 +217,6 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, 
     cs_sel_choice_t ch;
     oracle_t best = {-1, {0}};
     int ncand = 3;
-    (void)r;
     memset(cands, 0, sizeof(cands));
     if (call->rank == 0) {
         best = oracle_for(v, call, pattern, key);
@@ -281,17 +280,24 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Median and worst of v[0..n-1] (sorts v). */
+static void median_worst(double *v, int n, double *median, double *worst) {
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    *median = n == 0 ? NAN : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    *worst = n == 0 ? NAN : v[n - 1];
+}
+
 /* The median of column k of a's passes that have a positive time there; NaN when none. */
 static double pass_median(const cs_bench_valid_acc_t *a, int k) {
-    double x[CS_BENCH_MAX_PASSES];
+    double x[CS_BENCH_MAX_PASSES], median, worst;
     int n = 0;
     for (int p = 0; p < a->n; p++) {
         if (a->t[p][k] > 0) {
             x[n++] = a->t[p][k];
         }
     }
-    qsort(x, (size_t)n, sizeof(double), cmp_double);
-    return n == 0 ? NAN : n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+    median_worst(x, n, &median, &worst);
+    return median;
 }
 
 int cs_bench_validate_finish(cs_bench_validation_t *v, cs_bench_run_t *r, int quiet) {
@@ -406,13 +412,6 @@ int cs_bench_validate_tuned(const cs_bench_validation_t *v, cs_coll_t coll, int 
         }
     }
     return n;
-}
-
-/* Median and worst of v[0..n-1] (sorts v). */
-static void median_worst(double *v, int n, double *median, double *worst) {
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    *median = n == 0 ? NAN : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    *worst = n == 0 ? NAN : v[n - 1];
 }
 
 static bool beyond_noise(const cs_bench_valid_point_t *p, int m) {

@@ -108,7 +108,7 @@ int cs_bench_validate_start(cs_bench_validation_t *v, const cs_bench_run_t *r, i
  * `pattern` ("" for none) and `key` (the point's size: call->bytes, or a neighbourhood
  * collective's block size) name the point, as the tuning run stored it. A wrong result of the
  * selector's dispatch is reported on stderr at once, and the point is not stored. */
-int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o, cs_bench_run_t *r,
+int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o,
                             const cs_call_t *call, const char *pattern, uint64_t key,
                             cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, unsigned seed, int ppn,
                             MPI_Comm sub, cs_bench_progress_t *progress) CS_MUST_CHECK;

@@ -742,8 +742,6 @@ static int ops_apart(const cs_comm_t *ctx, const cs_algo_t *algo) {
     return ctx->share && (algo->reqs & CS_REQ_NODES);
 }
 
-/* The state of (algo, params) kept for blocking calls (ops 0) or operations (ops 1, only when
- * ops_apart), or NULL. */
 /* The context's entry of (algo, params, ops), a refused one included; NULL when none. */
 static cs_comm_state_t *state_entry(const cs_comm_t *ctx, const cs_algo_t *algo,
                                     const cs_params_t *params, int ops) {
@@ -755,6 +753,8 @@ static cs_comm_state_t *state_entry(const cs_comm_t *ctx, const cs_algo_t *algo,
     return NULL;
 }
 
+/* The state of (algo, params) kept for blocking calls (ops 0) or operations (ops 1, only when
+ * ops_apart), or NULL (none, or refused). */
 static const cs_state_t *state_find(const cs_comm_t *ctx, const cs_algo_t *algo,
                                     const cs_params_t *params, int ops) {
     const cs_comm_state_t *st = state_entry(ctx, algo, params, ops);
@@ -805,10 +805,6 @@ static int state_get(cs_comm_t *ctx, const cs_algo_t *algo, const cs_params_t *p
         }
         /* Kept as refused: Open MPI's variants without dynamic rules refused after MPI_T
          * lookups, on every call of a rule that named one (issue 19) */
-        memset(&st->state, 0, sizeof(st->state));
-        for (int i = 0; i < CS_STATE_COMMS; i++) {
-            st->state.comms[i] = MPI_COMM_NULL;
-        }
         st->refused = 1;
         *at = st;
         st = NULL;

@@ -100,7 +100,7 @@ typedef struct cs_comm_state {
     int ops; /* 1: the operations' state on the context's own node resources (cs_comm_state_ops) */
     int refused; /* its setup refused (CS_ERR_NOT_APPLICABLE): kept so that it is never tried
                   * again on this context (a refusal depends on the communicator and the
-                  * process only); `state` is then empty */
+                  * process only); `state` is then never read nor torn down */
     cs_state_t state;
     struct cs_comm_state *next;
 } cs_comm_state_t;
