@@ -4,6 +4,7 @@
 
 #include "core/log.h"
 #include "core/rule.h"
+#include "corestate.h"
 #include "measure.h"
 #include "plan.h"
 #include "registry.h"
@@ -91,6 +92,65 @@ static void points_free(points_t *ps) {
     free(ps->v);
 }
 
+/* The run's core-to-core states (table core_state), and the smallest, the near state. */
+typedef struct state {
+    cs_coll_t coll;
+    char pattern[CS_RULE_PATTERN];
+    int comm_size, ppn, round;
+    uint64_t bytes;
+    double rtt_ns;
+} state_t;
+
+typedef struct states {
+    state_t *v;
+    size_t n, cap;
+    double near_ns;
+} states_t;
+
+static int collect_state(const cs_db_core_state_t *c, void *ctx) {
+    states_t *st = ctx;
+    state_t *x;
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? 2 * st->cap : 256;
+        state_t *v = realloc(st->v, cap * sizeof(*v));
+        if (v == NULL) {
+            return CS_ERR_NOMEM;
+        }
+        st->v = v;
+        st->cap = cap;
+    }
+    x = &st->v[st->n];
+    if (cs_coll_from_name(c->coll, &x->coll) != CS_OK ||
+        snprintf(x->pattern, sizeof(x->pattern), "%s", c->pattern) >= (int)sizeof(x->pattern)) {
+        return CS_ERR_ARG;
+    }
+    x->comm_size = c->comm_size;
+    x->ppn = c->ppn;
+    x->round = c->round;
+    x->bytes = c->bytes;
+    x->rtt_ns = c->rtt_ns;
+    if (st->n == 0 || c->rtt_ns < st->near_ns) {
+        st->near_ns = c->rtt_ns;
+    }
+    st->n++;
+    return CS_OK;
+}
+
+/* The launches that measured the size of point p in the near and in the far state (bits as
+ * cs_bench_size_t.near and .far). */
+static void size_states(const states_t *st, const point_t *p, unsigned *near, unsigned *far) {
+    *near = *far = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        const state_t *x = &st->v[i];
+        if (x->coll != p->coll || x->comm_size != p->comm_size || x->ppn != p->ppn ||
+            x->bytes != p->bytes || strcmp(x->pattern, p->pattern) != 0 || x->round < 0 ||
+            x->round > CS_BENCH_MAX_ROUNDS) {
+            continue;
+        }
+        *(cs_bench_core_far(x->rtt_ns, st->near_ns) ? far : near) |= 1u << x->round;
+    }
+}
+
 static int is_native_key(const char *name) {
     const cs_algo_t *a = cs_registry_find(name);
     return a != NULL && cs_algo_is_native(a);
@@ -176,15 +236,18 @@ static unsigned attach_confirmations(const point_t *p, cs_bench_entry_t *entries
 /* The rules of one key from its points p[0..n-1] (ordered by bytes) into out[0..2n-1] (a row
  * per ranked entry, and one per native gap: rules.h), with the key, machine_id and run_id set;
  * *nout rows. No database access. */
-static int key_rules(const point_t *p, size_t n, const points_t *conf, int64_t machine_id,
-                     int64_t run_id, cs_db_metric_t metric, int oversubscribed,
-                     const uint64_t *thresholds, int nthresholds, cs_rule_t *out, int *nout) {
+static int key_rules(const point_t *p, size_t n, const points_t *conf, const states_t *st,
+                     int64_t machine_id, int64_t run_id, cs_db_metric_t metric, int oversubscribed,
+                     const uint64_t *thresholds, int nthresholds, cs_rule_t *out, int *nout,
+                     int *nunproven) {
     int rc = CS_OK;
     cs_bench_entry_t *entries = calloc(n, sizeof(*entries));
     cs_bench_size_t *sizes = calloc(n, sizeof(*sizes));
     cs_bench_cand_t *cands = calloc(CS_BENCH_MAX_CANDS, sizeof(*cands));
+    size_t *first = calloc(n, sizeof(*first)); /* size i's entries start at entries[first[i]] */
+    unsigned char *mark = calloc(n * CS_BENCH_MAX_RANKED, 1);
     int nsizes = 0;
-    CS_REQUIRE(entries && sizes && cands, CS_ERR_NOMEM);
+    CS_REQUIRE(entries && sizes && cands && first && mark, CS_ERR_NOMEM);
     for (size_t s = 0; s < n;) {
         size_t e = s;
         int k = 0;
@@ -199,9 +262,18 @@ static int key_rules(const point_t *p, size_t n, const points_t *conf, int64_t m
             sizes[nsizes].metric = cs_bench_policy(metric, oversubscribed);
             sizes[nsizes].confirmed =
                 attach_confirmations(&p[s], &entries[s], k, conf->v, conf->n, CS_BENCH_MAX_ROUNDS);
+            size_states(st, &p[s], &sizes[nsizes].near, &sizes[nsizes].far);
+            first[nsizes] = s;
             nsizes++;
         }
         s = e;
+    }
+    /* a win that depends on the core-to-core state needs both states (rules.h) */
+    *nunproven += cs_bench_core_unproven(sizes, nsizes, mark);
+    for (int i = 0; i < nsizes; i++) {
+        for (int j = 0; j < sizes[i].n && j < CS_BENCH_MAX_RANKED; j++) {
+            entries[first[i] + (size_t)j].unproven = mark[i * CS_BENCH_MAX_RANKED + j];
+        }
     }
     if ((cs_coll_is_neighbor(p[0].coll) && !cs_coll_is_cached(p[0].coll)) ||
         cs_coll_agrees(p[0].coll)) {
@@ -227,6 +299,8 @@ out:
     free(entries);
     free(sizes);
     free(cands);
+    free(first);
+    free(mark);
     return rc;
 }
 
@@ -251,17 +325,21 @@ static int find_metric(const cs_db_run_row_t *r, void *ctx) {
 }
 
 int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
-                          const uint64_t *thresholds, int nthresholds, int *nrules) {
+                          const uint64_t *thresholds, int nthresholds, int *nrules,
+                          int *nunproven) {
     int rc = CS_OK;
     points_t ps = {NULL, 0, 0}, conf = {NULL, 0, 0};
+    states_t st = {NULL, 0, 0, 0};
     cs_rule_t *rules = NULL;
     run_metric_t rm = {run_id, CS_DB_METRIC_SYNC, 0, 0};
     int open = 0;
     *nrules = 0;
+    *nunproven = 0;
     CS_CHECK(cs_db_foreach_run(db, machine_id, find_metric, &rm));
     CS_REQUIRE(rm.found, CS_ERR_NOT_FOUND);
     CS_CHECK(cs_db_foreach_measurement(db, run_id, collect, &ps));
     CS_CHECK(cs_db_foreach_confirmation(db, run_id, collect, &conf));
+    CS_CHECK(cs_db_foreach_core_state(db, run_id, collect_state, &st));
     CS_CHECK(cs_db_begin(db));
     open = 1;
     for (size_t first = 0; first < ps.n;) {
@@ -272,8 +350,8 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
         }
         rules = calloc(2 * (last - first), sizeof(*rules));
         CS_REQUIRE(rules != NULL, CS_ERR_NOMEM);
-        CS_CHECK(key_rules(&ps.v[first], last - first, &conf, machine_id, run_id, rm.metric,
-                           rm.oversubscribed, thresholds, nthresholds, rules, &nout));
+        CS_CHECK(key_rules(&ps.v[first], last - first, &conf, &st, machine_id, run_id, rm.metric,
+                           rm.oversubscribed, thresholds, nthresholds, rules, &nout, nunproven));
         for (int i = 0; i < nout; i++) { /* each candidate's measured setup, if it has one */
             CS_CHECK(cs_db_get_setup(db, machine_id, rules[i].pattern, rules[i].algorithm,
                                      rules[i].params, rules[i].comm_size, rules[i].ppn,
@@ -294,6 +372,7 @@ out:
         cs_log(CS_LOG_WARN, "rollback failed: %s", cs_db_errmsg(db));
     }
     free(rules);
+    free(st.v);
     points_free(&ps);
     points_free(&conf);
     return rc;

@@ -147,7 +147,7 @@ int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) {
     }
     for (int i = 0; i < s->n; i++) {
         const cs_bench_entry_t *e = &s->entries[i];
-        if (e->native || !wins(s, e, native)) {
+        if (e->native || e->unproven || !wins(s, e, native)) {
             continue;
         }
         /* Insertion by the policy's score; ties keep registry order. */
@@ -161,6 +161,107 @@ int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) {
     order[k++] = (int)(native - s->entries);
     *n = k;
     return CS_OK;
+}
+
+/* The entry of `s` with variant (algorithm, params), or NULL. */
+static const cs_bench_entry_t *entry_of(const cs_bench_size_t *s, const char *algorithm,
+                                        const char *params) {
+    for (int i = 0; i < s->n; i++) {
+        if (strcmp(s->entries[i].algorithm, algorithm) == 0 &&
+            strcmp(s->entries[i].params, params) == 0) {
+            return &s->entries[i];
+        }
+    }
+    return NULL;
+}
+
+/* One outcome of a candidate in one launch: +1 won, -1 lost, 0 neither; the launch's state in
+ * *far. Launch r: 0 the measurement pass, else confirmation round r. */
+static int outcome(const cs_bench_size_t *s, const cs_bench_entry_t *e,
+                   const cs_bench_entry_t *native, int r, int *far) {
+    const unsigned bit = 1u << r;
+    double e_score, n_score;
+    if (!((s->near | s->far) & bit)) {
+        return 0;
+    }
+    *far = (s->far & bit) != 0;
+    if (r == 0) {
+        e_score = cs_bench_score(e->median_us, e->loop_median_us, e->has_loop, s->metric);
+        n_score =
+            cs_bench_score(native->median_us, native->loop_median_us, native->has_loop, s->metric);
+    } else {
+        const unsigned cbit = 1u << (r - 1);
+        if (!(e->has_confirm & cbit) || !(native->has_confirm & cbit)) {
+            return 0;
+        }
+        e_score = cs_bench_score(e->confirm_median_us[r - 1], e->confirm_loop_median_us[r - 1],
+                                 !isnan(e->confirm_loop_median_us[r - 1]), s->metric);
+        n_score =
+            cs_bench_score(native->confirm_median_us[r - 1], native->confirm_loop_median_us[r - 1],
+                           !isnan(native->confirm_loop_median_us[r - 1]), s->metric);
+    }
+    if (!(e_score > 0) || !(n_score > 0) || !isfinite(e_score) || !isfinite(n_score)) {
+        return 0;
+    }
+    return e_score <= (1.0 - CS_STATS_MIN_GAIN) * n_score ? 1
+           : e_score > CS_BENCH_CORE_LOSS * n_score       ? -1
+                                                          : 0;
+}
+
+/* Bits of the outcomes of variant v at size s: 1 won near, 2 won far, 4 lost near, 8 lost far;
+ * *states: 1 measured near, 2 measured far. */
+static unsigned outcomes(const cs_bench_size_t *s, const cs_bench_entry_t *v, unsigned *states) {
+    const cs_bench_entry_t *e = entry_of(s, v->algorithm, v->params), *native = native_of(s);
+    unsigned bits = 0;
+    *states = 0;
+    if (e == NULL || native == NULL || e->native) {
+        return 0;
+    }
+    for (int r = 0; r <= CS_BENCH_MAX_ROUNDS; r++) {
+        int far = 0, o = outcome(s, e, native, r, &far);
+        if ((s->near | s->far) & (1u << r) && (r == 0 || (e->has_confirm & (1u << (r - 1))))) {
+            *states |= far ? 2u : 1u;
+        }
+        bits |= o > 0 ? (far ? 2u : 1u) : o < 0 ? (far ? 8u : 4u) : 0u;
+    }
+    return bits;
+}
+
+/* Whether variant v won in one core-to-core state and lost in the other at size s itself. */
+static int state_dependent_at(const cs_bench_size_t *s, const cs_bench_entry_t *v) {
+    unsigned st, o = outcomes(s, v, &st);
+    return ((o & 1u) && (o & 8u)) || ((o & 2u) && (o & 4u));
+}
+
+int cs_bench_core_unproven(const cs_bench_size_t *sizes, int nsizes, unsigned char *mark) {
+    int count = 0;
+    memset(mark, 0, (size_t)nsizes * CS_BENCH_MAX_RANKED);
+    for (int i = 0; i < nsizes; i++) {
+        for (int j = 0; j < sizes[i].n && j < CS_BENCH_MAX_RANKED; j++) {
+            const cs_bench_entry_t *v = &sizes[i].entries[j];
+            unsigned states = 0;
+            if (v->native) {
+                continue;
+            }
+            (void)outcomes(&sizes[i], v, &states);
+            /* measured in both here: the rounds decide (a loss is a loss); a candidate that
+             * does not win here anyway is not counted */
+            if (states == 3u || !wins(&sizes[i], v, native_of(&sizes[i]))) {
+                continue;
+            }
+            for (int k = 0; k < nsizes; k++) { /* dependent at a neighbouring size */
+                uint64_t lo = sizes[k].bytes < sizes[i].bytes ? sizes[k].bytes : sizes[i].bytes;
+                uint64_t hi = sizes[k].bytes < sizes[i].bytes ? sizes[i].bytes : sizes[k].bytes;
+                if (k != i && hi <= (uint64_t)CS_BENCH_CORE_NEIGHBOUR * (lo > 0 ? lo : 1) &&
+                    state_dependent_at(&sizes[k], v)) {
+                    mark[i * CS_BENCH_MAX_RANKED + j] = 1;
+                    count++;
+                    break;
+                }
+            }
+        }
+    }
+    return count;
 }
 
 static int same_ranking(const cs_bench_size_t *a, const int *oa, int na, const cs_bench_size_t *b,
@@ -308,18 +409,6 @@ int cs_bench_rules_at(const cs_bench_size_t *sizes, int nsizes, const uint64_t *
     *nout = rows;
 out:
     return rc;
-}
-
-/* The entry of `s` with variant (algorithm, params), or NULL. */
-static const cs_bench_entry_t *entry_of(const cs_bench_size_t *s, const char *algorithm,
-                                        const char *params) {
-    for (int i = 0; i < s->n; i++) {
-        if (strcmp(s->entries[i].algorithm, algorithm) == 0 &&
-            strcmp(s->entries[i].params, params) == 0) {
-            return &s->entries[i];
-        }
-    }
-    return NULL;
 }
 
 /* 1 when `e` is among the winners (ahead of native) of size `s`. */

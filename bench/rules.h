@@ -59,6 +59,9 @@ typedef struct cs_bench_entry {
      * not measured). */
     unsigned has_confirm;
     double confirm_median_us[CS_BENCH_MAX_ROUNDS], confirm_loop_median_us[CS_BENCH_MAX_ROUNDS];
+    /* 1: this candidate's result depends on the machine's core-to-core state and it was not
+     * measured here in every state (cs_bench_core_unproven): it cannot win at this size. */
+    int unproven;
 } cs_bench_entry_t;
 
 /* Everything measured at one size; exactly one entry must be native. */
@@ -75,6 +78,10 @@ typedef struct cs_bench_size {
      * synchronised "not slower" is the first pass's: synchronised medians of short
      * confirmations are too noisy, docs/tuning.md). 0: no round measured it. */
     unsigned confirmed;
+    /* The core-to-core state (corestate.h) of the launches that measured this size: bit r set
+     * in `near` or `far` when launch r (0 the measurement pass, r >= 1 confirmation round r)
+     * measured it in that state; both 0: not probed. */
+    unsigned near, far;
 } cs_bench_size_t;
 
 /* The policy a run decides under: its --metric, except 'both' on a run with more processes per
@@ -91,6 +98,23 @@ double cs_bench_score(double median_us, double loop_median_us, int has_loop, cs_
 /* Ranks the entries of `s`: order[0..*n-1] are indices into s->entries, winner first, native
  * last. CS_ERR_ARG when s has no native entry or more than CS_BENCH_MAX_RANKED entries. */
 int cs_bench_rank(const cs_bench_size_t *s, int *order, int *n) CS_MUST_CHECK;
+
+/* cs_bench_core_unproven: two sizes at most this factor apart are neighbours; a launch in which
+ * a candidate's score was more than CS_BENCH_CORE_LOSS times native's is a loss. */
+#define CS_BENCH_CORE_NEIGHBOUR 4
+#define CS_BENCH_CORE_LOSS      1.10
+
+/* The core-to-core state (docs/tuning.md "The host moves the cores"), over the sizes of one key,
+ * sizes[0..nsizes-1]. Every launch that measured a candidate at a size (the measurement pass; a
+ * confirmation round that measured it) gives an outcome in that launch's state: won (its score
+ * under the policy, cs_bench_score, at least CS_STATS_MIN_GAIN below native's in the same
+ * launch) or lost (above CS_BENCH_CORE_LOSS times native's). A candidate that won in one state
+ * and lost in the other at one size depends on the state there, and the rounds already keep it
+ * from winning at that size (it must win in every launch); at the other sizes at most
+ * CS_BENCH_CORE_NEIGHBOUR apart from it, where it was measured in one state only and would win,
+ * its win is unproven: mark[i * CS_BENCH_MAX_RANKED + j] (entry j of size i) is set to 1, every
+ * other mark to 0. Returns how many were set. */
+int cs_bench_core_unproven(const cs_bench_size_t *sizes, int nsizes, unsigned char *mark);
 
 /* Builds the rules of sizes[0..nsizes-1] (ascending bytes) into out[0..cap-1]; *nout rows.
  * Each row gets its interval, rank, variant, medians (its own and native's) and p-value: a

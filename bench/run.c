@@ -6,6 +6,7 @@
 #include "registry.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -95,11 +96,16 @@ int cs_bench_run_has_point(cs_bench_run_t *r, cs_coll_t coll, const char *patter
 
 int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, int ncand,
                              cs_coll_t coll, const char *pattern, int comm_size, int ppn,
-                             uint64_t bytes, int round) {
+                             uint64_t bytes, int round, double rtt_ns) {
     int rc = CS_OK;
     int open = 0;
     CS_CHECK(cs_db_begin(r->db));
     open = 1;
+    if (!isnan(rtt_ns)) {
+        const cs_db_core_state_t st = {round, cs_coll_name(coll), pattern, comm_size, ppn, bytes,
+                                       rtt_ns};
+        CS_CHECK(cs_db_put_core_state(r->db, r->run_id, &st));
+    }
     for (int i = 0; i < ncand; i++) {
         const cs_bench_cand_t *c = &cands[i];
         cs_db_point_t pt = {

@@ -11,6 +11,7 @@
 #define CS_BENCH_RUN_H
 
 #include "core/machine.h"
+#include "corestate.h"
 #include "db.h"
 #include "measure.h"
 #include "options.h"
@@ -21,12 +22,13 @@
 typedef struct cs_bench_run {
     cs_db_t *db;
     int64_t machine_id, run_id;
-    int oversubscribed; /* more processes per node than cores (rules.h: the metric policy) */
-    double before_s;    /* a resumed run: seconds since it was first started (its earlier
-                         * launches, and the time between them); 0 for a new run */
-    int measured;       /* points this launch measured (not found stored), on every rank of
-                         * the communicator that measured them */
-    char path[4096];    /* the database file */
+    int oversubscribed;     /* more processes per node than cores (rules.h: the metric policy) */
+    double before_s;        /* a resumed run: seconds since it was first started (its earlier
+                             * launches, and the time between them); 0 for a new run */
+    int measured;           /* points this launch measured (not found stored), on every rank of
+                             * the communicator that measured them */
+    char path[4096];        /* the database file */
+    cs_bench_cores_t cores; /* what the core-to-core probe pairs (corestate.h), on rank 0 */
 } cs_bench_run_t;
 
 /* Opens the database and starts (or resumes, *resumed = 1) the run of machine `m` with the
@@ -43,11 +45,12 @@ int cs_bench_run_has_point(cs_bench_run_t *r, cs_coll_t coll, const char *patter
                            int ppn, uint64_t bytes, int round, bool *exists) CS_MUST_CHECK;
 
 /* Stores a measured point (a measurement for each applicable candidate, a failure for each one
- * that failed verification) in one transaction; on failure nothing of it is stored. With
- * `round` > 0 the measurements go to the confirmations, of that round. */
+ * that failed verification, and the core-to-core state `rtt_ns` probed before it unless NaN:
+ * table core_state) in one transaction; on failure nothing of it is stored. With `round` > 0
+ * the measurements go to the confirmations, of that round. */
 int cs_bench_run_store_point(cs_bench_run_t *r, const cs_bench_cand_t *cands, int ncand,
                              cs_coll_t coll, const char *pattern, int comm_size, int ppn,
-                             uint64_t bytes, int round) CS_MUST_CHECK;
+                             uint64_t bytes, int round, double rtt_ns) CS_MUST_CHECK;
 
 /* Stores neighbourhood pattern `pat` on n processes, whose graph has signature *sig, for the
  * run's machine (table pattern: the signature the selector matches communicators against, and

@@ -22,6 +22,7 @@
 #include "thresholds.h"
 #include "validate.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,18 +169,24 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
     key = nbr ? bytes : call.bytes;
     cs_bench_progress_point(progress, c, n, key);
     if (o->validate) {
+        /* rank 0 probes while the others wait to start the point */
+        double rtt_ns = rank == 0 ? cs_bench_cores_rtt(&r->cores) : NAN;
         CS_CHECK(cs_bench_validate_point(val, o, &call, pattern, key, bufs, sync, seed, ppn, sub,
-                                         progress));
+                                         rtt_ns, progress));
     } else {
         /* rank 0's database work fails on rank 0 only: its status travels with what it
          * broadcasts anyway, so that every rank of sub fails alike instead of waiting for it */
         int shared[2] = {CS_OK, 0}; /* rank 0's status, skip */
+        double rtt_ns = NAN;        /* the core-to-core state (corestate.h), rank 0 */
         if (rank == 0) {
             bool exists = false;
             shared[0] = cs_bench_run_has_point(r, c, pattern, n, ppn, key, round, &exists);
             shared[1] = exists;
             if (o->budget_s > 0) {
                 budget = pace_point_budget(pace);
+            }
+            if (!exists) { /* while the other ranks wait in the broadcast */
+                rtt_ns = cs_bench_cores_rtt(&r->cores);
             }
         }
         CS_MPI_CHECK(PMPI_Bcast(shared, 2, MPI_INT, 0, sub));
@@ -193,7 +200,8 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
             CS_CHECK(cs_bench_measure(cands, ncand, &call, bufs, budget, o->reps_max, race, seed,
                                       sync, sub, rank == 0 ? progress : NULL));
             if (rank == 0) {
-                stored = cs_bench_run_store_point(r, cands, ncand, c, pattern, n, ppn, key, round);
+                stored = cs_bench_run_store_point(r, cands, ncand, c, pattern, n, ppn, key, round,
+                                                  rtt_ns);
             }
             cs_bench_cands_free(cands, ncand);
             CS_MPI_CHECK(PMPI_Bcast(&stored, 1, MPI_INT, 0, sub));
@@ -203,6 +211,44 @@ static int run_point(const cs_bench_opts_t *o, cs_bench_cand_t *cands, int ncand
     }
     pace->done++;
     cs_bench_progress_point_done(progress);
+out:
+    return rc;
+}
+
+/* Rank 0: the range of a run's core-to-core states (corestate.h). */
+typedef struct core_range {
+    double near, top;
+    int n, nfar;
+    const double *near_of; /* for the second pass over the rows: the smallest */
+} core_range_t;
+
+static int core_range(const cs_db_core_state_t *c, void *ctx) {
+    core_range_t *k = ctx;
+    if (k->near_of != NULL) {
+        k->nfar += cs_bench_core_far(c->rtt_ns, *k->near_of);
+        return CS_OK;
+    }
+    k->near = k->n == 0 || c->rtt_ns < k->near ? c->rtt_ns : k->near;
+    k->top = k->n == 0 || c->rtt_ns > k->top ? c->rtt_ns : k->top;
+    k->n++;
+    return CS_OK;
+}
+
+/* Rank 0: says what the core-to-core probe saw over the run's launches and how many wins the
+ * rules left out as unproven (derive.h). */
+static int say_core_states(cs_bench_run_t *r, int nunproven) {
+    int rc = CS_OK;
+    core_range_t k = {0, 0, 0, 0, NULL};
+    CS_CHECK(cs_db_foreach_core_state(r->db, r->run_id, core_range, &k));
+    if (k.n == 0) {
+        goto out;
+    }
+    k.near_of = &k.near;
+    CS_CHECK(cs_db_foreach_core_state(r->db, r->run_id, core_range, &k));
+    printf("core-to-core round trip before each point: %.0f-%.0f ns, %d of %d points in the far "
+           "state (above %.0f x the smallest); %d win(s) of a candidate that depends on it left "
+           "out, measured in one state only (docs/tuning.md \"The host moves the cores\")\n",
+           k.near, k.top, k.nfar, k.n, CS_BENCH_CORE_FAR, nunproven);
 out:
     return rc;
 }
@@ -762,7 +808,7 @@ out:
 
 int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int nextra,
                   MPI_Comm world) {
-    int rank, nprocs, rc = CS_OK, status = 0, resumed = 0, nrules = 0, job_ppn = 1;
+    int rank, nprocs, rc = CS_OK, status = 0, resumed = 0, nrules = 0, job_ppn = 1, nunproven = 0;
     int stopped_after = 0; /* --one-round: the confirmation round this launch stopped after */
     char err[512];
     cs_bench_opts_t opts;
@@ -888,6 +934,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
                          "mpirun --bind-to core:overload-allowed (scripts/tune does)");
         }
     }
+    CS_CHECK(cs_bench_cores_find(world, &r.cores));
     if (!opts.validate && machine.nprocs >= 2 && opts.overlap != CS_BENCH_OVERLAP_ONLY) {
         CS_CHECK(measure_loggp(&opts, &machine, &r, rank, world));
     }
@@ -983,7 +1030,8 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         int64_t nmeas = 0, nfail = 0;
         char dur[32];
         if (opts.overlap != CS_BENCH_OVERLAP_ONLY) {
-            CS_CHECK(cs_bench_derive_rules(r.db, r.machine_id, r.run_id, thr_bytes, nthr, &nrules));
+            CS_CHECK(cs_bench_derive_rules(r.db, r.machine_id, r.run_id, thr_bytes, nthr, &nrules,
+                                           &nunproven));
         }
         if (opts.overlap != CS_BENCH_OVERLAP_OFF) {
             CS_CHECK(cs_bench_overlap_derive(r.db, r.machine_id, r.run_id, thr_bytes, nthr, &nnb));
@@ -995,6 +1043,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         if (!opts.quiet && opts.overlap != CS_BENCH_OVERLAP_ONLY) {
             printf("winners (rank 1 of each size interval):\n");
             CS_CHECK(cs_db_foreach_rule(r.db, r.machine_id, print_rule, NULL));
+            CS_CHECK(say_core_states(&r, nunproven));
         }
         fflush(stdout); /* the winners before the last line, when both go to one file */
         cs_bench_format_duration(PMPI_Wtime() - t0, dur, sizeof(dur));

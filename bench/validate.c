@@ -209,7 +209,7 @@ static cs_bench_valid_acc_t *acc_of(cs_bench_validation_t *v, cs_coll_t coll, co
 int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o,
                             const cs_call_t *call, const char *pattern, uint64_t key,
                             cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, unsigned seed, int ppn,
-                            MPI_Comm sub, cs_bench_progress_t *progress) {
+                            MPI_Comm sub, double rtt_ns, cs_bench_progress_t *progress) {
     /* The candidates' slots: native A must be first (measure.h); the oracle is last, if any. */
     enum { NATIVE_A, SELECTED, NATIVE_B, ORACLE };
     int rc = CS_OK;
@@ -256,7 +256,8 @@ int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o,
                     (unsigned long long)key, cands[SELECTED].failure);
             a->failed = 1;
         } else if (a->n < CS_BENCH_MAX_PASSES) {
-            double *t = a->t[a->n++];
+            double *t = a->t[a->n];
+            a->rtt_ns[a->n++] = rtt_ns;
             t[CS_VALID_NATIVE] = cands[NATIVE_A].summary.median;
             t[CS_VALID_SELECTED] = cands[SELECTED].summary.median;
             t[CS_VALID_ORACLE] = has_oracle ? orc->summary.median : t[CS_VALID_NATIVE];
@@ -338,7 +339,17 @@ int cs_bench_validate_finish(cs_bench_validation_t *v, cs_bench_run_t *r, int qu
         row.oracle_algorithm = a->oracle_algo;
         row.oracle_params = a->oracle_params;
         CS_CHECK(cs_db_insert_validation(r->db, &row));
+        double rtt = NAN;
+        for (int p = 0; p < a->n; p++) {
+            const cs_db_core_state_t st = {p + 1,  row.coll, a->pattern,  a->comm_size,
+                                           a->ppn, a->bytes, a->rtt_ns[p]};
+            if (a->rtt_ns[p] > 0) { /* else not probed */
+                CS_CHECK(cs_db_put_core_state(r->db, r->run_id, &st));
+                rtt = !(a->rtt_ns[p] <= rtt) ? a->rtt_ns[p] : rtt;
+            }
+        }
         v->points[v->npoints++] = (cs_bench_valid_point_t){
+            .rtt_ns = rtt,
             .coll = a->coll,
             .comm_size = a->comm_size,
             .bytes = a->bytes,
@@ -440,9 +451,23 @@ int cs_bench_validate_noise(const cs_bench_validation_t *v, int metric, double *
     return nbeyond;
 }
 
+/* The near core-to-core state of the validation: its smallest probe (NaN: none). */
+static double near_of(const cs_bench_validation_t *v) {
+    double near = NAN;
+    for (int i = 0; i < v->nacc; i++) {
+        for (int p = 0; p < v->acc[i].n; p++) {
+            double x = v->acc[i].rtt_ns[p];
+            if (x > 0 && (isnan(near) || x < near)) {
+                near = x;
+            }
+        }
+    }
+    return near;
+}
+
 /* Rank 0: the spread line of metric `m` (0 sync, 1 loop) and the points beyond the noise. */
 static void summarise_spread(const cs_bench_validation_t *v, int m, const char *metric) {
-    double median, worst;
+    double median, worst, near = near_of(v);
     int nspread;
     int nbeyond = cs_bench_validate_noise(v, m, &median, &worst, &nspread);
     if (nbeyond < 0) {
@@ -456,8 +481,10 @@ static void summarise_spread(const cs_bench_validation_t *v, int m, const char *
     for (int i = 0; i < v->npoints; i++) {
         const cs_bench_valid_point_t *p = &v->points[i];
         if (!isnan(p->spread[m]) && !isnan(p->ratio_native[m]) && beyond_noise(p, m)) {
-            printf("    %-10s np=%-3d %8" PRIu64 " B  selected/native %.3f  spread %.3f\n",
-                   cs_coll_name(p->coll), p->comm_size, p->bytes, p->ratio_native[m], p->spread[m]);
+            printf("    %-10s np=%-3d %8" PRIu64
+                   " B  selected/native %.3f  spread %.3f  cores %.0f ns%s\n",
+                   cs_coll_name(p->coll), p->comm_size, p->bytes, p->ratio_native[m], p->spread[m],
+                   p->rtt_ns, cs_bench_core_far(p->rtt_ns, near) ? " (far)" : "");
         }
     }
 }
@@ -478,6 +505,22 @@ void cs_bench_validate_summary(cs_bench_validation_t *v, int oversubscribed) {
            v->nloop_ratios, oversubscribed ? " (oversubscribed)" : "", v->passes,
            v->passes == 1 ? "" : "es", mn, wn, mb, wb);
     summarise_spread(v, 1, "loop");
+    double near = near_of(v), top = NAN;
+    int nfar = 0, nprobed = 0;
+    for (int i = 0; i < v->npoints; i++) {
+        const cs_bench_valid_point_t *p = &v->points[i];
+        if (!isnan(p->rtt_ns)) {
+            nprobed++;
+            nfar += cs_bench_core_far(p->rtt_ns, near);
+            top = !(p->rtt_ns <= top) ? p->rtt_ns : top;
+        }
+    }
+    if (nprobed > 0) {
+        printf("  core-to-core round trip before each point: %.0f-%.0f ns; %d of %d points had a "
+               "pass in the far state (above %.0f x the smallest; docs/tuning.md \"The host moves "
+               "the cores\")\n",
+               near, top, nfar, nprobed, CS_BENCH_CORE_FAR);
+    }
 }
 
 void cs_bench_validate_free(cs_bench_validation_t *v) {

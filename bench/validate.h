@@ -56,6 +56,8 @@ typedef struct cs_bench_valid_point {
     uint64_t bytes;
     double ratio_native[2]; /* selected / native A */
     double spread[2];       /* max(B/A, A/B) of native A and native B */
+    double rtt_ns;          /* the core-to-core state (corestate.h): the largest over the passes
+                             * of the probe before the point; NaN: not probed */
 } cs_bench_valid_point_t;
 
 /* The times of one point in one pass, as cs_bench_validate_point measured them: native A, the
@@ -75,6 +77,7 @@ typedef struct cs_bench_valid_acc {
     int failed; /* a pass's dispatch gave a wrong result */
     int n;      /* passes measured */
     double t[CS_BENCH_MAX_PASSES][CS_VALID_TIMES];
+    double rtt_ns[CS_BENCH_MAX_PASSES]; /* each pass's core-to-core probe; NaN: none */
 } cs_bench_valid_acc_t;
 
 /* The state of a validation run; zero it before cs_bench_validate_start. */
@@ -104,17 +107,20 @@ int cs_bench_validate_start(cs_bench_validation_t *v, const cs_bench_run_t *r, i
 
 /* One validation point in pass v->pass (collective over `sub`, whose ranks call->comm has in
  * the same order): native A, the selector's choice for call->comm, native B and the tuned best
- * for `call`, measured interleaved; rank 0 keeps the times for cs_bench_validate_finish.
+ * for `call`, measured interleaved; rank 0 keeps the times for cs_bench_validate_finish, with
+ * `rtt_ns`, the core-to-core state it probed before the point (corestate.h; NaN: none).
  * `pattern` ("" for none) and `key` (the point's size: call->bytes, or a neighbourhood
  * collective's block size) name the point, as the tuning run stored it. A wrong result of the
  * selector's dispatch is reported on stderr at once, and the point is not stored. */
 int cs_bench_validate_point(cs_bench_validation_t *v, const cs_bench_opts_t *o,
                             const cs_call_t *call, const char *pattern, uint64_t key,
                             cs_bench_bufs_t *bufs, cs_bench_sync_t *sync, unsigned seed, int ppn,
-                            MPI_Comm sub, cs_bench_progress_t *progress) CS_MUST_CHECK;
+                            MPI_Comm sub, double rtt_ns,
+                            cs_bench_progress_t *progress) CS_MUST_CHECK;
 
 /* Rank 0, after the last pass: stores a row per point, each time the median of its passes
- * (db.h; a point whose dispatch failed in a pass is not stored), fills the ratios and points
+ * (db.h; a point whose dispatch failed in a pass is not stored) and its passes' core-to-core
+ * states (table core_state, round = the pass), fills the ratios and points
  * the summary judges, and prints a line per point unless `quiet`. The ratios are of these
  * medians: the median per size over interleaved passes, as issue 19's standard suite takes
  * them. CS_ERR_DB when a row cannot be stored. */
@@ -142,8 +148,9 @@ int cs_bench_validate_noise(const cs_bench_validation_t *v, int metric, double *
 /* Rank 0: prints the summary, per metric: a line with the median and worst ratios over the
  * points stored, then a line with the median native spread and how many points have
  * selected/native above CS_BENCH_VALIDATE_MARGIN times their spread, followed by one line per
- * such point (collective, communicator size, bytes, ratio, spread). `oversubscribed` says so in
- * the first lines. Sorts the ratios. */
+ * such point (collective, communicator size, bytes, ratio, spread, core-to-core state); then
+ * the range of the core-to-core states and how many points had a pass in the far one.
+ * `oversubscribed` says so in the first lines. Sorts the ratios. */
 void cs_bench_validate_summary(cs_bench_validation_t *v, int oversubscribed);
 
 /* Frees what the validation holds. */

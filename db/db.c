@@ -103,6 +103,9 @@ enum stmt {
     ST_NB_RULE_BY_MACHINE,
     ST_COUNT_OVERLAP,
     ST_COUNT_NB_RULE,
+    ST_CORE_STATE_INSERT,
+    ST_CORE_STATE_BY_RUN,
+    ST_COUNT_CORE_STATE,
     NSTMTS
 };
 
@@ -200,6 +203,14 @@ static const char *const sql[NSTMTS] = {
     [ST_OVERLAP_BY_RUN] = "SELECT " OVERLAP_COLS " FROM overlap WHERE ?1 = 0 OR run_id = ?1 "
                           "ORDER BY " POINT_ORDER ", run_id",
     [ST_COUNT_OVERLAP] = "SELECT count(*) FROM overlap WHERE ?1 = 0 OR run_id = ?1",
+    [ST_CORE_STATE_INSERT] =
+        "INSERT INTO core_state (run_id, round, coll, pattern, comm_size, ppn, "
+        "bytes, rtt_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+        "ON CONFLICT DO NOTHING",
+    [ST_CORE_STATE_BY_RUN] = "SELECT round, coll, pattern, comm_size, ppn, bytes, rtt_ns "
+                             "FROM core_state WHERE run_id = ?1 "
+                             "ORDER BY coll, pattern, comm_size, ppn, bytes, round",
+    [ST_COUNT_CORE_STATE] = "SELECT count(*) FROM core_state WHERE ?1 = 0 OR run_id = ?1",
     [ST_COUNT_NB_RULE] = "SELECT count(*) FROM nb_rule WHERE ?1 = 0 OR run_id = ?1",
     [ST_VALIDATION_INSERT] = "INSERT INTO validation (run_id, " VALIDATION_COLS ") "
                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
@@ -252,6 +263,7 @@ static const struct {
     {"confirmation", ST_COUNT_CONFIRMATION},
     {"overlap", ST_COUNT_OVERLAP},
     {"nb_rule", ST_COUNT_NB_RULE},
+    {"core_state", ST_COUNT_CORE_STATE},
 };
 
 static const char *const run_kind_names[] = {
@@ -1722,6 +1734,58 @@ int cs_db_foreach_validation(cs_db_t *db, int64_t run_id, cs_db_validation_fn fn
             .pattern = column_text(s, 16),
         };
         CS_CHECK(call_back(fn(&v, ctx), &stop));
+    }
+out:
+    done(s);
+    return rc;
+}
+
+/* --- core-to-core state ------------------------------------------------------------------- */
+
+int cs_db_put_core_state(cs_db_t *db, int64_t run_id, const cs_db_core_state_t *c) {
+    int rc = CS_OK;
+    sqlite3_stmt *s = NULL;
+    CS_REQUIRE(db != NULL && c != NULL && run_id > 0 && c->round >= 0 && c->coll != NULL &&
+                   c->comm_size >= 1 && c->ppn >= 1 && c->bytes <= INT64_MAX &&
+                   isfinite(c->rtt_ns) && c->rtt_ns > 0,
+               CS_ERR_ARG);
+    CS_CHECK(stmt(db, ST_CORE_STATE_INSERT, &s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, run_id));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 2, c->round));
+    CS_DB_CHECK(db, bind_text(s, 3, c->coll));
+    CS_DB_CHECK(db, bind_text(s, 4, c->pattern != NULL ? c->pattern : ""));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 5, c->comm_size));
+    CS_DB_CHECK(db, sqlite3_bind_int(s, 6, c->ppn));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 7, (int64_t)c->bytes));
+    CS_DB_CHECK(db, sqlite3_bind_double(s, 8, c->rtt_ns));
+    CS_DB_CHECK(db, sqlite3_step(s));
+out:
+    done(s);
+    return rc;
+}
+
+int cs_db_foreach_core_state(cs_db_t *db, int64_t run_id, cs_db_core_state_fn fn, void *ctx) {
+    int rc = CS_OK;
+    int step = SQLITE_DONE;
+    bool stop = false;
+    sqlite3_stmt *s = NULL;
+    CS_REQUIRE(db != NULL && fn != NULL && run_id >= 0, CS_ERR_ARG);
+    CS_CHECK(stmt(db, ST_CORE_STATE_BY_RUN, &s));
+    CS_DB_CHECK(db, sqlite3_bind_int64(s, 1, run_id));
+    while (!stop) {
+        cs_db_core_state_t c;
+        CS_DB_CHECK(db, step = sqlite3_step(s));
+        if (step != SQLITE_ROW) {
+            break;
+        }
+        c.round = sqlite3_column_int(s, 0);
+        c.coll = (const char *)sqlite3_column_text(s, 1);
+        c.pattern = (const char *)sqlite3_column_text(s, 2);
+        c.comm_size = sqlite3_column_int(s, 3);
+        c.ppn = sqlite3_column_int(s, 4);
+        c.bytes = (uint64_t)sqlite3_column_int64(s, 5);
+        c.rtt_ns = sqlite3_column_double(s, 6);
+        CS_CHECK(call_back(fn(&c, ctx), &stop));
     }
 out:
     done(s);

@@ -304,6 +304,25 @@ int cs_db_confirmation_exists(cs_db_t *db, int64_t run_id, const cs_db_point_t *
 int cs_db_foreach_confirmation(cs_db_t *db, int64_t run_id, cs_db_measurement_fn fn,
                                void *ctx) CS_MUST_CHECK;
 
+/* The core-to-core state at a measured point (table core_state; docs/tuning.md "The host moves
+ * the cores"): the cache-line round trip between the cores of rank 0's node just before the
+ * point, in round `round` (0 the measurement pass, r >= 1 confirmation round r; a validation's
+ * pass 1..). cs_db_put_core_state keeps the first row of a point (as measurements do); CS_ERR_ARG
+ * for a missing key field, round < 0 or rtt_ns not finite and positive.
+ * cs_db_foreach_core_state calls fn for every row of run `run_id`, ordered by coll, pattern,
+ * comm_size, ppn, bytes, round; the texts are valid during the call only. */
+typedef struct cs_db_core_state {
+    int round;
+    const char *coll, *pattern; /* pattern: "" for the collectives without one */
+    int comm_size, ppn;
+    uint64_t bytes;
+    double rtt_ns;
+} cs_db_core_state_t;
+typedef int (*cs_db_core_state_fn)(const cs_db_core_state_t *c, void *ctx);
+int cs_db_put_core_state(cs_db_t *db, int64_t run_id, const cs_db_core_state_t *c) CS_MUST_CHECK;
+int cs_db_foreach_core_state(cs_db_t *db, int64_t run_id, cs_db_core_state_fn fn,
+                             void *ctx) CS_MUST_CHECK;
+
 /* Stores one verification failure; one that the run already has is left as it is. */
 int cs_db_insert_failure(cs_db_t *db, const cs_db_failure_t *f) CS_MUST_CHECK;
 
@@ -463,9 +482,9 @@ int cs_db_foreach_nb_rule(cs_db_t *db, int64_t machine_id, cs_db_rule_fn fn,
 /* --- counting ------------------------------------------------------------------------------ */
 
 /* Sets *count to the rows of `table` ("machine", "run", "measurement", "failure", "rule",
- * "validation", "confirmation", "overlap", "nb_rule") that belong to run `run_id`, or to all its
- * rows when run_id is 0. A run's machine is its one machine row; its rules are those it decided
- * (rule.run_id). CS_ERR_ARG for another table name. */
+ * "validation", "confirmation", "overlap", "nb_rule", "core_state") that belong to run `run_id`, or
+ * to all its rows when run_id is 0. A run's machine is its one machine row; its rules are those it
+ * decided (rule.run_id). CS_ERR_ARG for another table name. */
 int cs_db_count_rows(cs_db_t *db, const char *table, int64_t run_id, int64_t *count) CS_MUST_CHECK;
 
 #endif

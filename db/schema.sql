@@ -1,4 +1,4 @@
--- collsel database schema. schema version: 12
+-- collsel database schema. schema version: 13
 --
 -- This file is the truth: a new database is created from it, and docs/database.md describes it.
 -- Databases made by an older collsel are brought here by db/migrations/NNNN_*.sql, applied in
@@ -310,4 +310,21 @@ CREATE TABLE nb_rule (
     run_id     INTEGER REFERENCES run (id) ON DELETE SET NULL,
     setup_us   REAL,
     UNIQUE (machine_id, coll, pattern, comm_size, ppn, lo_bytes, rank)
+);
+
+-- The core-to-core state of the machine at each measured point (docs/tuning.md "The host moves
+-- the cores"): rtt_ns is the cache-line round trip between the cores of rank 0's node, measured
+-- just before the point (the largest over the pairs probed, each the fastest of its batches).
+-- round: 0 the measurement pass, r >= 1 confirmation round r; in a validation run the pass
+-- (1..). A point without a probe (one core, or its threads could not be pinned) has no row.
+CREATE TABLE core_state (
+    run_id     INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,
+    round      INTEGER NOT NULL CHECK (round >= 0),
+    coll       TEXT NOT NULL,
+    pattern    TEXT NOT NULL DEFAULT '',
+    comm_size  INTEGER NOT NULL CHECK (comm_size >= 1),
+    ppn        INTEGER NOT NULL CHECK (ppn >= 1),
+    bytes      INTEGER NOT NULL CHECK (bytes >= 0),
+    rtt_ns     REAL NOT NULL CHECK (rtt_ns > 0),
+    UNIQUE (run_id, round, coll, pattern, comm_size, ppn, bytes)
 );

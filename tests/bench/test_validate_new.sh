@@ -9,6 +9,9 @@
 #   - --validate --validate-passes 2 stored a validation row for each of the nine (barrier: its
 #     one 0-byte point), every time positive, one row per point, the passes recorded in the
 #     run's options and said in the summary;
+#   - with 2 CPUs or more, the core-to-core probe (docs/tuning.md "The host moves the cores")
+#     stored a positive round trip for every point the tuning run measured (round 0) and for
+#     every validated point in each of its passes, and the validation's summary says what it saw;
 #   - index.html has a section for each; each collective with data has its latency plot (both
 #     metrics), speedup plot, winner map and validation plot, barrier its winner map and the
 #     latency table of its variants (no data: nothing to plot against; docs/report.md); the
@@ -86,6 +89,14 @@ for c in "${COLLS[@]}"; do
         fail "the tuning run stored no rule for $c"
 done
 echo "tuned: $(sql "select count(*) from measurement") measurements, $(sql "select count(*) from rule where rank = 1") rule intervals"
+CPUS=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+if [ "$CPUS" -ge 2 ]; then
+    missing=$(sql "select count(*) from (select distinct run_id, coll, pattern, comm_size, ppn,
+        bytes from measurement) m where not exists (select 1 from core_state s where
+        s.run_id = m.run_id and s.round = 0 and s.coll = m.coll and s.pattern = m.pattern and
+        s.comm_size = m.comm_size and s.ppn = m.ppn and s.bytes = m.bytes and s.rtt_ns > 0)")
+    [ "$missing" = 0 ] || fail "$missing measured point(s) have no core-to-core state"
+fi
 # the overlap pass (on by default): the six whose nonblocking calls collsel serves measured
 # against the MPI library's MPI_I<coll>, with nonblocking rules; the three that agree on their
 # key not measured (docs/nonblocking.md "Tuning for overlap")
@@ -122,6 +133,15 @@ for c in "${COLLS[@]}"; do
 done
 [ "$(sql "select group_concat(bytes) from validation where coll = 'barrier'")" = 0 ] ||
     fail "barrier's validation rows are not its one 0-byte point"
+if [ "$CPUS" -ge 2 ]; then
+    n=$(sql "select count(*) from validation v join core_state s on s.run_id = v.run_id and
+        s.coll = v.coll and s.pattern = v.pattern and s.comm_size = v.comm_size and
+        s.ppn = v.ppn and s.bytes = v.bytes where s.round in (1, 2) and s.rtt_ns > 0")
+    [ "$n" = $((2 * $(sql "select count(*) from validation"))) ] ||
+        fail "$n core-to-core states for $(sql "select count(*) from validation") validated points in 2 passes"
+    grep -q "core-to-core round trip before each point: " "$WORK/validate.log" ||
+        fail "the validation does not say what the core-to-core probe saw"
+fi
 echo "validated: $(sql "select count(*) from validation") rows"
 
 "$REPORT" "$WORK/t.db" --format png >"$WORK/report.log" 2>&1 || {

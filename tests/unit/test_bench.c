@@ -719,6 +719,102 @@ START_TEST(rank_confirmation_both_passes) {
 }
 END_TEST
 
+START_TEST(core_unproven_needs_both_states) {
+    /* reduce at np 4 on the 2-core development machine (docs/tuning.md "The host moves the
+     * cores"): Open MPI's binary tree at 33 us against native's 37 at 128 KiB with the two
+     * virtual CPUs near (a cache line's round trip 55-80 ns), 2 x native with them far
+     * (300-360 ns). Loop medians (sync alike). t28's case: the three launches that measured 128
+     * and 256 KiB were all near; here the measurement pass met 512 KiB near and round 1 far. */
+    cs_bench_entry_t e64[] = {NATIVE2(20.0, 20.0),
+                              CAND2("reduce/binary", 17.0, 0.001, 17.0, 0.001)};
+    cs_bench_entry_t e128[] = {NATIVE2(37.0, 37.0),
+                               CAND2("reduce/binary", 33.0, 0.001, 33.0, 0.001),
+                               CAND2("reduce/linear", 30.0, 0.001, 30.0, 0.001)};
+    cs_bench_entry_t e256[] = {NATIVE2(74.0, 74.0),
+                               CAND2("reduce/binary", 66.0, 0.001, 66.0, 0.001),
+                               CAND2("reduce/linear", 70.0, 0.001, 70.0, 0.001)};
+    cs_bench_entry_t e512[] = {NATIVE2(140.0, 140.0),
+                               CAND2("reduce/binary", 90.0, 0.001, 90.0, 0.001),
+                               CAND2("reduce/linear", 120.0, 0.001, 120.0, 0.001)};
+    for (int r = 1; r <= 2; r++) { /* both rounds near at 64-256 KiB, both candidates won again */
+        confirm_round(&e64[0], r, 20.0, 20.0);
+        confirm_round(&e64[1], r, 17.0, 17.0);
+        confirm_round(&e128[0], r, 37.0, 37.0);
+        confirm_round(&e128[1], r, 33.5, 33.5);
+        confirm_round(&e128[2], r, 30.0, 30.0);
+        confirm_round(&e256[0], r, 74.0, 74.0);
+        confirm_round(&e256[1], r, 66.0, 66.0);
+        confirm_round(&e256[2], r, 70.0, 70.0);
+    }
+    /* 512 KiB in round 1, far: binary lost (2.0 x), linear won again */
+    confirm_round(&e512[0], 1, 140.0, 140.0);
+    confirm_round(&e512[1], 1, 280.0, 280.0);
+    confirm_round(&e512[2], 1, 120.0, 120.0);
+    cs_bench_size_t s[] = {
+        {.bytes = 64 << 10,
+         .entries = e64,
+         .n = 2,
+         .metric = CS_DB_METRIC_LOOP,
+         .confirmed = 3,
+         .near = 7},
+        {.bytes = 128 << 10,
+         .entries = e128,
+         .n = 3,
+         .metric = CS_DB_METRIC_LOOP,
+         .confirmed = 3,
+         .near = 7},
+        {.bytes = 256 << 10,
+         .entries = e256,
+         .n = 3,
+         .metric = CS_DB_METRIC_LOOP,
+         .confirmed = 3,
+         .near = 7},
+        {.bytes = 512 << 10,
+         .entries = e512,
+         .n = 3,
+         .metric = CS_DB_METRIC_LOOP,
+         .confirmed = 1,
+         .near = 1,
+         .far = 2},
+    };
+    unsigned char mark[4 * CS_BENCH_MAX_RANKED];
+    int order[CS_BENCH_MAX_RANKED], n = -1;
+    /* binary depends on the state at 512 KiB: unproven at 128 and 256 KiB (4 x and 2 x away,
+     * near only), not at 64 KiB (8 x), nor at 512 KiB (both states: the rounds decide, and it
+     * lost there); linear won in both states: proven */
+    ck_assert_int_eq(cs_bench_core_unproven(s, 4, mark), 2);
+    ck_assert_int_eq(mark[0 * CS_BENCH_MAX_RANKED + 1], 0);
+    ck_assert_int_eq(mark[1 * CS_BENCH_MAX_RANKED + 1], 1);
+    ck_assert_int_eq(mark[2 * CS_BENCH_MAX_RANKED + 1], 1);
+    ck_assert_int_eq(mark[3 * CS_BENCH_MAX_RANKED + 1], 0);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(mark[i * CS_BENCH_MAX_RANKED + 0], 0); /* native */
+        if (i > 0) {
+            ck_assert_int_eq(mark[i * CS_BENCH_MAX_RANKED + 2], 0); /* linear */
+        }
+    }
+    ck_assert_int_eq(cs_bench_rank(&s[3], order, &n), CS_OK); /* 512 KiB: binary lost a round */
+    ck_assert_str_eq(s[3].entries[order[0]].algorithm, "reduce/linear");
+    /* marked, binary cannot win at 256 KiB, where it was first: linear is, then native */
+    ck_assert_int_eq(cs_bench_rank(&s[2], order, &n), CS_OK);
+    ck_assert_str_eq(s[2].entries[order[0]].algorithm, "reduce/binary");
+    e256[1].unproven = 1;
+    ck_assert_int_eq(cs_bench_rank(&s[2], order, &n), CS_OK);
+    ck_assert_int_eq(n, 2);
+    ck_assert_str_eq(s[2].entries[order[0]].algorithm, "reduce/linear");
+    /* a loss within the noise (1.05 x) is no evidence */
+    confirm_round(&e512[1], 1, 147.0, 147.0);
+    ck_assert_int_eq(cs_bench_core_unproven(s, 4, mark), 0);
+    confirm_round(&e512[1], 1, 280.0, 280.0);
+    /* round 1 near at 512 KiB too (or not probed): one state, no evidence */
+    s[3].far = 0;
+    s[3].near = 3;
+    ck_assert_int_eq(cs_bench_core_unproven(s, 4, mark), 0);
+    s[3].near = 0;
+    ck_assert_int_eq(cs_bench_core_unproven(s, 4, mark), 0);
+}
+END_TEST
+
 START_TEST(rank_confirmation_rounds) {
     /* reduce at 1 MiB, np 4 (t23 and its re-validations, loop metric): Open MPI's binary tree
      * at 158 us against native's 255 in the measurement pass and in the first confirmation
@@ -839,7 +935,7 @@ START_TEST(confirm_pattern_keys) {
     cs_db_machine_t machine = {"unit-host", "1 package", "Open MPI"};
     cs_db_run_t run = {.nprocs = 4, .nnodes = 1, .ppn = 4, .metric = CS_DB_METRIC_SYNC};
     cs_bench_contender_t todo[16];
-    int n = 0, nrules = 0;
+    int n = 0, nrules = 0, nunproven = 0;
     bool exists = false;
     ck_assert_int_eq(cs_db_open(":memory:", CS_DB_READ_WRITE, &db, why, sizeof(why)), CS_OK);
     ck_assert_int_eq(cs_db_find_or_insert_machine(db, &machine, &machine_id), CS_OK);
@@ -889,7 +985,8 @@ START_TEST(confirm_pattern_keys) {
     }
 
     /* Before the confirmation pass: linear everywhere. */
-    ck_assert_int_eq(cs_bench_derive_rules(db, machine_id, run_id, NULL, 0, &nrules), CS_OK);
+    ck_assert_int_eq(cs_bench_derive_rules(db, machine_id, run_id, NULL, 0, &nrules, &nunproven),
+                     CS_OK);
     for (int c = 0; c < 2; c++) {
         char linear[64];
         snprintf(linear, sizeof(linear), "%s/linear", colls[c]);
@@ -954,7 +1051,8 @@ START_TEST(confirm_pattern_keys) {
     ck_assert_uint_eq(todo[0].bytes, sizes[0]);
     ck_assert_str_eq(todo[1].pattern, pats[1]);
 
-    ck_assert_int_eq(cs_bench_derive_rules(db, machine_id, run_id, NULL, 0, &nrules), CS_OK);
+    ck_assert_int_eq(cs_bench_derive_rules(db, machine_id, run_id, NULL, 0, &nrules, &nunproven),
+                     CS_OK);
     {
         /* Size intervals: cart2d falls back to native at 4 KiB, keeps linear at 16 B; hotspot,
          * confirmed at both sizes, keeps linear in one interval. */
@@ -1342,6 +1440,7 @@ static Suite *bench_suite(void) {
     tcase_add_test(tc, rank_confirmation);
     tcase_add_test(tc, rank_confirmation_both_passes);
     tcase_add_test(tc, rank_confirmation_rounds);
+    tcase_add_test(tc, core_unproven_needs_both_states);
     tcase_add_test(tc, confirm_pattern_keys);
     tcase_add_test(tc, order_is_a_fresh_permutation);
     tcase_add_test(tc, parse_errors);
@@ -1812,10 +1911,10 @@ START_TEST(validate_noise_counts_points_beyond_the_spread) {
     /* selected/native is judged against CS_BENCH_VALIDATE_MARGIN times native's spread at the
      * same point; points without a spread (no native B, no loop metric) are left out. */
     cs_bench_valid_point_t points[] = {
-        {CS_COLL_ALLREDUCE, 4, 4, {0.80, 0.90}, {1.02, 1.01}},
-        {CS_COLL_ALLREDUCE, 4, 8, {1.20, 1.05}, {1.05, 1.00}}, /* sync: 1.20 > 1.155 */
-        {CS_COLL_ALLREDUCE, 4, 16, {1.20, 1.20}, {1.10, NAN}}, /* 1.20 < 1.21; no loop */
-        {CS_COLL_BCAST, 4, 32, {1.00, 1.50}, {NAN, 1.30}},     /* no sync spread; loop beyond */
+        {CS_COLL_ALLREDUCE, 4, 4, {0.80, 0.90}, {1.02, 1.01}, NAN},
+        {CS_COLL_ALLREDUCE, 4, 8, {1.20, 1.05}, {1.05, 1.00}, NAN}, /* sync: 1.20 > 1.155 */
+        {CS_COLL_ALLREDUCE, 4, 16, {1.20, 1.20}, {1.10, NAN}, NAN}, /* 1.20 < 1.21; no loop */
+        {CS_COLL_BCAST, 4, 32, {1.00, 1.50}, {NAN, 1.30}, NAN}, /* no sync spread; loop beyond */
     };
     cs_bench_validation_t v = {.points = points, .npoints = NELEMS(points)};
     double median, worst;

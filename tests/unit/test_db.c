@@ -990,6 +990,46 @@ START_TEST(validation_round_trip) {
 }
 END_TEST
 
+/* Collects core_state rows as text. */
+static int collect_core_state(const cs_db_core_state_t *c, void *ctx) {
+    char *text = ctx;
+    size_t n = strlen(text);
+    snprintf(text + n, 512 - n, "%d:%s:%s:%d:%d:%llu:%.1f;", c->round, c->coll, c->pattern,
+             c->comm_size, c->ppn, (unsigned long long)c->bytes, c->rtt_ns);
+    return CS_OK;
+}
+
+START_TEST(core_state_round_trip) {
+    /* one row per (round, point), the first kept; listed by point then round; bad rows refused */
+    cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
+    cs_db_run_t run = job(add_machine(db), "");
+    int64_t id = start(db, &run, false, NULL);
+    char text[512] = "";
+    cs_db_core_state_t c = {2, "reduce", NULL, 4, 4, 131072, 341.5};
+    ck_assert_int_eq(cs_db_put_core_state(db, id, &c), CS_OK);
+    c.rtt_ns = 60.0; /* the same point and round again: the first stays */
+    ck_assert_int_eq(cs_db_put_core_state(db, id, &c), CS_OK);
+    c.round = 0;
+    ck_assert_int_eq(cs_db_put_core_state(db, id, &c), CS_OK);
+    c.pattern = "cart2d";
+    c.coll = "neighbor_alltoall";
+    c.bytes = 8;
+    ck_assert_int_eq(cs_db_put_core_state(db, id, &c), CS_OK);
+    c.rtt_ns = NAN;
+    ck_assert_int_eq(cs_db_put_core_state(db, id, &c), CS_ERR_ARG);
+    c.rtt_ns = 0;
+    ck_assert_int_eq(cs_db_put_core_state(db, id, &c), CS_ERR_ARG);
+    c.rtt_ns = 70;
+    c.round = -1;
+    ck_assert_int_eq(cs_db_put_core_state(db, id, &c), CS_ERR_ARG);
+    ck_assert_int_eq(count(db, "core_state", id), 3);
+    ck_assert_int_eq(cs_db_foreach_core_state(db, id, collect_core_state, text), CS_OK);
+    ck_assert_str_eq(text, "0:neighbor_alltoall:cart2d:4:4:8:60.0;0:reduce::4:4:131072:60.0;"
+                           "2:reduce::4:4:131072:341.5;");
+    cs_db_close(db);
+}
+END_TEST
+
 START_TEST(batches_commit_or_roll_back) {
     cs_db_t *db = open_db(MEMORY, CS_DB_READ_WRITE);
     cs_db_run_t run = job(add_machine(db), "");
@@ -1852,6 +1892,7 @@ static Suite *db_suite(void) {
     tcase_add_test(mem, rules_replace_keeps_exactly_the_new_set);
     tcase_add_test(mem, find_machine_with_rules);
     tcase_add_test(mem, validation_round_trip);
+    tcase_add_test(mem, core_state_round_trip);
     tcase_add_test(mem, batches_commit_or_roll_back);
     tcase_add_test(mem, callbacks_stop_iteration);
     tcase_add_test(mem, count_rows_per_run);
