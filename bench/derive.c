@@ -244,10 +244,9 @@ static int key_rules(const point_t *p, size_t n, const points_t *conf, const sta
     cs_bench_entry_t *entries = calloc(n, sizeof(*entries));
     cs_bench_size_t *sizes = calloc(n, sizeof(*sizes));
     cs_bench_cand_t *cands = calloc(CS_BENCH_MAX_CANDS, sizeof(*cands));
-    size_t *first = calloc(n, sizeof(*first)); /* size i's entries start at entries[first[i]] */
     unsigned char *mark = calloc(n * CS_BENCH_MAX_RANKED, 1);
     int nsizes = 0;
-    CS_REQUIRE(entries && sizes && cands && first && mark, CS_ERR_NOMEM);
+    CS_REQUIRE(entries && sizes && cands && mark, CS_ERR_NOMEM);
     for (size_t s = 0; s < n;) {
         size_t e = s;
         int k = 0;
@@ -263,7 +262,6 @@ static int key_rules(const point_t *p, size_t n, const points_t *conf, const sta
             sizes[nsizes].confirmed =
                 attach_confirmations(&p[s], &entries[s], k, conf->v, conf->n, CS_BENCH_MAX_ROUNDS);
             size_states(st, &p[s], &sizes[nsizes].near, &sizes[nsizes].far);
-            first[nsizes] = s;
             nsizes++;
         }
         s = e;
@@ -272,7 +270,8 @@ static int key_rules(const point_t *p, size_t n, const points_t *conf, const sta
     *nunproven += cs_bench_core_unproven(sizes, nsizes, mark);
     for (int i = 0; i < nsizes; i++) {
         for (int j = 0; j < sizes[i].n && j < CS_BENCH_MAX_RANKED; j++) {
-            entries[first[i] + (size_t)j].unproven = mark[i * CS_BENCH_MAX_RANKED + j];
+            /* sizes[i].entries points into entries */
+            entries[(sizes[i].entries - entries) + j].unproven = mark[i * CS_BENCH_MAX_RANKED + j];
         }
     }
     if ((cs_coll_is_neighbor(p[0].coll) && !cs_coll_is_cached(p[0].coll)) ||
@@ -299,7 +298,6 @@ out:
     free(entries);
     free(sizes);
     free(cands);
-    free(first);
     free(mark);
     return rc;
 }
