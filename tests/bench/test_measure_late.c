@@ -17,8 +17,10 @@
  *    after a few repetitions under the default policy and keeps its samples so far, and the
  *    point ends there (only native is left); with racing off (-1) it is timed like native.
  *    Native's call takes microseconds, less than CS_BENCH_RACE_EARLY_US, so the candidate must
- *    not retire before the rank-sum test can tell (CS_BENCH_RACE_MIN samples), however far
- *    above native its first ones are.
+ *    not retire before the rank-sum test can tell (CS_BENCH_RACE_MIN samples under the metric
+ *    that retires it), however far above native its first ones are. Under 'both' either
+ *    metric retires it, and a late start may have cost the synchronised metric a sample (CI
+ *    met 4 sync and 5 loop samples), so only one metric is held to CS_BENCH_RACE_MIN.
  *
  * Usage: mpirun -np N cs_bench_measure_late_test, N >= 2. Rank 0 prints each failed check and
  * "N passed, N failed"; every rank exits 1 when a check failed. */
@@ -105,8 +107,9 @@ int main(int argc, char **argv) {
         rc = cs_bench_measure(cands, 2, &call, &bufs, 30.0, 200, CS_DB_METRIC_BOTH, 9u, &sync,
                               MPI_COMM_WORLD, NULL);
         check(rank,
-              rc == CS_OK && cands[1].retired && cands[1].nraw >= CS_BENCH_RACE_MIN &&
-                  cands[1].nloop_raw >= CS_BENCH_RACE_MIN && cands[0].nloop_raw < 200,
+              rc == CS_OK && cands[1].retired && cands[1].nraw >= 1 &&
+                  (cands[1].nraw >= CS_BENCH_RACE_MIN || cands[1].nloop_raw >= CS_BENCH_RACE_MIN) &&
+                  cands[0].nloop_raw < 200,
               "racing: want the slow candidate retired with its samples (not before the "
               "rank-sum test's samples: native's call is short), and the point ended",
               &cands[1], rc);
