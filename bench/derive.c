@@ -92,7 +92,8 @@ static void points_free(points_t *ps) {
     free(ps->v);
 }
 
-/* The run's core-to-core states (table core_state), and the smallest, the near state. */
+/* The run's core-to-core states (table core_state), the smallest (the near state) and the
+ * largest. */
 typedef struct state {
     cs_coll_t coll;
     char pattern[CS_RULE_PATTERN];
@@ -104,7 +105,7 @@ typedef struct state {
 typedef struct states {
     state_t *v;
     size_t n, cap;
-    double near_ns;
+    double near_ns, top_ns;
 } states_t;
 
 static int collect_state(const cs_db_core_state_t *c, void *ctx) {
@@ -131,6 +132,9 @@ static int collect_state(const cs_db_core_state_t *c, void *ctx) {
     x->rtt_ns = c->rtt_ns;
     if (st->n == 0 || c->rtt_ns < st->near_ns) {
         st->near_ns = c->rtt_ns;
+    }
+    if (st->n == 0 || c->rtt_ns > st->top_ns) {
+        st->top_ns = c->rtt_ns;
     }
     st->n++;
     return CS_OK;
@@ -324,20 +328,26 @@ static int find_metric(const cs_db_run_row_t *r, void *ctx) {
 
 int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
                           const uint64_t *thresholds, int nthresholds, int *nrules,
-                          int *nunproven) {
+                          cs_bench_core_seen_t *cores) {
     int rc = CS_OK;
     points_t ps = {NULL, 0, 0}, conf = {NULL, 0, 0};
-    states_t st = {NULL, 0, 0, 0};
+    states_t st = {NULL, 0, 0, 0, 0};
     cs_rule_t *rules = NULL;
     run_metric_t rm = {run_id, CS_DB_METRIC_SYNC, 0, 0};
     int open = 0;
     *nrules = 0;
-    *nunproven = 0;
+    memset(cores, 0, sizeof(*cores));
     CS_CHECK(cs_db_foreach_run(db, machine_id, find_metric, &rm));
     CS_REQUIRE(rm.found, CS_ERR_NOT_FOUND);
     CS_CHECK(cs_db_foreach_measurement(db, run_id, collect, &ps));
     CS_CHECK(cs_db_foreach_confirmation(db, run_id, collect, &conf));
     CS_CHECK(cs_db_foreach_core_state(db, run_id, collect_state, &st));
+    cores->points = (int)st.n;
+    cores->near_ns = st.near_ns;
+    cores->top_ns = st.top_ns;
+    for (size_t i = 0; i < st.n; i++) {
+        cores->far += cs_bench_core_far(st.v[i].rtt_ns, st.near_ns);
+    }
     CS_CHECK(cs_db_begin(db));
     open = 1;
     for (size_t first = 0; first < ps.n;) {
@@ -349,7 +359,8 @@ int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
         rules = calloc(2 * (last - first), sizeof(*rules));
         CS_REQUIRE(rules != NULL, CS_ERR_NOMEM);
         CS_CHECK(key_rules(&ps.v[first], last - first, &conf, &st, machine_id, run_id, rm.metric,
-                           rm.oversubscribed, thresholds, nthresholds, rules, &nout, nunproven));
+                           rm.oversubscribed, thresholds, nthresholds, rules, &nout,
+                           &cores->unproven));
         for (int i = 0; i < nout; i++) { /* each candidate's measured setup, if it has one */
             CS_CHECK(cs_db_get_setup(db, machine_id, rules[i].pattern, rules[i].algorithm,
                                      rules[i].params, rules[i].comm_size, rules[i].ppn,

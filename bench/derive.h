@@ -22,18 +22,28 @@
 
 #include <stdint.h>
 
+/* What the core-to-core probe saw over one run (table core_state, corestate.h), and what the
+ * rules made of it. */
+typedef struct cs_bench_core_seen {
+    int points;             /* rows: a point in one launch each */
+    int far;                /* of those, in the far state (cs_bench_core_far) */
+    double near_ns, top_ns; /* the smallest round trip (the near state) and the largest */
+    int unproven;           /* wins left out as unproven (cs_bench_core_unproven): a candidate
+                             * at a size */
+} cs_bench_core_seen_t;
+
 /* Rank 0: derives the rules of every (coll, comm_size, ppn) that run `run_id` of machine
  * `machine_id` has measurements of, from those measurements, and stores them; *nrules rows.
  * The run's core-to-core states (table core_state, corestate.h) decide which wins are unproven
- * (cs_bench_core_unproven, rules.h): those cannot win; *nunproven counts them (a candidate at a
- * size).
+ * (cs_bench_core_unproven, rules.h): those cannot win; *cores says what the states were and
+ * how many wins that left out.
  * thresholds[0..nthresholds-1] (ascending; NULL when 0) are the MPI library's protocol
  * thresholds, where boundaries go (cs_bench_rules_at). A size without a native measurement (a
  * point cut short) gets no rule. On failure no rule changes; CS_ERR_ARG for a stored name that
  * does not fit a cs_rule_t. */
 int cs_bench_derive_rules(cs_db_t *db, int64_t machine_id, int64_t run_id,
                           const uint64_t *thresholds, int nthresholds, int *nrules,
-                          int *nunproven) CS_MUST_CHECK;
+                          cs_bench_core_seen_t *cores) CS_MUST_CHECK;
 
 /* Rank 0, for boundary refinement: the winner (rank 1, cs_bench_rank under `metric`, the run's
  * policy) at every size run `run_id` has measured for key (coll, comm_size, ppn), from the stored

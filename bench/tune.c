@@ -215,42 +215,16 @@ out:
     return rc;
 }
 
-/* Rank 0: the range of a run's core-to-core states (corestate.h). */
-typedef struct core_range {
-    double near, top;
-    int n, nfar;
-    const double *near_of; /* for the second pass over the rows: the smallest */
-} core_range_t;
-
-static int core_range(const cs_db_core_state_t *c, void *ctx) {
-    core_range_t *k = ctx;
-    if (k->near_of != NULL) {
-        k->nfar += cs_bench_core_far(c->rtt_ns, *k->near_of);
-        return CS_OK;
-    }
-    k->near = k->n == 0 || c->rtt_ns < k->near ? c->rtt_ns : k->near;
-    k->top = k->n == 0 || c->rtt_ns > k->top ? c->rtt_ns : k->top;
-    k->n++;
-    return CS_OK;
-}
-
 /* Rank 0: says what the core-to-core probe saw over the run's launches and how many wins the
  * rules left out as unproven (derive.h). */
-static int say_core_states(cs_bench_run_t *r, int nunproven) {
-    int rc = CS_OK;
-    core_range_t k = {0, 0, 0, 0, NULL};
-    CS_CHECK(cs_db_foreach_core_state(r->db, r->run_id, core_range, &k));
-    if (k.n == 0) {
-        goto out;
+static void say_core_states(const cs_bench_core_seen_t *k) {
+    if (k->points > 0) {
+        printf("core-to-core round trip before each point: %.0f-%.0f ns, %d of %d points in the "
+               "far state (above %.0f x the smallest); %d win(s) of a candidate that depends on "
+               "it left out, measured in one state only (docs/tuning.md \"The host moves the "
+               "cores\")\n",
+               k->near_ns, k->top_ns, k->far, k->points, CS_BENCH_CORE_FAR, k->unproven);
     }
-    k.near_of = &k.near;
-    CS_CHECK(cs_db_foreach_core_state(r->db, r->run_id, core_range, &k));
-    printf("core-to-core round trip before each point: %.0f-%.0f ns, %d of %d points in the far "
-           "state (above %.0f x the smallest); %d win(s) of a candidate that depends on it left "
-           "out, measured in one state only (docs/tuning.md \"The host moves the cores\")\n",
-           k.near, k.top, k.nfar, k.n, CS_BENCH_CORE_FAR, nunproven);
-out:
-    return rc;
 }
 
 /* Rank 0: a list of sizes for the user, "2K, 512". */
@@ -808,7 +782,8 @@ out:
 
 int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int nextra,
                   MPI_Comm world) {
-    int rank, nprocs, rc = CS_OK, status = 0, resumed = 0, nrules = 0, job_ppn = 1, nunproven = 0;
+    int rank, nprocs, rc = CS_OK, status = 0, resumed = 0, nrules = 0, job_ppn = 1;
+    cs_bench_core_seen_t cores = {0, 0, 0, 0, 0}; /* what derive_rules saw of the cores */
     int stopped_after = 0; /* --one-round: the confirmation round this launch stopped after */
     char err[512];
     cs_bench_opts_t opts;
@@ -1031,7 +1006,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         char dur[32];
         if (opts.overlap != CS_BENCH_OVERLAP_ONLY) {
             CS_CHECK(cs_bench_derive_rules(r.db, r.machine_id, r.run_id, thr_bytes, nthr, &nrules,
-                                           &nunproven));
+                                           &cores));
         }
         if (opts.overlap != CS_BENCH_OVERLAP_OFF) {
             CS_CHECK(cs_bench_overlap_derive(r.db, r.machine_id, r.run_id, thr_bytes, nthr, &nnb));
@@ -1043,7 +1018,7 @@ int cs_bench_main(int argc, char **argv, const cs_algo_t *const *extra, int next
         if (!opts.quiet && opts.overlap != CS_BENCH_OVERLAP_ONLY) {
             printf("winners (rank 1 of each size interval):\n");
             CS_CHECK(cs_db_foreach_rule(r.db, r.machine_id, print_rule, NULL));
-            CS_CHECK(say_core_states(&r, nunproven));
+            say_core_states(&cores);
         }
         fflush(stdout); /* the winners before the last line, when both go to one file */
         cs_bench_format_duration(PMPI_Wtime() - t0, dur, sizeof(dur));

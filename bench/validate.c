@@ -465,9 +465,11 @@ static double near_of(const cs_bench_validation_t *v) {
     return near;
 }
 
-/* Rank 0: the spread line of metric `m` (0 sync, 1 loop) and the points beyond the noise. */
-static void summarise_spread(const cs_bench_validation_t *v, int m, const char *metric) {
-    double median, worst, near = near_of(v);
+/* Rank 0: the spread line of metric `m` (0 sync, 1 loop) and the points beyond the noise, each
+ * with its core-to-core state against `near`, the validation's near state (near_of). */
+static void summarise_spread(const cs_bench_validation_t *v, int m, const char *metric,
+                             double near) {
+    double median, worst;
     int nspread;
     int nbeyond = cs_bench_validate_noise(v, m, &median, &worst, &nspread);
     if (nbeyond < 0) {
@@ -490,22 +492,21 @@ static void summarise_spread(const cs_bench_validation_t *v, int m, const char *
 }
 
 void cs_bench_validate_summary(cs_bench_validation_t *v, int oversubscribed) {
-    double mn, wn, mb, wb;
+    double mn, wn, mb, wb, near = near_of(v), top = NAN;
     median_worst(v->ratio_native, v->nratios, &mn, &wn);
     median_worst(v->ratio_best, v->nratios, &mb, &wb);
     printf("validation over %d points%s, each the median of %d pass%s, sync metric: "
            "selected/native median %.3f worst %.3f; selected/best median %.3f worst %.3f\n",
            v->nratios, oversubscribed ? " (oversubscribed)" : "", v->passes,
            v->passes == 1 ? "" : "es", mn, wn, mb, wb);
-    summarise_spread(v, 0, "sync");
+    summarise_spread(v, 0, "sync", near);
     median_worst(v->loop_ratio_native, v->nloop_ratios, &mn, &wn);
     median_worst(v->loop_ratio_best, v->nloop_ratios, &mb, &wb);
     printf("validation over %d points%s, each the median of %d pass%s, loop metric: "
            "selected/native median %.3f worst %.3f; selected/best median %.3f worst %.3f\n",
            v->nloop_ratios, oversubscribed ? " (oversubscribed)" : "", v->passes,
            v->passes == 1 ? "" : "es", mn, wn, mb, wb);
-    summarise_spread(v, 1, "loop");
-    double near = near_of(v), top = NAN;
+    summarise_spread(v, 1, "loop", near);
     int nfar = 0, nprobed = 0;
     for (int i = 0; i < v->npoints; i++) {
         const cs_bench_valid_point_t *p = &v->points[i];

@@ -935,7 +935,8 @@ START_TEST(confirm_pattern_keys) {
     cs_db_machine_t machine = {"unit-host", "1 package", "Open MPI"};
     cs_db_run_t run = {.nprocs = 4, .nnodes = 1, .ppn = 4, .metric = CS_DB_METRIC_SYNC};
     cs_bench_contender_t todo[16];
-    int n = 0, nrules = 0, nunproven = 0;
+    int n = 0, nrules = 0;
+    cs_bench_core_seen_t cores;
     bool exists = false;
     ck_assert_int_eq(cs_db_open(":memory:", CS_DB_READ_WRITE, &db, why, sizeof(why)), CS_OK);
     ck_assert_int_eq(cs_db_find_or_insert_machine(db, &machine, &machine_id), CS_OK);
@@ -985,7 +986,7 @@ START_TEST(confirm_pattern_keys) {
     }
 
     /* Before the confirmation pass: linear everywhere. */
-    ck_assert_int_eq(cs_bench_derive_rules(db, machine_id, run_id, NULL, 0, &nrules, &nunproven),
+    ck_assert_int_eq(cs_bench_derive_rules(db, machine_id, run_id, NULL, 0, &nrules, &cores),
                      CS_OK);
     for (int c = 0; c < 2; c++) {
         char linear[64];
@@ -1051,7 +1052,7 @@ START_TEST(confirm_pattern_keys) {
     ck_assert_uint_eq(todo[0].bytes, sizes[0]);
     ck_assert_str_eq(todo[1].pattern, pats[1]);
 
-    ck_assert_int_eq(cs_bench_derive_rules(db, machine_id, run_id, NULL, 0, &nrules, &nunproven),
+    ck_assert_int_eq(cs_bench_derive_rules(db, machine_id, run_id, NULL, 0, &nrules, &cores),
                      CS_OK);
     {
         /* Size intervals: cart2d falls back to native at 4 KiB, keeps linear at 16 B; hotspot,
